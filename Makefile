@@ -1,0 +1,117 @@
+# wakebench: build, test, install.
+#
+#   make            all programs into $(O)/bin (default O=build)
+#   make check      unit tests (Check) and integration tests (shell)
+#   make asan       the same tests under ASan + UBSan, in O=build-asan
+#   make deps       install the Debian packages we need (root), else print the line
+#   make demo       loopback experiment with and without pre-query, with a report
+#   make install    PREFIX=/usr/local DESTDIR=
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
+O ?= build
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/wakebench
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/wakebench
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-missing-field-initializers
+CPPFLAGS += -std=gnu11 -D_GNU_SOURCE -Ilib -DWB_VERSION='"$(VERSION)"'
+LDLIBS += -lm -lpthread
+
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+# Debian 12 packages: build, test and peer tools.
+DEB_PKGS := build-essential pkg-config check libsubunit-dev libcpupower-dev \
+	libtracefs-dev libtraceevent-dev linux-cpupower gnuplot-nox sockperf \
+	trace-cmd iproute2 procps
+
+LIB_SRC := $(wildcard lib/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)
+LIBWB := $(O)/libwakebench.a
+
+PROGS := server client
+PROG_BINS := $(PROGS:%=$(O)/bin/wakebench-%)
+SCRIPT_CMDS := $(patsubst scripts/wakebench-%,%,$(wildcard scripts/wakebench-*))
+SCRIPT_BINS := $(SCRIPT_CMDS:%=$(O)/bin/wakebench-%)
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRC:tests/tools/%.c=$(O)/tests/%)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_BIN := $(O)/tests/unit-tests
+
+all: $(O)/bin/wakebench $(PROG_BINS) $(SCRIPT_BINS)
+
+$(O)/obj/%.o: %.c $(wildcard lib/*.h */*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+
+$(LIBWB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(O)/bin/wakebench: scripts/wakebench VERSION
+	@mkdir -p $(dir $@)
+	sed 's/@VERSION@/$(VERSION)/' $< > $@ && chmod +x $@
+
+$(O)/bin/wakebench-%: scripts/wakebench-%
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod +x $@
+
+# Each C command is the objects of its directory linked with lib/.
+define prog_rule
+$(O)/bin/wakebench-$(1): $(patsubst %.c,$(O)/obj/%.o,$(wildcard $(1)/*.c)) $(LIBWB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+endef
+$(foreach p,$(PROGS),$(eval $(call prog_rule,$(p))))
+
+$(O)/tests/%: tests/tools/%.c $(LIBWB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(UNIT_BIN): $(UNIT_SRC) tests/unit/unit.h $(LIBWB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ \
+		$(UNIT_SRC) $(LIBWB) $(CHECK_LIBS) $(LDLIBS)
+
+tests: $(UNIT_BIN) $(TOOL_BINS)
+
+check: all tests
+	$(UNIT_BIN)
+	O=$(O) tests/run-integration.sh
+
+unit: $(UNIT_BIN)
+	$(UNIT_BIN)
+
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+asan:
+	$(MAKE) O=build-asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" \
+		CK_FORK=no check
+
+deps:
+	@if [ "$$(id -u)" = 0 ]; then \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS); \
+	else \
+		echo "make deps needs root; run:"; \
+		echo "  apt-get install -y $(DEB_PKGS)"; \
+	fi
+
+demo: all
+	O=$(O) scripts/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(O)/bin/wakebench $(DESTDIR)$(BINDIR)/wakebench
+	install -m 755 $(PROG_BINS) $(SCRIPT_BINS) $(DESTDIR)$(LIBEXECDIR)/
+	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+
+clean:
+	rm -rf build build-asan
+
+.PHONY: all check unit tests asan deps demo install clean

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef WB_CLIENT_H
+#define WB_CLIENT_H
+
+#include <stdint.h>
+#include "arrival.h"
+#include "clock.h"
+#include "net.h"
+
+struct client_opts {
+	char host[256];
+	uint16_t port;
+	enum net_proto proto;
+	enum arrival_dist dist;
+	double interval_ns;
+	uint64_t requests;	/* measured requests; 0 with --duration */
+	double duration_s;
+	uint64_t warmup;
+	uint64_t seed;
+	int cpu;
+	enum clock_wait wait;
+	uint64_t spin_margin_ns;
+	uint64_t connections;
+	uint64_t service_ns;
+	uint64_t payload;
+	int closed;
+	uint64_t timeout_ns;
+	uint64_t late_ns;
+	const char *out_dir;
+	int quiet;
+	char *cmdline;
+};
+
+/* One request's life; all times CLOCK_MONOTONIC ns, 0 = did not happen. */
+struct req {
+	uint64_t intended_ns;
+	uint64_t sent_ns;
+	uint64_t recv_ns;
+	uint64_t server_recv_ns;
+	uint64_t server_send_ns;
+	uint64_t prequery_sent_ns;
+	int error;		/* answered with PROTO_ERROR */
+};
+
+enum run_status {
+	RUN_OK = 0,
+	RUN_INTERRUPTED,	/* SIGINT/SIGTERM */
+	RUN_FAILED,		/* error, see run.err */
+};
+
+struct run {
+	const struct client_opts *o;
+	uint64_t total;		/* warmup + measured */
+	uint64_t *gap_ns;	/* [total] */
+	struct req *reqs;	/* [total] */
+	uint64_t sent, received, error_replies;
+	uint64_t prequeries_sent, prequeries_skipped;
+	uint64_t start_ns, end_ns;
+	enum run_status status;
+	char err[256];
+};
+
+/* Generates the schedule (gaps and intended times); 0 or -ENOMEM. */
+int run_schedule(struct run *r, const struct client_opts *o);
+/* Connects and runs the experiment; fills r->status and r->err. */
+void run_experiment(struct run *r);
+void run_free(struct run *r);
+
+/* Writes requests.csv, gaps.csv, summary.{txt,csv,json}, cmdline.txt
+ * into o->out_dir (when set) and prints the text summary.
+ * Returns 0 or -errno of the first write failure (message in err). */
+int output_write(const struct run *r, char *err, size_t errlen);
+
+#endif

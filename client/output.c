@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Client results: the per-request CSV, the gaps used, and one summary in
+ * three forms (text for people, one-row CSV for sweeps, JSON for tools).
+ * Every number in a summary is computed from the same records that
+ * requests.csv holds, so the two always agree.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "client.h"
+#include "csv.h"
+#include "hist.h"
+
+static const double pcts[] = { 0.5, 0.9, 0.99, 0.999 };
+static const char *const pct_names[] = { "p50", "p90", "p99", "p999" };
+#define NPCT 4
+
+struct dist_summary {
+	uint64_t n;
+	double min, avg, max, pct[NPCT];	/* microseconds */
+};
+
+struct summary {
+	uint64_t count, errors, unanswered;
+	struct dist_summary lat, svc, pace;
+	double rate_target, rate_achieved;
+	uint64_t late;
+};
+
+static void summarize_hist(struct hist *h, struct dist_summary *d)
+{
+	d->n = hist_count(h);
+	d->min = hist_min(h) / 1e3;
+	d->max = hist_max(h) / 1e3;
+	d->avg = hist_mean(h) / 1e3;
+	for (int i = 0; i < NPCT; i++)
+		d->pct[i] = hist_percentile_exact(h, pcts[i]) / 1e3;
+}
+
+static int summarize(const struct run *r, struct summary *s)
+{
+	const struct client_opts *o = r->o;
+	struct hist *lat = hist_new(1), *svc = hist_new(1), *pace = hist_new(1);
+	uint64_t first_sent = 0, last_sent = 0, nsent = 0;
+	int ret = -ENOMEM;
+
+	memset(s, 0, sizeof(*s));
+	if (!lat || !svc || !pace)
+		goto out;
+	for (uint64_t i = o->warmup; i < r->sent; i++) {
+		const struct req *q = &r->reqs[i];
+		uint64_t pe = q->sent_ns - q->intended_ns;
+
+		if (!nsent++)
+			first_sent = q->sent_ns;
+		last_sent = q->sent_ns;
+		if (hist_add(pace, pe))
+			goto out;
+		if (pe > o->late_ns)
+			s->late++;
+		if (!q->recv_ns) {
+			s->unanswered++;
+			continue;
+		}
+		if (q->error) {
+			s->errors++;
+			continue;
+		}
+		if (hist_add(lat, q->recv_ns - q->intended_ns) ||
+		    hist_add(svc, q->recv_ns - q->sent_ns))
+			goto out;
+		s->count++;
+	}
+	summarize_hist(lat, &s->lat);
+	summarize_hist(svc, &s->svc);
+	summarize_hist(pace, &s->pace);
+	s->rate_target = o->closed ? 0 : 1e9 / o->interval_ns;
+	if (nsent > 1 && last_sent > first_sent)
+		s->rate_achieved = (double)(nsent - 1) * 1e9 /
+				   (double)(last_sent - first_sent);
+	ret = 0;
+out:
+	hist_free(lat);
+	hist_free(svc);
+	hist_free(pace);
+	return ret;
+}
+
+static void print_dist(FILE *f, const char *name, const struct dist_summary *d)
+{
+	fprintf(f, "%-16s %10.3f %10.3f", name, d->min, d->avg);
+	for (int i = 0; i < NPCT; i++)
+		fprintf(f, " %10.3f", d->pct[i]);
+	fprintf(f, " %10.3f\n", d->max);
+}
+
+static void print_text(FILE *f, const struct run *r, const struct summary *s)
+{
+	const struct client_opts *o = r->o;
+
+	fprintf(f, "wakebench client: %s %s:%u %s interval=%.3fus wait=%s seed=%llu%s\n",
+		net_proto_name(o->proto), o->host, o->port,
+		arrival_dist_name(o->dist), o->interval_ns / 1e3,
+		clock_wait_name(o->wait), (unsigned long long)o->seed,
+		o->closed ? " closed-loop" : "");
+	fprintf(f, "requests: %llu measured, %llu warm-up, %llu errors, %llu unanswered\n",
+		(unsigned long long)s->count, (unsigned long long)o->warmup,
+		(unsigned long long)s->errors,
+		(unsigned long long)s->unanswered);
+	fprintf(f, "%-16s %10s %10s %10s %10s %10s %10s %10s\n", "(us)", "min",
+		"avg", "p50", "p90", "p99", "p99.9", "max");
+	print_dist(f, "latency", &s->lat);
+	print_dist(f, "service latency", &s->svc);
+	print_dist(f, "pacing error", &s->pace);
+	fprintf(f, "rate: target %.1f/s achieved %.1f/s; late sends (> %.1f us): %llu\n",
+		s->rate_target, s->rate_achieved, o->late_ns / 1e3,
+		(unsigned long long)s->late);
+	fprintf(f, "prequeries: sent %llu skipped %llu\n",
+		(unsigned long long)r->prequeries_sent,
+		(unsigned long long)r->prequeries_skipped);
+	if (r->status == RUN_FAILED)
+		fprintf(f, "error: %s\n", r->err);
+	else if (r->status == RUN_INTERRUPTED)
+		fprintf(f, "interrupted: partial results\n");
+}
+
+static const char *status_name(enum run_status st)
+{
+	return st == RUN_OK ? "ok" : st == RUN_INTERRUPTED ? "interrupted" :
+	       "failed";
+}
+
+static void csv_dist_header(char *buf, size_t len, const char *p)
+{
+	snprintf(buf, len, "%s_min_us,%s_avg_us,%s_p50_us,%s_p90_us,%s_p99_us,"
+		 "%s_p999_us,%s_max_us", p, p, p, p, p, p, p);
+}
+
+static void csv_dist(struct csv *c, const struct dist_summary *d)
+{
+	csv_double(c, d->min, 3);
+	csv_double(c, d->avg, 3);
+	for (int i = 0; i < NPCT; i++)
+		csv_double(c, d->pct[i], 3);
+	csv_double(c, d->max, 3);
+}
+
+static int write_summary_csv(const char *path, const struct run *r,
+			     const struct summary *s)
+{
+	const struct client_opts *o = r->o;
+	struct csv *c = csv_open(path);
+	char lat[256], svc[256], pace[256], hdr[1024];
+
+	if (!c)
+		return -errno;
+	csv_dist_header(lat, sizeof(lat), "lat");
+	csv_dist_header(svc, sizeof(svc), "svc");
+	csv_dist_header(pace, sizeof(pace), "pace");
+	snprintf(hdr, sizeof(hdr),
+		 "status,count,errors,unanswered,%s,%s,%s,rate_target,"
+		 "rate_achieved,late_sends,prequeries_sent,prequeries_skipped,"
+		 "dist,interval_us,wait,seed,warmup,service_us,payload,"
+		 "connections,proto,closed", lat, svc, pace);
+	csv_header(c, hdr);
+	csv_str(c, status_name(r->status));
+	csv_u64(c, s->count);
+	csv_u64(c, s->errors);
+	csv_u64(c, s->unanswered);
+	csv_dist(c, &s->lat);
+	csv_dist(c, &s->svc);
+	csv_dist(c, &s->pace);
+	csv_double(c, s->rate_target, 3);
+	csv_double(c, s->rate_achieved, 3);
+	csv_u64(c, s->late);
+	csv_u64(c, r->prequeries_sent);
+	csv_u64(c, r->prequeries_skipped);
+	csv_str(c, arrival_dist_name(o->dist));
+	csv_double(c, o->interval_ns / 1e3, 3);
+	csv_str(c, clock_wait_name(o->wait));
+	csv_u64(c, o->seed);
+	csv_u64(c, o->warmup);
+	csv_double(c, o->service_ns / 1e3, 3);
+	csv_u64(c, o->payload);
+	csv_u64(c, o->connections);
+	csv_str(c, net_proto_name(o->proto));
+	csv_u64(c, (uint64_t)o->closed);
+	csv_end_row(c);
+	return csv_close(c);
+}
+
+static void json_dist(struct json *j, const char *key,
+		      const struct dist_summary *d)
+{
+	json_obj_begin(j, key);
+	json_double(j, "min", d->min);
+	json_double(j, "avg", d->avg);
+	for (int i = 0; i < NPCT; i++)
+		json_double(j, pct_names[i], d->pct[i]);
+	json_double(j, "max", d->max);
+	json_obj_end(j);
+}
+
+static int write_summary_json(const char *path, const struct run *r,
+			      const struct summary *s)
+{
+	const struct client_opts *o = r->o;
+	struct json *j = json_open(path);
+
+	if (!j)
+		return -errno;
+	json_obj_begin(j, NULL);
+	json_str(j, "status", status_name(r->status));
+	json_str(j, "error", r->status == RUN_FAILED ? r->err : NULL);
+	json_str(j, "version", WB_VERSION);
+	json_str(j, "command", o->cmdline);
+	json_obj_begin(j, "config");
+	json_str(j, "server", o->host);
+	json_u64(j, "port", o->port);
+	json_str(j, "proto", net_proto_name(o->proto));
+	json_str(j, "dist", arrival_dist_name(o->dist));
+	json_double(j, "interval_us", o->interval_ns / 1e3);
+	json_u64(j, "requests", r->total - o->warmup);
+	json_u64(j, "warmup", o->warmup);
+	json_u64(j, "seed", o->seed);
+	json_str(j, "wait", clock_wait_name(o->wait));
+	json_u64(j, "connections", o->connections);
+	json_double(j, "service_us", o->service_ns / 1e3);
+	json_u64(j, "payload", o->payload);
+	json_bool(j, "closed", o->closed);
+	json_i64(j, "cpu", o->cpu);
+	json_obj_end(j);
+	json_u64(j, "count", s->count);
+	json_u64(j, "errors", s->errors);
+	json_u64(j, "unanswered", s->unanswered);
+	json_dist(j, "latency_us", &s->lat);
+	json_dist(j, "service_latency_us", &s->svc);
+	json_dist(j, "pacing_error_us", &s->pace);
+	json_double(j, "rate_target", s->rate_target);
+	json_double(j, "rate_achieved", s->rate_achieved);
+	json_u64(j, "late_sends", s->late);
+	json_double(j, "late_threshold_us", o->late_ns / 1e3);
+	json_u64(j, "prequeries_sent", r->prequeries_sent);
+	json_u64(j, "prequeries_skipped", r->prequeries_skipped);
+	json_obj_end(j);
+	return json_close(j);
+}
+
+static int write_requests(const char *path, const struct run *r)
+{
+	struct csv *c = csv_open(path);
+
+	if (!c)
+		return -errno;
+	csv_header(c, "seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,"
+		   "server_recv_ns,server_send_ns,prequery_sent_ns,status");
+	for (uint64_t i = r->o->warmup; i < r->sent; i++) {
+		const struct req *q = &r->reqs[i];
+
+		csv_u64(c, i);
+		csv_u64(c, q->intended_ns);
+		csv_u64(c, q->sent_ns);
+		if (q->recv_ns) {
+			csv_u64(c, q->recv_ns);
+			csv_u64(c, q->recv_ns - q->intended_ns);
+			csv_u64(c, q->recv_ns - q->sent_ns);
+			csv_u64(c, q->server_recv_ns);
+			csv_u64(c, q->server_send_ns);
+		} else {
+			for (int k = 0; k < 5; k++)
+				csv_empty(c);
+		}
+		if (q->prequery_sent_ns)
+			csv_u64(c, q->prequery_sent_ns);
+		else
+			csv_empty(c);
+		csv_str(c, !q->recv_ns ? "unanswered" : q->error ? "error" :
+			"ok");
+		csv_end_row(c);
+	}
+	return csv_close(c);
+}
+
+static int write_gaps(const char *path, const struct run *r)
+{
+	struct csv *c = csv_open(path);
+
+	if (!c)
+		return -errno;
+	csv_header(c, "seq,gap_ns,warmup");
+	for (uint64_t i = 0; i < r->total; i++) {
+		csv_u64(c, i);
+		csv_u64(c, r->gap_ns[i]);
+		csv_u64(c, i < r->o->warmup);
+		csv_end_row(c);
+	}
+	return csv_close(c);
+}
+
+static int write_text(const char *path, const struct run *r,
+		      const struct summary *s)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	print_text(f, r, s);
+	return fclose(f) ? -errno : 0;
+}
+
+static int write_cmdline(const char *path, const char *cmdline)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	fprintf(f, "%s\n", cmdline);
+	return fclose(f) ? -errno : 0;
+}
+
+int output_write(const struct run *r, char *err, size_t errlen)
+{
+	const struct client_opts *o = r->o;
+	struct summary s;
+	char path[4096];
+	int ret;
+
+	ret = summarize(r, &s);
+	if (ret) {
+		snprintf(err, errlen, "summary: %s", strerror(-ret));
+		return ret;
+	}
+	if (!o->quiet)
+		print_text(stdout, r, &s);
+	if (!o->out_dir)
+		return 0;
+	if (mkdir(o->out_dir, 0755) && errno != EEXIST) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create %s: %s", o->out_dir,
+			 strerror(errno));
+		return ret;
+	}
+#define WRITE(name, call)                                                    \
+	do {                                                                 \
+		snprintf(path, sizeof(path), "%s/%s", o->out_dir, name);     \
+		ret = call;                                                  \
+		if (ret) {                                                   \
+			snprintf(err, errlen, "cannot write %s: %s", path,   \
+				 strerror(-ret));                            \
+			return ret;                                          \
+		}                                                            \
+	} while (0)
+	WRITE("requests.csv", write_requests(path, r));
+	WRITE("gaps.csv", write_gaps(path, r));
+	WRITE("summary.txt", write_text(path, r, &s));
+	WRITE("summary.csv", write_summary_csv(path, r, &s));
+	WRITE("summary.json", write_summary_json(path, r, &s));
+	WRITE("cmdline.txt", write_cmdline(path, o->cmdline));
+#undef WRITE
+	return 0;
+}

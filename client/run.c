@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The client's event loop: one thread sends every request at its intended
+ * time (open loop, the schedule is fixed before the run) and collects the
+ * replies in between, so a slow reply never delays the next send.
+ * Latency is reply time minus intended time (coordinated-omission free,
+ * as in wrk2); the pacing error sent - intended is kept for every request.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "framer.h"
+#include "proto.h"
+
+/* Below this distance to a send time we stop polling and spin on the clock. */
+#define SPIN_GUARD_NS 2000ull
+#define RX_BUF 65536
+
+struct conn {
+	int fd;
+	struct framer fr;
+};
+
+struct loop {
+	struct run *r;
+	const struct client_opts *o;
+	struct conn *conns;
+	uint64_t nconns;
+	int epfd, sigfd;
+	uint64_t oldest;	/* lowest seq that may still be outstanding */
+	uint8_t *txbuf;
+	size_t txlen;
+	uint8_t rx[RX_BUF];
+};
+
+int run_schedule(struct run *r, const struct client_opts *o)
+{
+	struct arrival a;
+	uint64_t t, cap;
+
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	if (arrival_init(&a, o->dist, o->interval_ns, o->seed))
+		return -EINVAL;
+	if (o->requests) {
+		r->total = o->warmup + o->requests;
+		cap = r->total;
+	} else {
+		/* --duration: measured gaps until their sum passes it. */
+		cap = o->warmup + (uint64_t)(o->duration_s * 1e9 /
+					     o->interval_ns * 1.1) + 16;
+	}
+	r->gap_ns = malloc(cap * sizeof(*r->gap_ns));
+	r->reqs = calloc(cap, sizeof(*r->reqs));
+	if (!r->gap_ns || !r->reqs)
+		return -ENOMEM;
+	if (o->requests) {
+		for (uint64_t i = 0; i < r->total; i++)
+			r->gap_ns[i] = arrival_next_ns(&a);
+	} else {
+		uint64_t limit = (uint64_t)(o->duration_s * 1e9), sum = 0;
+		uint64_t i = 0;
+
+		for (;;) {
+			uint64_t g = arrival_next_ns(&a);
+
+			if (i >= o->warmup) {
+				if (sum + g > limit && i > o->warmup)
+					break;
+				sum += g;
+			}
+			if (i == cap) {
+				uint64_t *ng;
+				struct req *nr;
+
+				cap *= 2;
+				ng = realloc(r->gap_ns, cap * sizeof(*ng));
+				if (!ng)
+					return -ENOMEM;
+				r->gap_ns = ng;
+				nr = realloc(r->reqs, cap * sizeof(*nr));
+				if (!nr)
+					return -ENOMEM;
+				memset(nr + i, 0, (cap - i) * sizeof(*nr));
+				r->reqs = nr;
+			}
+			r->gap_ns[i++] = g;
+		}
+		r->total = i;
+	}
+	/* The first request goes out one gap after the start; t is relative
+	 * until run_experiment() adds the start time. */
+	t = 0;
+	for (uint64_t i = 0; i < r->total; i++) {
+		t += r->gap_ns[i];
+		r->reqs[i].intended_ns = t;
+	}
+	return 0;
+}
+
+void run_free(struct run *r)
+{
+	free(r->gap_ns);
+	free(r->reqs);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void fail(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->status == RUN_FAILED)
+		return;	/* keep the first error */
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	r->status = RUN_FAILED;
+}
+
+static int on_reply(struct loop *l, const struct proto_msg *m, uint64_t now)
+{
+	struct run *r = l->r;
+	struct req *q;
+
+	if (m->type != PROTO_REPLY && m->type != PROTO_ERROR) {
+		fail(r, "unexpected %s message from the server (seq %llu)",
+		     proto_type_name(m->type), (unsigned long long)m->seq);
+		return -1;
+	}
+	if (m->seq >= r->sent || r->reqs[m->seq].recv_ns) {
+		fail(r, "reply does not match any outstanding request (seq %llu)",
+		     (unsigned long long)m->seq);
+		return -1;
+	}
+	q = &r->reqs[m->seq];
+	if (m->client_send_ns != q->sent_ns) {
+		fail(r, "reply to seq %llu echoes send time %llu, sent at %llu",
+		     (unsigned long long)m->seq,
+		     (unsigned long long)m->client_send_ns,
+		     (unsigned long long)q->sent_ns);
+		return -1;
+	}
+	q->recv_ns = now;
+	q->server_recv_ns = m->server_recv_ns;
+	q->server_send_ns = m->server_send_ns;
+	r->received++;
+	if (m->type == PROTO_ERROR) {
+		q->error = 1;
+		r->error_replies++;
+	}
+	return 0;
+}
+
+struct feed_ctx {
+	struct loop *l;
+	uint64_t now;
+};
+
+static int on_stream_msg(const struct proto_msg *m, void *arg)
+{
+	struct feed_ctx *ctx = arg;
+
+	return on_reply(ctx->l, m, ctx->now) ? 1 : 0;
+}
+
+/* Drains one connection; returns -1 after a fatal error. */
+static int conn_drain(struct loop *l, struct conn *c)
+{
+	struct run *r = l->r;
+
+	for (;;) {
+		ssize_t n = recv(c->fd, l->rx, sizeof(l->rx), MSG_DONTWAIT);
+		uint64_t now = clock_now_ns();
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ECONNREFUSED) {
+			fail(r, "server refused the datagram (is it running on %s:%u?)",
+			     l->o->host, l->o->port);
+			return -1;
+		}
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n < 0) {
+			fail(r, "receive: %s", strerror(errno));
+			return -1;
+		}
+		if (n == 0) {
+			fail(r, "server closed the connection");
+			return -1;
+		}
+		if (l->o->proto == NET_UDP) {
+			struct proto_msg m;
+			int err = proto_decode(l->rx, (size_t)n, PROTO_MAX_PAYLOAD, &m);
+
+			if (err) {
+				fail(r, "malformed reply: %s", proto_strerror(err));
+				return -1;
+			}
+			if (on_reply(l, &m, now))
+				return -1;
+			continue;
+		}
+		struct feed_ctx ctx = { l, now };
+		int ret = framer_feed(&c->fr, l->rx, (size_t)n, on_stream_msg,
+				      &ctx);
+
+		if (ret < 0)
+			fail(r, "malformed reply: %s", proto_strerror(ret));
+		if (ret)
+			return -1;
+	}
+}
+
+/*
+ * Waits for events for at most timeout_ns (0: poll) and handles them.
+ * Returns -1 after a fatal error or a signal.
+ */
+static int poll_replies(struct loop *l, uint64_t timeout_ns)
+{
+	struct epoll_event evs[16];
+	struct timespec ts = clock_ts(timeout_ns);
+	int n = epoll_pwait2(l->epfd, evs, 16, &ts, NULL);
+
+	if (n < 0) {
+		if (errno == EINTR)
+			return 0;
+		fail(l->r, "epoll_pwait2: %s", strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (evs[i].data.ptr == NULL) {
+			l->r->status = RUN_INTERRUPTED;
+			return -1;
+		}
+		if (conn_drain(l, evs[i].data.ptr))
+			return -1;
+	}
+	return 0;
+}
+
+static int check_timeouts(struct loop *l, uint64_t now)
+{
+	struct run *r = l->r;
+
+	while (l->oldest < r->sent && r->reqs[l->oldest].recv_ns)
+		l->oldest++;
+	if (l->oldest < r->sent &&
+	    now - r->reqs[l->oldest].sent_ns > l->o->timeout_ns) {
+		fail(r, "no reply to request %llu within %llu ms",
+		     (unsigned long long)l->oldest,
+		     (unsigned long long)(l->o->timeout_ns / 1000000));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Returns at target_ns, having handled every reply that arrived before.
+ * spin: poll without blocking, then spin on the clock for the last
+ * SPIN_GUARD_NS; sleep: block in epoll until the target; hybrid: block
+ * until margin before, then as spin.
+ */
+static int wait_until(struct loop *l, uint64_t target)
+{
+	const struct client_opts *o = l->o;
+
+	for (;;) {
+		uint64_t now = clock_now_ns();
+		uint64_t left;
+
+		if (check_timeouts(l, now))
+			return -1;
+		if (now >= target)
+			return 0;
+		left = target - now;
+		if (o->wait == WAIT_SLEEP ||
+		    (o->wait == WAIT_HYBRID && left > o->spin_margin_ns)) {
+			uint64_t block = o->wait == WAIT_SLEEP ? left :
+					 left - o->spin_margin_ns;
+
+			if (poll_replies(l, block))
+				return -1;
+			continue;
+		}
+		if (left <= SPIN_GUARD_NS) {
+			clock_spin_until(target);
+			return 0;
+		}
+		if (poll_replies(l, 0))
+			return -1;
+	}
+}
+
+static int send_msg(struct loop *l, struct conn *c, uint8_t type,
+		    uint64_t seq, uint64_t *sent_ns)
+{
+	struct proto_msg m = {
+		.type = type, .seq = seq,
+		.service_ns = type == PROTO_REQUEST ? l->o->service_ns : 0,
+		.payload_len = type == PROTO_REQUEST ? (uint32_t)l->o->payload : 0,
+	};
+	size_t len = PROTO_HDR_LEN + m.payload_len;
+	int err;
+
+	m.client_send_ns = *sent_ns = clock_now_ns();
+	proto_encode(&m, l->txbuf);
+	err = net_send_all(c->fd, l->txbuf, len, l->o->timeout_ns);
+	if (err) {
+		fail(l->r, "send %s %llu: %s", proto_type_name(type),
+		     (unsigned long long)seq, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+static int send_request(struct loop *l, uint64_t i)
+{
+	struct run *r = l->r;
+	struct conn *c = &l->conns[i % l->nconns];
+
+	if (send_msg(l, c, PROTO_REQUEST, i, &r->reqs[i].sent_ns))
+		return -1;
+	r->sent = i + 1;
+	return 0;
+}
+
+/* Waits for every outstanding reply, or the timeout. */
+static int drain_all(struct loop *l)
+{
+	struct run *r = l->r;
+
+	while (r->received < r->sent) {
+		uint64_t now = clock_now_ns();
+
+		if (check_timeouts(l, now))
+			return -1;
+		if (poll_replies(l, l->o->wait == WAIT_SLEEP ? 1000000 : 0))
+			return -1;
+	}
+	return 0;
+}
+
+static int open_loop(struct loop *l)
+{
+	struct run *r = l->r;
+
+	for (uint64_t i = 0; i < r->total; i++) {
+		if (wait_until(l, r->reqs[i].intended_ns))
+			return -1;
+		if (send_request(l, i))
+			return -1;
+	}
+	return drain_all(l);
+}
+
+/* The thesis' closed loop: one request outstanding, the gap after each reply. */
+static int closed_loop(struct loop *l)
+{
+	struct run *r = l->r;
+	uint64_t next = clock_now_ns();
+
+	for (uint64_t i = 0; i < r->total; i++) {
+		next += r->gap_ns[i];
+		if (wait_until(l, next))
+			return -1;
+		if (send_request(l, i))
+			return -1;
+		r->reqs[i].intended_ns = r->reqs[i].sent_ns;
+		if (drain_all(l))
+			return -1;
+		next = clock_now_ns();
+	}
+	return 0;
+}
+
+static int loop_setup(struct loop *l)
+{
+	const struct client_opts *o = l->o;
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t mask;
+
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->epfd < 0) {
+		fail(l->r, "epoll_create1: %s", strerror(errno));
+		return -1;
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	l->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	ev.data.ptr = NULL;
+	if (l->sigfd < 0 || epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->sigfd, &ev)) {
+		fail(l->r, "signalfd: %s", strerror(errno));
+		return -1;
+	}
+	l->txbuf = calloc(1, PROTO_HDR_LEN + o->payload);
+	l->conns = calloc(o->connections, sizeof(*l->conns));
+	if (!l->txbuf || !l->conns) {
+		fail(l->r, "out of memory");
+		return -1;
+	}
+	for (uint64_t i = 0; i < o->connections; i++) {
+		struct conn *c = &l->conns[i];
+		int fd = net_connect(o->proto, o->host, o->port);
+
+		if (fd < 0) {
+			fail(l->r, "cannot connect to %s:%u: %s", o->host,
+			     o->port, strerror(-fd));
+			return -1;
+		}
+		c->fd = fd;
+		l->nconns++;
+		framer_init(&c->fr, PROTO_MAX_PAYLOAD);
+		ev.data.ptr = c;
+		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+			fail(l->r, "epoll_ctl: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void loop_teardown(struct loop *l)
+{
+	for (uint64_t i = 0; i < l->nconns; i++)
+		close(l->conns[i].fd);
+	if (l->sigfd >= 0)
+		close(l->sigfd);
+	if (l->epfd >= 0)
+		close(l->epfd);
+	free(l->conns);
+	free(l->txbuf);
+}
+
+void run_experiment(struct run *r)
+{
+	struct loop *l = calloc(1, sizeof(*l));
+
+	if (!l) {
+		fail(r, "out of memory");
+		return;
+	}
+	l->r = r;
+	l->o = r->o;
+	l->epfd = l->sigfd = -1;
+	if (loop_setup(l))
+		goto out;
+	/* Start one millisecond from now so set-up costs do not count. */
+	r->start_ns = clock_now_ns() + 1000000;
+	for (uint64_t i = 0; i < r->total; i++)
+		r->reqs[i].intended_ns += r->start_ns;
+	if (r->o->closed)
+		closed_loop(l);
+	else
+		open_loop(l);
+	r->end_ns = clock_now_ns();
+out:
+	loop_teardown(l);
+	free(l);
+}

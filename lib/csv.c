@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "csv.h"
+
+#define JSON_MAX_DEPTH 32
+
+struct csv {
+	FILE *f;
+	int first;	/* next field starts a row */
+};
+
+struct json {
+	FILE *f;
+	int depth;
+	int first[JSON_MAX_DEPTH];
+};
+
+static FILE *open_out(const char *path)
+{
+	FILE *f;
+
+	if (!strcmp(path, "-"))
+		return stdout;
+	f = fopen(path, "w");
+	if (f)
+		setvbuf(f, NULL, _IOFBF, 1 << 16);
+	return f;
+}
+
+static int close_out(FILE *f)
+{
+	int err = ferror(f) ? EIO : 0;
+
+	if (f == stdout) {
+		if (fflush(f) && !err)
+			err = errno ? errno : EIO;
+	} else if (fclose(f) && !err) {
+		err = errno ? errno : EIO;
+	}
+	return -err;
+}
+
+struct csv *csv_open(const char *path)
+{
+	struct csv *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->f = open_out(path);
+	if (!c->f) {
+		int err = errno;
+
+		free(c);
+		errno = err;
+		return NULL;
+	}
+	c->first = 1;
+	return c;
+}
+
+void csv_header(struct csv *c, const char *cols)
+{
+	fputs(cols, c->f);
+	fputc('\n', c->f);
+}
+
+static void sep(struct csv *c)
+{
+	if (!c->first)
+		fputc(',', c->f);
+	c->first = 0;
+}
+
+void csv_u64(struct csv *c, uint64_t v)
+{
+	sep(c);
+	fprintf(c->f, "%" PRIu64, v);
+}
+
+void csv_i64(struct csv *c, int64_t v)
+{
+	sep(c);
+	fprintf(c->f, "%" PRId64, v);
+}
+
+void csv_double(struct csv *c, double v, int prec)
+{
+	sep(c);
+	if (!isnan(v))
+		fprintf(c->f, "%.*f", prec, v);
+}
+
+void csv_str(struct csv *c, const char *s)
+{
+	sep(c);
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, c->f);
+		return;
+	}
+	fputc('"', c->f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', c->f);
+		fputc(*s, c->f);
+	}
+	fputc('"', c->f);
+}
+
+void csv_empty(struct csv *c)
+{
+	sep(c);
+}
+
+void csv_end_row(struct csv *c)
+{
+	fputc('\n', c->f);
+	c->first = 1;
+}
+
+int csv_close(struct csv *c)
+{
+	int err;
+
+	if (!c)
+		return 0;
+	err = close_out(c->f);
+	free(c);
+	return err;
+}
+
+struct json *json_open(const char *path)
+{
+	struct json *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->f = open_out(path);
+	if (!j->f) {
+		int err = errno;
+
+		free(j);
+		errno = err;
+		return NULL;
+	}
+	j->first[0] = 1;
+	return j;
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch == '\n')
+			fputs("\\n", f);
+		else if (ch == '\t')
+			fputs("\\t", f);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void json_key(struct json *j, const char *key)
+{
+	if (!j->first[j->depth])
+		fputc(',', j->f);
+	j->first[j->depth] = 0;
+	if (j->depth)
+		fprintf(j->f, "\n%*s", 2 * j->depth, "");
+	if (key) {
+		json_string(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+static void json_open_nest(struct json *j, const char *key, char ch)
+{
+	json_key(j, key);
+	fputc(ch, j->f);
+	if (j->depth + 1 < JSON_MAX_DEPTH)
+		j->depth++;
+	j->first[j->depth] = 1;
+}
+
+static void json_close_nest(struct json *j, char ch)
+{
+	int empty = j->first[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (!empty)
+		fprintf(j->f, "\n%*s", 2 * j->depth, "");
+	fputc(ch, j->f);
+	if (j->depth == 0)
+		fputc('\n', j->f);
+}
+
+void json_obj_begin(struct json *j, const char *key)
+{
+	json_open_nest(j, key, '{');
+}
+
+void json_obj_end(struct json *j)
+{
+	json_close_nest(j, '}');
+}
+
+void json_arr_begin(struct json *j, const char *key)
+{
+	json_open_nest(j, key, '[');
+}
+
+void json_arr_end(struct json *j)
+{
+	json_close_nest(j, ']');
+}
+
+void json_u64(struct json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void json_i64(struct json *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void json_double(struct json *j, const char *key, double v)
+{
+	json_key(j, key);
+	if (isfinite(v))
+		fprintf(j->f, "%.10g", v);
+	else
+		fputs("null", j->f);
+}
+
+void json_str(struct json *j, const char *key, const char *s)
+{
+	json_key(j, key);
+	if (s)
+		json_string(j->f, s);
+	else
+		fputs("null", j->f);
+}
+
+void json_bool(struct json *j, const char *key, int v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+int json_close(struct json *j)
+{
+	int err;
+
+	if (!j)
+		return 0;
+	err = close_out(j->f);
+	free(j);
+	return err;
+}

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Latency recorder: exact samples for nearest-rank percentiles plus a
+ * log-linear histogram (HdrHistogram-like, 7 sub-bucket bits) whose
+ * memory is fixed whatever the run length.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hist.h"
+
+#define SUB_BITS 7
+#define SUB_COUNT (1u << SUB_BITS)		/* 128 */
+/* Values below 128 have exact buckets; exponents 7..63 have 128 each. */
+#define NBUCKETS (SUB_COUNT + (64 - SUB_BITS) * SUB_COUNT)
+
+struct hist {
+	uint64_t count, min, max;
+	double mean, m2;	/* Welford */
+	int keep;
+	int sorted;
+	uint64_t *samples;
+	size_t nsamples, cap;
+	uint64_t buckets[NBUCKETS];
+};
+
+static unsigned int bucket_of(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < SUB_COUNT)
+		return (unsigned int)v;
+	e = 63u - (unsigned int)__builtin_clzll(v);
+	return (e - SUB_BITS + 1) * SUB_COUNT +
+	       (unsigned int)((v >> (e - SUB_BITS)) & (SUB_COUNT - 1));
+}
+
+static void bucket_range(unsigned int b, uint64_t *lo, uint64_t *hi)
+{
+	unsigned int e, sub;
+	uint64_t width;
+
+	if (b < SUB_COUNT) {
+		*lo = *hi = b;
+		return;
+	}
+	e = b / SUB_COUNT + SUB_BITS - 1;
+	sub = b % SUB_COUNT;
+	width = 1ull << (e - SUB_BITS);
+	*lo = (1ull << e) + sub * width;
+	*hi = *lo + (width - 1);
+}
+
+struct hist *hist_new(int keep_samples)
+{
+	struct hist *h = calloc(1, sizeof(*h));
+
+	if (h)
+		h->keep = keep_samples;
+	return h;
+}
+
+void hist_free(struct hist *h)
+{
+	if (!h)
+		return;
+	free(h->samples);
+	free(h);
+}
+
+void hist_reset(struct hist *h)
+{
+	uint64_t *samples = h->samples;
+	size_t cap = h->cap;
+	int keep = h->keep;
+
+	memset(h, 0, sizeof(*h));
+	h->samples = samples;
+	h->cap = cap;
+	h->keep = keep;
+}
+
+int hist_add(struct hist *h, uint64_t v)
+{
+	double d;
+
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count++;
+	d = (double)v - h->mean;
+	h->mean += d / (double)h->count;
+	h->m2 += d * ((double)v - h->mean);
+	h->buckets[bucket_of(v)]++;
+	if (!h->keep)
+		return 0;
+	if (h->nsamples == h->cap) {
+		size_t ncap = h->cap ? 2 * h->cap : 1024;
+		uint64_t *n = realloc(h->samples, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		h->samples = n;
+		h->cap = ncap;
+	}
+	h->samples[h->nsamples++] = v;
+	h->sorted = 0;
+	return 0;
+}
+
+uint64_t hist_count(const struct hist *h) { return h->count; }
+uint64_t hist_min(const struct hist *h) { return h->min; }
+uint64_t hist_max(const struct hist *h) { return h->max; }
+double hist_mean(const struct hist *h) { return h->count ? h->mean : 0; }
+
+double hist_stddev(const struct hist *h)
+{
+	return h->count < 2 ? 0 : sqrt(h->m2 / (double)(h->count - 1));
+}
+
+uint64_t hist_rank(double p, uint64_t n)
+{
+	unsigned __int128 ppb, r;
+
+	if (!n)
+		return 0;
+	if (!(p > 0))
+		return 1;
+	if (p >= 1)
+		return n;
+	ppb = (unsigned __int128)llround(p * 1e9);
+	r = (ppb * n + 999999999u) / 1000000000u;
+	if (r < 1)
+		r = 1;
+	if (r > n)
+		r = n;
+	return (uint64_t)r;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+uint64_t hist_percentile_exact(struct hist *h, double p)
+{
+	if (!h->count)
+		return 0;
+	if (!h->keep || h->nsamples != h->count)
+		return hist_percentile(h, p);
+	if (!h->sorted) {
+		qsort(h->samples, h->nsamples, sizeof(*h->samples), cmp_u64);
+		h->sorted = 1;
+	}
+	return h->samples[hist_rank(p, h->nsamples) - 1];
+}
+
+uint64_t hist_percentile(const struct hist *h, double p)
+{
+	uint64_t rank, seen = 0;
+
+	if (!h->count)
+		return 0;
+	rank = hist_rank(p, h->count);
+	for (unsigned int b = 0; b < NBUCKETS; b++) {
+		uint64_t lo, hi, mid;
+
+		seen += h->buckets[b];
+		if (seen < rank)
+			continue;
+		bucket_range(b, &lo, &hi);
+		mid = lo + (hi - lo) / 2;
+		if (mid < h->min)
+			mid = h->min;
+		if (mid > h->max)
+			mid = h->max;
+		return mid;
+	}
+	return h->max;
+}
+
+void hist_foreach_bucket(const struct hist *h,
+			 void (*fn)(uint64_t lo, uint64_t hi, uint64_t count,
+				    void *arg),
+			 void *arg)
+{
+	for (unsigned int b = 0; b < NBUCKETS; b++) {
+		uint64_t lo, hi;
+
+		if (!h->buckets[b])
+			continue;
+		bucket_range(b, &lo, &hi);
+		fn(lo, hi, h->buckets[b], arg);
+	}
+}

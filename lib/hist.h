@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hist: latency recording.
+ *
+ * Two views of the same samples:
+ *  - exact: every sample kept; percentiles are nearest-rank, the value at
+ *    rank ceil(p * n) of the sorted set (hist_percentile_exact()).
+ *  - log-linear histogram: 128 linear sub-buckets per power of two, so a
+ *    bucket's width is at most 1/128 (< 1 %) of its values; fixed memory
+ *    whatever the run length (hist_percentile()).
+ */
+#ifndef WB_HIST_H
+#define WB_HIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hist;
+
+/* keep_samples: also keep every sample for exact percentiles. */
+struct hist *hist_new(int keep_samples);
+void hist_free(struct hist *h);
+void hist_reset(struct hist *h);
+/* Returns 0, or -ENOMEM when the exact sample array cannot grow. */
+int hist_add(struct hist *h, uint64_t v);
+
+uint64_t hist_count(const struct hist *h);
+uint64_t hist_min(const struct hist *h);	/* 0 when empty */
+uint64_t hist_max(const struct hist *h);	/* 0 when empty */
+double hist_mean(const struct hist *h);		/* 0 when empty */
+double hist_stddev(const struct hist *h);	/* sample stddev, 0 when n < 2 */
+
+/*
+ * Nearest-rank percentile, 0 < p <= 1, on the exact samples (sorts them
+ * once, lazily). Falls back to the histogram when samples are not kept.
+ * 0 when empty.
+ */
+uint64_t hist_percentile_exact(struct hist *h, double p);
+/* Percentile from the histogram buckets: within 1 % of the exact value. */
+uint64_t hist_percentile(const struct hist *h, double p);
+
+/* 1-based nearest rank ceil(p * n) clamped to [1, n]; exact for p given to 1e-9. */
+uint64_t hist_rank(double p, uint64_t n);
+
+/* Bucket iteration for reports: calls fn(lo, hi, count) for non-empty buckets. */
+void hist_foreach_bucket(const struct hist *h,
+			 void (*fn)(uint64_t lo, uint64_t hi, uint64_t count,
+				    void *arg),
+			 void *arg);
+
+#endif

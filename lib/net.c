@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <unistd.h>
+#include "clock.h"
+#include "net.h"
+#include "opt.h"
+
+int net_proto_parse(const char *name, enum net_proto *out)
+{
+	if (!strcmp(name, "tcp"))
+		*out = NET_TCP;
+	else if (!strcmp(name, "udp"))
+		*out = NET_UDP;
+	else
+		return -1;
+	return 0;
+}
+
+const char *net_proto_name(enum net_proto p)
+{
+	return p == NET_TCP ? "tcp" : "udp";
+}
+
+int net_set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+static uint16_t bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+int net_listen(enum net_proto proto, const char *host, uint16_t port,
+	       int backlog, uint16_t *bound)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1, err;
+
+	if (opt_resolve(host, port, net_socktype(proto), &ss, &len))
+		return -EADDRNOTAVAIL;
+	fd = socket(ss.ss_family, net_socktype(proto) | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len))
+		goto fail;
+	if (proto == NET_TCP && listen(fd, backlog))
+		goto fail;
+	if (bound)
+		*bound = bound_port(fd);
+	return fd;
+fail:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+int net_connect(enum net_proto proto, const char *host, uint16_t port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1, err;
+
+	if (opt_resolve(host, port, net_socktype(proto), &ss, &len))
+		return -EADDRNOTAVAIL;
+	fd = socket(ss.ss_family, net_socktype(proto) | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (proto == NET_TCP)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (struct sockaddr *)&ss, len))
+		goto fail;
+	err = net_set_nonblock(fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+fail:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+int net_send_all(int fd, const void *buf, size_t len, uint64_t timeout_ns)
+{
+	const char *p = buf;
+	uint64_t deadline = 0;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN)
+			return -errno;
+		if (!deadline)
+			deadline = clock_now_ns() + timeout_ns;
+		else if (clock_now_ns() > deadline)
+			return -ETIMEDOUT;
+	}
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* net: socket set-up shared by server, client and midtier. */
+#ifndef WB_NET_H
+#define WB_NET_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+enum net_proto {
+	NET_TCP,
+	NET_UDP,
+};
+
+/* "tcp" or "udp"; -1 when unknown. */
+int net_proto_parse(const char *name, enum net_proto *out);
+const char *net_proto_name(enum net_proto p);
+static inline int net_socktype(enum net_proto p)
+{
+	return p == NET_TCP ? SOCK_STREAM : SOCK_DGRAM;
+}
+
+/*
+ * Non-blocking listening TCP socket (or bound UDP socket) on host:port;
+ * port 0 picks a free port, returned in *bound. Returns fd or -errno.
+ */
+int net_listen(enum net_proto proto, const char *host, uint16_t port,
+	       int backlog, uint16_t *bound);
+/*
+ * Blocking connect to host:port (TCP: TCP_NODELAY; UDP: connected
+ * socket), then made non-blocking. Returns fd or -errno.
+ */
+int net_connect(enum net_proto proto, const char *host, uint16_t port);
+/* Write all of buf to a non-blocking fd, spinning on EAGAIN for at most
+ * timeout_ns. Returns 0 or -errno (-ETIMEDOUT). */
+int net_send_all(int fd, const void *buf, size_t len, uint64_t timeout_ns);
+int net_set_nonblock(int fd);
+
+#endif

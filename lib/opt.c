@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "opt.h"
+
+int opt_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int opt_double(const char *s, double min, double max, double *out)
+{
+	double v;
+	char *end;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int opt_hostport(const char *s, const char *def_host, char *host,
+		 size_t hostlen, uint16_t *port)
+{
+	const char *colon, *h = s;
+	size_t n;
+	uint64_t p;
+
+	if (!s)
+		return -1;
+	if (*s == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close || close[1] != ':')
+			return -1;
+		h = s + 1;
+		n = (size_t)(close - h);
+		colon = close + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return -1;
+		n = (size_t)(colon - s);
+		if (memchr(s, ':', n))	/* bare IPv6 needs brackets */
+			return -1;
+	}
+	if (opt_u64(colon + 1, 1, 65535, &p))
+		return -1;
+	if (n == 0) {
+		h = def_host;
+		n = strlen(def_host);
+	}
+	if (n >= hostlen)
+		return -1;
+	memcpy(host, h, n);
+	host[n] = '\0';
+	*port = (uint16_t)p;
+	return 0;
+}
+
+int opt_resolve(const char *host, uint16_t port, int socktype,
+		struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct addrinfo hints = { .ai_socktype = socktype }, *res;
+	char service[8];
+
+	snprintf(service, sizeof(service), "%u", port);
+	if (getaddrinfo(host, service, &hints, &res))
+		return -1;
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+void opt_usage(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	exit(2);
+}
+
+void opt_die(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static int needs_quotes(const char *s)
+{
+	if (!*s)
+		return 1;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("-_./:=,@+%", *s))
+			return 1;
+	return 0;
+}
+
+char *opt_cmdline(int argc, char **argv)
+{
+	size_t len = 1;
+	char *out, *p;
+
+	for (int i = 0; i < argc; i++)
+		len += 4 * strlen(argv[i]) + 3;
+	out = p = malloc(len);
+	if (!out)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		const char *s = argv[i];
+
+		if (i)
+			*p++ = ' ';
+		if (!needs_quotes(s)) {
+			p = stpcpy(p, s);
+			continue;
+		}
+		*p++ = '\'';
+		for (; *s; s++) {
+			if (*s == '\'') {
+				p = stpcpy(p, "'\\''");
+				continue;
+			}
+			*p++ = *s;
+		}
+		*p++ = '\'';
+	}
+	*p = '\0';
+	return out;
+}

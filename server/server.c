@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakebench server: a minimal request/reply server pinned to one core.
+ *
+ * It waits in epoll_wait by default so that its core really idles between
+ * requests (the point of the experiment); --busy-poll keeps the core in C0
+ * as the control. Each REQUEST is served by busy-waiting its service time
+ * (capped), then answered with a REPLY that carries the server's receive
+ * and send times. PREQUERY messages, on the request port or on the
+ * separate --prequery-port, only wake the core: no reply unless the
+ * sender sets PROTO_F_ACK. A malformed message closes its connection
+ * (TCP) or is dropped (UDP) and is counted; everyone else is served on.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "cpu.h"
+#include "csv.h"
+#include "framer.h"
+#include "net.h"
+#include "opt.h"
+#include "proto.h"
+
+#define PROG "wakebench-server"
+#define MAX_EVENTS 64
+#define RX_BUF (64 * 1024)
+/* A client that leaves its replies unread this long is dropped. */
+#define SEND_TIMEOUT_NS 1000000ull
+
+enum ep_kind {
+	EP_SIGNAL,
+	EP_LISTEN,	/* TCP listener */
+	EP_UDP,		/* UDP socket */
+	EP_CONN,	/* accepted TCP connection */
+};
+
+struct endpoint {
+	enum ep_kind kind;
+	int fd;
+	int prequery_port;	/* arrived on --prequery-port */
+	uint64_t id;
+	uint64_t last_ns;	/* last activity, for --idle-timeout-ms */
+	struct framer fr;
+	struct endpoint *prev, *next;	/* live connections */
+};
+
+struct server_opts {
+	const char *bind;
+	uint16_t port, prequery_port;
+	int have_prequery_port;
+	enum net_proto proto;
+	int cpu;
+	int busy_poll;
+	uint64_t max_service_ns;
+	uint32_t max_payload;
+	uint64_t max_conns;
+	uint64_t idle_timeout_ns;
+	const char *log_path;
+	const char *port_file;
+	int quiet;
+};
+
+struct server_stats {
+	uint64_t requests, prequeries, rejected, connections, refused, dropped;
+	uint64_t idle_closed;
+};
+
+struct server {
+	struct server_opts o;
+	struct server_stats st;
+	int epfd;
+	struct endpoint sig, main_ep, pq_ep;
+	struct endpoint conns;	/* list head */
+	uint64_t nconns, next_id;
+	struct csv *log;
+	uint64_t rx_ns;		/* when the bytes being parsed were read */
+	int stop;		/* SIGINT or SIGTERM seen */
+	uint8_t rx[RX_BUF];
+};
+
+static void usage(void)
+{
+	printf(
+"Usage: wakebench server [options]\n"
+"\n"
+"Request/reply server pinned to one core; blocks in epoll_wait so the core\n"
+"idles between requests.\n"
+"\n"
+"  -p, --port PORT           request port (default 7000; 0 = any free port)\n"
+"  -P, --prequery-port PORT  separate pre-query listener (same thread, same core)\n"
+"  -b, --bind ADDR           address to bind (default 127.0.0.1)\n"
+"  -c, --cpu N               pin the server thread to CPU N\n"
+"      --proto tcp|udp       transport (default tcp)\n"
+"      --busy-poll           poll without blocking: the core never idles\n"
+"      --max-service-us US   cap on a request's service time (default 10000)\n"
+"      --max-payload BYTES   largest accepted payload (default 65536)\n"
+"      --max-conns N         connections served at once (default 1024)\n"
+"      --idle-timeout-ms MS  close connections idle this long (default 0: never)\n"
+"  -l, --log FILE            per-request CSV: seq,type,recv_ns,send_ns,service_ns,conn\n"
+"      --port-file FILE      write the bound ports (\"PORT [PQPORT]\") once listening\n"
+"  -q, --quiet               no start-up line\n"
+"  -h, --help                this help\n"
+"\n"
+"SIGINT/SIGTERM: stop, flush the log, print a one-line summary.\n");
+}
+
+static void parse_opts(struct server_opts *o, int argc, char **argv)
+{
+	enum { O_PROTO = 256, O_BUSY, O_MAXSVC, O_MAXPAY, O_MAXCONN, O_IDLE,
+	       O_PORTFILE };
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "prequery-port", required_argument, NULL, 'P' },
+		{ "bind", required_argument, NULL, 'b' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "proto", required_argument, NULL, O_PROTO },
+		{ "busy-poll", no_argument, NULL, O_BUSY },
+		{ "max-service-us", required_argument, NULL, O_MAXSVC },
+		{ "max-payload", required_argument, NULL, O_MAXPAY },
+		{ "max-conns", required_argument, NULL, O_MAXCONN },
+		{ "idle-timeout-ms", required_argument, NULL, O_IDLE },
+		{ "log", required_argument, NULL, 'l' },
+		{ "port-file", required_argument, NULL, O_PORTFILE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	uint64_t v;
+	int c;
+
+	*o = (struct server_opts){
+		.bind = "127.0.0.1", .port = 7000, .proto = NET_TCP,
+		.cpu = -1, .max_service_ns = 10000000ull,
+		.max_payload = 65536, .max_conns = 1024,
+	};
+	while ((c = getopt_long(argc, argv, "p:P:b:c:l:qh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (opt_u64(optarg, 0, 65535, &v))
+				opt_usage(PROG, "invalid --port '%s'", optarg);
+			o->port = (uint16_t)v;
+			break;
+		case 'P':
+			if (opt_u64(optarg, 0, 65535, &v))
+				opt_usage(PROG, "invalid --prequery-port '%s'",
+					  optarg);
+			o->prequery_port = (uint16_t)v;
+			o->have_prequery_port = 1;
+			break;
+		case 'b':
+			o->bind = optarg;
+			break;
+		case 'c':
+			if (opt_u64(optarg, 0, (uint64_t)cpu_count() - 1, &v))
+				opt_usage(PROG, "invalid --cpu '%s' (this machine has CPUs 0-%d)",
+					  optarg, cpu_count() - 1);
+			o->cpu = (int)v;
+			break;
+		case O_PROTO:
+			if (net_proto_parse(optarg, &o->proto))
+				opt_usage(PROG, "invalid --proto '%s' (tcp or udp)",
+					  optarg);
+			break;
+		case O_BUSY:
+			o->busy_poll = 1;
+			break;
+		case O_MAXSVC:
+			if (opt_u64(optarg, 0, 60000000, &v))
+				opt_usage(PROG, "invalid --max-service-us '%s' (0-60000000)",
+					  optarg);
+			o->max_service_ns = v * 1000;
+			break;
+		case O_MAXPAY:
+			if (opt_u64(optarg, 0, PROTO_MAX_PAYLOAD, &v))
+				opt_usage(PROG, "invalid --max-payload '%s' (0-%u)",
+					  optarg, PROTO_MAX_PAYLOAD);
+			o->max_payload = (uint32_t)v;
+			break;
+		case O_MAXCONN:
+			if (opt_u64(optarg, 1, 1000000, &v))
+				opt_usage(PROG, "invalid --max-conns '%s' (1-1000000)",
+					  optarg);
+			o->max_conns = v;
+			break;
+		case O_IDLE:
+			if (opt_u64(optarg, 0, 86400000, &v))
+				opt_usage(PROG, "invalid --idle-timeout-ms '%s'",
+					  optarg);
+			o->idle_timeout_ns = v * 1000000ull;
+			break;
+		case 'l':
+			o->log_path = optarg;
+			break;
+		case O_PORTFILE:
+			o->port_file = optarg;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage();
+			exit(0);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", PROG);
+			exit(2);
+		}
+	}
+	if (optind < argc)
+		opt_usage(PROG, "unexpected argument '%s'", argv[optind]);
+	if (o->proto == NET_UDP && o->max_payload > PROTO_MAX_UDP_PAYLOAD)
+		o->max_payload = PROTO_MAX_UDP_PAYLOAD;
+	if (o->have_prequery_port && o->prequery_port &&
+	    o->prequery_port == o->port)
+		opt_usage(PROG, "--prequery-port must differ from --port");
+}
+
+static int ep_add(struct server *s, struct endpoint *ep)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ep };
+
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, ep->fd, &ev) ? -errno : 0;
+}
+
+static void log_msg(struct server *s, const struct proto_msg *m,
+		    uint64_t recv_ns, uint64_t send_ns, uint64_t service_ns,
+		    uint64_t conn)
+{
+	if (!s->log)
+		return;
+	csv_u64(s->log, m->seq);
+	csv_str(s->log, proto_type_name(m->type));
+	csv_u64(s->log, recv_ns);
+	if (send_ns)
+		csv_u64(s->log, send_ns);
+	else
+		csv_empty(s->log);
+	csv_u64(s->log, service_ns);
+	csv_u64(s->log, conn);
+	csv_end_row(s->log);
+}
+
+/*
+ * Serve one message: busy-wait the service time from when we start on it,
+ * then reply. Returns 0, or -1 when the reply cannot be sent (the
+ * connection is then dropped).
+ */
+static int serve_msg(struct server *s, struct endpoint *ep,
+		     const struct proto_msg *m,
+		     const struct sockaddr_storage *peer, socklen_t peerlen)
+{
+	uint8_t buf[PROTO_HDR_LEN];
+	struct proto_msg r;
+	uint64_t service_ns = 0, send_ns = 0;
+	int want_reply;
+
+	switch (m->type) {
+	case PROTO_REQUEST:
+		s->st.requests++;
+		service_ns = m->service_ns < s->o.max_service_ns ?
+			     m->service_ns : s->o.max_service_ns;
+		want_reply = 1;
+		break;
+	case PROTO_PREQUERY:
+		s->st.prequeries++;
+		want_reply = m->flags & PROTO_F_ACK;
+		break;
+	default:
+		/* Replies and errors are never sent to a server. */
+		s->st.rejected++;
+		return -1;
+	}
+	if (want_reply) {
+		uint64_t start = clock_now_ns();
+
+		if (service_ns)
+			clock_spin_until(start + service_ns);
+		r = (struct proto_msg){
+			.type = PROTO_REPLY, .seq = m->seq,
+			.client_send_ns = m->client_send_ns,
+			.service_ns = service_ns,
+			.server_recv_ns = s->rx_ns,
+		};
+		r.server_send_ns = send_ns = clock_now_ns();
+		proto_encode(&r, buf);
+		if (ep->kind == EP_UDP) {
+			if (sendto(ep->fd, buf, sizeof(buf), MSG_NOSIGNAL,
+				   (const struct sockaddr *)peer, peerlen) < 0)
+				s->st.dropped++;
+		} else if (net_send_all(ep->fd, buf, sizeof(buf),
+					SEND_TIMEOUT_NS)) {
+			s->st.dropped++;
+			log_msg(s, m, s->rx_ns, 0, service_ns, ep->id);
+			return -1;
+		}
+	}
+	log_msg(s, m, s->rx_ns, send_ns, service_ns, ep->id);
+	return 0;
+}
+
+struct stream_ctx {
+	struct server *s;
+	struct endpoint *ep;
+};
+
+static int on_stream_msg(const struct proto_msg *m, void *arg)
+{
+	struct stream_ctx *ctx = arg;
+
+	return serve_msg(ctx->s, ctx->ep, m, NULL, 0) ? 1 : 0;
+}
+
+static void conn_close(struct server *s, struct endpoint *c)
+{
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->prev->next = c->next;
+	c->next->prev = c->prev;
+	s->nconns--;
+	free(c);
+}
+
+/* Connections are kept most recently active first: expire from the tail. */
+static void conn_touch(struct server *s, struct endpoint *c, uint64_t now)
+{
+	c->last_ns = now;
+	if (s->conns.next == c)
+		return;
+	c->prev->next = c->next;
+	c->next->prev = c->prev;
+	c->next = s->conns.next;
+	c->prev = &s->conns;
+	s->conns.next->prev = c;
+	s->conns.next = c;
+}
+
+/* Closes expired connections; returns ms until the next may expire. */
+static int close_idle(struct server *s)
+{
+	uint64_t now = clock_now_ns();
+
+	while (s->conns.prev != &s->conns) {
+		struct endpoint *c = s->conns.prev;
+		uint64_t idle = now - c->last_ns;
+
+		if (idle < s->o.idle_timeout_ns)
+			return (int)((s->o.idle_timeout_ns - idle) / 1000000) + 1;
+		s->st.idle_closed++;
+		conn_close(s, c);
+	}
+	return -1;
+}
+
+static void conn_read(struct server *s, struct endpoint *c)
+{
+	struct stream_ctx ctx = { s, c };
+
+	for (;;) {
+		ssize_t n = read(c->fd, s->rx, sizeof(s->rx));
+		int ret;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			/* EOF mid-message: a truncated frame. */
+			if (n < 0 || framer_partial(&c->fr))
+				s->st.rejected++;
+			conn_close(s, c);
+			return;
+		}
+		s->rx_ns = clock_now_ns();
+		if (s->o.idle_timeout_ns)
+			conn_touch(s, c, s->rx_ns);
+		ret = framer_feed(&c->fr, s->rx, (size_t)n, on_stream_msg,
+				  &ctx);
+		if (ret < 0)
+			s->st.rejected++;
+		if (ret) {
+			conn_close(s, c);
+			return;
+		}
+		if ((size_t)n < sizeof(s->rx))
+			return;
+	}
+}
+
+static void do_accept(struct server *s, struct endpoint *l)
+{
+	for (;;) {
+		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct endpoint *c;
+		int one = 1;
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return;	/* EAGAIN, or EMFILE: retried next wake-up */
+		}
+		if (s->nconns >= s->o.max_conns) {
+			s->st.refused++;
+			close(fd);
+			continue;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			s->st.refused++;
+			close(fd);
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		c->kind = EP_CONN;
+		c->fd = fd;
+		c->prequery_port = l->prequery_port;
+		c->id = ++s->next_id;
+		c->last_ns = clock_now_ns();
+		framer_init(&c->fr, s->o.max_payload);
+		if (ep_add(s, c)) {
+			close(fd);
+			free(c);
+			s->st.refused++;
+			continue;
+		}
+		c->next = s->conns.next;
+		c->prev = &s->conns;
+		s->conns.next->prev = c;
+		s->conns.next = c;
+		s->nconns++;
+		s->st.connections++;
+	}
+}
+
+static void udp_read(struct server *s, struct endpoint *u)
+{
+	for (;;) {
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		struct proto_msg m;
+		ssize_t n = recvfrom(u->fd, s->rx, sizeof(s->rx), MSG_TRUNC,
+				     (struct sockaddr *)&peer, &plen);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return;
+		s->rx_ns = clock_now_ns();
+		if (proto_decode(s->rx, (size_t)n, s->o.max_payload, &m) ||
+		    (size_t)n != PROTO_HDR_LEN + m.payload_len) {
+			s->st.rejected++;
+			continue;
+		}
+		serve_msg(s, u, &m, &peer, plen);
+	}
+}
+
+
+
+static int setup(struct server *s, char **err)
+{
+	struct server_opts *o = &s->o;
+	sigset_t mask;
+	uint16_t bound = 0, pq_bound = 0;
+	int fd;
+
+	static char msg[256];
+	*err = msg;
+	s->conns.next = s->conns.prev = &s->conns;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0) {
+		snprintf(msg, sizeof(msg), "epoll_create1: %s", strerror(errno));
+		return -1;
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	s->sig.kind = EP_SIGNAL;
+	s->sig.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (s->sig.fd < 0 || ep_add(s, &s->sig)) {
+		snprintf(msg, sizeof(msg), "signalfd: %s", strerror(errno));
+		return -1;
+	}
+
+	fd = net_listen(o->proto, o->bind, o->port, 1024, &bound);
+	if (fd < 0) {
+		snprintf(msg, sizeof(msg), "cannot listen on %s port %u: %s",
+			 o->bind, o->port, strerror(-fd));
+		return -1;
+	}
+	s->main_ep.kind = o->proto == NET_TCP ? EP_LISTEN : EP_UDP;
+	s->main_ep.fd = fd;
+	ep_add(s, &s->main_ep);
+	if (o->have_prequery_port) {
+		fd = net_listen(o->proto, o->bind, o->prequery_port, 1024,
+				&pq_bound);
+		if (fd < 0) {
+			snprintf(msg, sizeof(msg),
+				 "cannot listen on %s pre-query port %u: %s",
+				 o->bind, o->prequery_port, strerror(-fd));
+			return -1;
+		}
+		s->pq_ep.kind = s->main_ep.kind;
+		s->pq_ep.fd = fd;
+		s->pq_ep.prequery_port = 1;
+		ep_add(s, &s->pq_ep);
+	}
+	if (o->log_path) {
+		s->log = csv_open(o->log_path);
+		if (!s->log) {
+			snprintf(msg, sizeof(msg), "cannot write log %s: %s",
+				 o->log_path, strerror(errno));
+			return -1;
+		}
+		csv_header(s->log, "seq,type,recv_ns,send_ns,service_ns,conn");
+	}
+	if (o->cpu >= 0) {
+		int ret = cpu_pin_self(o->cpu);
+
+		if (ret) {
+			snprintf(msg, sizeof(msg), "cannot pin to CPU %d: %s",
+				 o->cpu, strerror(-ret));
+			return -1;
+		}
+	}
+	if (o->port_file) {
+		FILE *f = fopen(o->port_file, "w");
+
+		if (!f) {
+			snprintf(msg, sizeof(msg), "cannot write %s: %s",
+				 o->port_file, strerror(errno));
+			return -1;
+		}
+		if (o->have_prequery_port)
+			fprintf(f, "%u %u\n", bound, pq_bound);
+		else
+			fprintf(f, "%u\n", bound);
+		if (fclose(f)) {
+			snprintf(msg, sizeof(msg), "cannot write %s: %s",
+				 o->port_file, strerror(errno));
+			return -1;
+		}
+	}
+	if (!o->quiet) {
+		fprintf(stderr, "%s: %s %s:%u", PROG, net_proto_name(o->proto),
+			o->bind, bound);
+		if (o->have_prequery_port)
+			fprintf(stderr, " prequery:%u", pq_bound);
+		fprintf(stderr, " cpu=%d %s\n", o->cpu,
+			o->busy_poll ? "busy-poll" : "blocking");
+	}
+	return 0;
+}
+
+static int run(struct server *s)
+{
+	struct epoll_event evs[MAX_EVENTS];
+	int idle_ms = -1;
+
+	while (!s->stop) {
+		int timeout = s->o.busy_poll ? 0 : idle_ms;
+		int n = epoll_wait(s->epfd, evs, MAX_EVENTS, timeout);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (int i = 0; i < n; i++) {
+			struct endpoint *ep = evs[i].data.ptr;
+
+			switch (ep->kind) {
+			case EP_SIGNAL:
+				s->stop = 1;
+				break;
+			case EP_LISTEN:
+				do_accept(s, ep);
+				break;
+			case EP_UDP:
+				udp_read(s, ep);
+				break;
+			case EP_CONN:
+				conn_read(s, ep);
+				break;
+			}
+		}
+		if (s->o.idle_timeout_ns)
+			idle_ms = close_idle(s);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct server *s = calloc(1, sizeof(*s));
+	char *err;
+	int ret, rc = 0;
+
+	if (!s)
+		opt_die(PROG, "out of memory");
+	parse_opts(&s->o, argc, argv);
+	if (setup(s, &err))
+		opt_die(PROG, "%s", err);
+	ret = run(s);
+	if (ret) {
+		fprintf(stderr, "%s: epoll_wait: %s\n", PROG, strerror(-ret));
+		rc = 1;
+	}
+	while (s->conns.next != &s->conns)
+		conn_close(s, s->conns.next);
+	ret = csv_close(s->log);
+	if (ret) {
+		fprintf(stderr, "%s: writing %s: %s\n", PROG, s->o.log_path,
+			strerror(-ret));
+		rc = 1;
+	}
+	fprintf(stderr,
+		"%s: requests=%llu prequeries=%llu rejected=%llu connections=%llu refused=%llu dropped=%llu idle_closed=%llu\n",
+		PROG, (unsigned long long)s->st.requests,
+		(unsigned long long)s->st.prequeries,
+		(unsigned long long)s->st.rejected,
+		(unsigned long long)s->st.connections,
+		(unsigned long long)s->st.refused,
+		(unsigned long long)s->st.dropped,
+		(unsigned long long)s->st.idle_closed);
+	free(s);
+	return rc;
+}

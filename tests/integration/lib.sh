@@ -1,0 +1,48 @@
+# Shared helpers for integration tests (sourced).
+set -u
+WB="$WB_BIN/wakebench"
+TMP=$(mktemp -d /tmp/wbtest.XXXXXX)
+SERVER_PID=
+cleanup() {
+	[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "skipped: $*"; exit 77; }
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+
+# start_server ARGS...: starts a server on a free port, sets PORT (and
+# PQPORT with --prequery-port 0), SERVER_PID, SERVER_ERR.
+start_server() {
+	local pf="$TMP/port.$$.$RANDOM"
+	SERVER_ERR="$TMP/server.err"
+	"$WB" server --port 0 --port-file "$pf" "$@" 2>"$SERVER_ERR" &
+	SERVER_PID=$!
+	for _ in $(seq 200); do
+		[ -s "$pf" ] && break
+		kill -0 "$SERVER_PID" 2>/dev/null || fail "server died: $(cat "$SERVER_ERR")"
+		sleep 0.02
+	done
+	[ -s "$pf" ] || fail "server did not start"
+	read -r PORT PQPORT < "$pf"
+}
+
+stop_server() {
+	kill -TERM "$SERVER_PID"
+	wait "$SERVER_PID"
+	local rc=$?
+	SERVER_PID=
+	return $rc
+}
+
+# csv_col FILE NAME: prints column NAME of FILE (header row dropped).
+csv_col() {
+	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; if (!c) exit 3; next } { print $c }' "$1"
+}
+
+# approx A B TOL: |A - B| <= TOL
+approx() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
+}

@@ -1,0 +1,18 @@
+# Server log, pre-query port and busy-poll: every message logged with
+# consistent times; SIGTERM flushes the log and prints the summary line.
+. "$(dirname "$0")/lib.sh"
+for mode in "" --busy-poll; do
+	start_server --log "$TMP/log.csv" --prequery-port 0 --max-service-us 50 $mode
+	"$WB" client --server 127.0.0.1:$PORT --requests 300 --interval-us 300 \
+		--service-us 1000 --out "$TMP/c" -q || fail "client $mode"
+	stop_server || fail "server exit $mode"
+	grep -q '^wakebench-server: requests=300 prequeries=0 rejected=0 connections=1' "$SERVER_ERR" \
+		|| fail "summary line: $(cat "$SERVER_ERR")"
+	[ "$(head -1 "$TMP/log.csv")" = "seq,type,recv_ns,send_ns,service_ns,conn" ] || fail "log header"
+	[ "$(grep -c ',request,' "$TMP/log.csv")" = 300 ] || fail "log rows"
+	# Service time capped by --max-service-us 50: 50000 ns, send - recv >= it.
+	awk -F, 'NR > 1 && ($5 != 50000 || $4 - $3 < 50000) { exit 1 }' "$TMP/log.csv" \
+		|| fail "service cap not applied $mode"
+	# The client sees the capped service inside its service latency.
+	awk -F, 'NR > 1 && $6 < 50000 { exit 1 }' "$TMP/c/requests.csv" || fail "client service latency"
+done

@@ -1,0 +1,31 @@
+#!/bin/bash
+# Runs every tests/integration/*.sh (or those named) and prints the plain
+# closing line "N passed, N failed, N skipped". A test exits 0 to pass,
+# 77 to skip (after printing why), anything else to fail.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+export O=${O:-build}
+export WB_TOP=$(cd "$here/.." && pwd)
+export WB_BIN="$WB_TOP/$O/bin"
+export WB_TOOLS="$WB_TOP/$O/tests"
+pass=0 fail=0 skip=0 failed=()
+tests=("$@")
+[ ${#tests[@]} -eq 0 ] && tests=("$here"/integration/t-*.sh)
+for t in "${tests[@]}"; do
+	name=$(basename "$t" .sh)
+	log=$(mktemp)
+	start=$(date +%s.%N)
+	bash "$t" >"$log" 2>&1
+	rc=$?
+	secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
+	case $rc in
+	0)  pass=$((pass + 1)); printf 'PASS %-28s %6.1fs\n' "$name" "$secs" ;;
+	77) skip=$((skip + 1)); printf 'SKIP %-28s %s\n' "$name" "$(tail -n 1 "$log")" ;;
+	*)  fail=$((fail + 1)); failed+=("$name")
+	    printf 'FAIL %-28s (exit %d)\n' "$name" "$rc"
+	    sed 's/^/    | /' "$log" | tail -n 40 ;;
+	esac
+	rm -f "$log"
+done
+echo "integration: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Runs every unit suite. Check's closing line ("100%: Checks: N, ...") is
+ * what CI reads; the exit code is non-zero on any failure.
+ */
+#include <stdlib.h>
+#include "unit.h"
+
+int main(void)
+{
+	Suite *(*const suites[])(void) = {
+		prng_suite, arrival_suite, hist_suite, proto_suite,
+		clock_suite, opt_suite, csv_suite,
+	};
+	SRunner *sr = srunner_create(NULL);
+	int failed;
+
+	for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
+		srunner_add_suite(sr, suites[i]());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <math.h>
+#include <stdlib.h>
+#include "unit.h"
+#include "hist.h"
+#include "prng.h"
+
+/* Inserts 1..n in a shuffled order. */
+static struct hist *hist_1_to_n(uint64_t n, int keep)
+{
+	struct hist *h = hist_new(keep);
+	uint64_t *v = malloc(n * sizeof(*v));
+	struct prng p;
+
+	prng_seed(&p, n);
+	for (uint64_t i = 0; i < n; i++)
+		v[i] = i + 1;
+	for (uint64_t i = n - 1; i > 0; i--) {
+		uint64_t j = prng_next(&p) % (i + 1), t = v[i];
+
+		v[i] = v[j];
+		v[j] = t;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		ck_assert_int_eq(hist_add(h, v[i]), 0);
+	free(v);
+	return h;
+}
+
+START_TEST(rank_exact)
+{
+	static const struct { double p; uint64_t n, rank; } cases[] = {
+		{ 0.5, 1, 1 }, { 0.99, 1, 1 }, { 0.5, 2, 1 }, { 0.51, 2, 2 },
+		{ 0.99, 2, 2 }, { 0.5, 100, 50 }, { 0.99, 100, 99 },
+		{ 0.999, 100, 100 }, { 0.5, 1000, 500 }, { 0.99, 1000, 990 },
+		{ 0.999, 1000, 999 }, { 0.9999, 1000, 1000 }, { 1.0, 7, 7 },
+		{ 0.1, 10, 1 }, { 0.7, 10, 7 }, { 0.999, 1000000000, 999000000 },
+		{ 1e-12, 5, 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(hist_rank(cases[i].p, cases[i].n) == cases[i].rank,
+			      "p=%g n=%llu: %llu", cases[i].p,
+			      (unsigned long long)cases[i].n,
+			      (unsigned long long)hist_rank(cases[i].p, cases[i].n));
+	ck_assert_uint_eq(hist_rank(0.5, 0), 0);
+}
+END_TEST
+
+/* Nearest rank on 1..n: the value at rank ceil(p n) is that rank. */
+START_TEST(percentile_edge_cases)
+{
+	static const uint64_t ns[] = { 1, 2, 100, 1000 };
+	static const double ps[] = { 0.5, 0.99, 0.999 };
+	static const uint64_t want[4][3] = {
+		{ 1, 1, 1 }, { 1, 2, 2 }, { 50, 99, 100 }, { 500, 990, 999 },
+	};
+
+	for (int i = 0; i < 4; i++) {
+		struct hist *h = hist_1_to_n(ns[i], 1);
+
+		for (int j = 0; j < 3; j++)
+			ck_assert_msg(hist_percentile_exact(h, ps[j]) == want[i][j],
+				      "n=%llu p=%g", (unsigned long long)ns[i], ps[j]);
+		ck_assert_uint_eq(hist_min(h), 1);
+		ck_assert_uint_eq(hist_max(h), ns[i]);
+		hist_free(h);
+	}
+}
+END_TEST
+
+START_TEST(percentile_duplicates)
+{
+	struct hist *h = hist_new(1);
+
+	/* 10 x 5, 80 x 7, 10 x 100 */
+	for (int i = 0; i < 100; i++)
+		hist_add(h, i < 10 ? 5 : i < 90 ? 7 : 100);
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.1), 5);
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.11), 7);
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.9), 7);
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.91), 100);
+	/* Adding after a percentile re-sorts. */
+	hist_add(h, 1);
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.001), 1);
+	hist_free(h);
+}
+END_TEST
+
+START_TEST(empty_and_moments)
+{
+	struct hist *h = hist_new(1);
+
+	ck_assert_uint_eq(hist_count(h), 0);
+	ck_assert_uint_eq(hist_min(h), 0);
+	ck_assert_uint_eq(hist_max(h), 0);
+	ck_assert_double_eq(hist_mean(h), 0);
+	ck_assert_double_eq(hist_stddev(h), 0);
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.5), 0);
+	ck_assert_uint_eq(hist_percentile(h, 0.5), 0);
+	for (uint64_t v = 2; v <= 8; v += 2)	/* 2 4 6 8 */
+		hist_add(h, v);
+	ck_assert_double_eq_tol(hist_mean(h), 5, 1e-12);
+	ck_assert_double_eq_tol(hist_stddev(h), sqrt(20.0 / 3), 1e-12);
+	ck_assert_uint_eq(hist_min(h), 2);
+	ck_assert_uint_eq(hist_max(h), 8);
+	hist_reset(h);
+	ck_assert_uint_eq(hist_count(h), 0);
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.5), 0);
+	hist_add(h, 3);
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.5), 3);
+	ck_assert_uint_eq(hist_percentile(h, 0.5), 3);
+	hist_free(h);
+}
+END_TEST
+
+/* Log-uniform values from 1 ns to 10 s: histogram within 1 % of exact. */
+START_TEST(histogram_relative_error)
+{
+	struct hist *exact = hist_new(1), *approx = hist_new(0);
+	struct prng p;
+
+	prng_seed(&p, 3);
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t v = (uint64_t)exp(prng_uniform(&p) * log(1e10));
+
+		hist_add(exact, v);
+		hist_add(approx, v);
+	}
+	for (double q = 0.001; q < 1; q += 0.0137) {
+		double e = (double)hist_percentile_exact(exact, q);
+		double a = (double)hist_percentile(approx, q);
+		double a2 = (double)hist_percentile_exact(approx, q);
+
+		ck_assert_msg(fabs(a - e) <= 0.01 * e, "q=%g exact %g hist %g",
+			      q, e, a);
+		ck_assert_double_eq(a, a2);	/* no samples: falls back */
+	}
+	ck_assert_uint_eq(hist_count(approx), 1000000);
+	ck_assert_uint_eq(hist_min(approx), hist_min(exact));
+	ck_assert_uint_eq(hist_max(approx), hist_max(exact));
+	hist_free(exact);
+	hist_free(approx);
+}
+END_TEST
+
+struct walk {
+	uint64_t count, last_hi, n;
+	int ordered;
+	uint64_t probe;
+	int probe_found;
+};
+
+static void walk_fn(uint64_t lo, uint64_t hi, uint64_t count, void *arg)
+{
+	struct walk *w = arg;
+
+	if (w->n && lo <= w->last_hi)
+		w->ordered = 0;
+	if (lo > hi)
+		w->ordered = 0;
+	/* Width bound: at most 1/128 of the bucket's values. */
+	if (lo >= 128 && (hi - lo + 1) * 128 > lo)
+		w->ordered = 0;
+	if (w->probe >= lo && w->probe <= hi)
+		w->probe_found = 1;
+	w->last_hi = hi;
+	w->count += count;
+	w->n++;
+}
+
+START_TEST(bucket_boundaries)
+{
+	static const uint64_t vals[] = { 0, 1, 127, 128, 129, 255, 256, 1000,
+					 1ull << 40, UINT64_MAX - 1, UINT64_MAX };
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		struct hist *h = hist_new(0);
+		struct walk w = { .ordered = 1, .probe = vals[i] };
+
+		hist_add(h, vals[i]);
+		hist_foreach_bucket(h, walk_fn, &w);
+		ck_assert_msg(w.probe_found && w.ordered && w.n == 1,
+			      "value %llu", (unsigned long long)vals[i]);
+		ck_assert_uint_eq(hist_percentile(h, 0.5), vals[i]);
+		hist_free(h);
+	}
+}
+END_TEST
+
+START_TEST(foreach_sums_and_orders)
+{
+	struct hist *h = hist_new(0);
+	struct walk w = { .ordered = 1, .probe = UINT64_MAX };
+	struct prng p;
+
+	prng_seed(&p, 11);
+	for (int i = 0; i < 100000; i++)
+		hist_add(h, prng_next(&p) >> (prng_next(&p) % 64));
+	hist_foreach_bucket(h, walk_fn, &w);
+	ck_assert(w.ordered);
+	ck_assert_uint_eq(w.count, 100000);
+	hist_free(h);
+}
+END_TEST
+
+Suite *hist_suite(void)
+{
+	Suite *s = suite_create("hist");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, rank_exact);
+	tcase_add_test(tc, percentile_edge_cases);
+	tcase_add_test(tc, percentile_duplicates);
+	tcase_add_test(tc, empty_and_moments);
+	tcase_add_test(tc, histogram_relative_error);
+	tcase_add_test(tc, bucket_boundaries);
+	tcase_add_test(tc, foreach_sums_and_orders);
+	suite_add_tcase(s, tc);
+	return s;
+}

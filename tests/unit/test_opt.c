@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+#include "cpu.h"
+#include "opt.h"
+
+START_TEST(parse_u64)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(opt_u64("42", 0, 100, &v), 0);
+	ck_assert_uint_eq(v, 42);
+	ck_assert_int_eq(opt_u64("18446744073709551615", 0, UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(opt_u64("18446744073709551616", 0, UINT64_MAX, &v), -1);
+	ck_assert_int_eq(opt_u64("-1", 0, 100, &v), -1);
+	ck_assert_int_eq(opt_u64("+1", 0, 100, &v), -1);
+	ck_assert_int_eq(opt_u64(" 1", 0, 100, &v), -1);
+	ck_assert_int_eq(opt_u64("1x", 0, 100, &v), -1);
+	ck_assert_int_eq(opt_u64("", 0, 100, &v), -1);
+	ck_assert_int_eq(opt_u64("101", 0, 100, &v), -1);
+	ck_assert_int_eq(opt_u64("0", 1, 100, &v), -1);
+}
+END_TEST
+
+START_TEST(parse_double)
+{
+	double d;
+
+	ck_assert_int_eq(opt_double("2.5", 0, 10, &d), 0);
+	ck_assert_double_eq(d, 2.5);
+	ck_assert_int_eq(opt_double("1e3", 0, 1e4, &d), 0);
+	ck_assert_double_eq(d, 1000);
+	ck_assert_int_eq(opt_double("nan", 0, 10, &d), -1);
+	ck_assert_int_eq(opt_double("inf", 0, 1e300, &d), -1);
+	ck_assert_int_eq(opt_double("-1", 0, 10, &d), -1);
+	ck_assert_int_eq(opt_double("3us", 0, 10, &d), -1);
+	ck_assert_int_eq(opt_double("", 0, 10, &d), -1);
+}
+END_TEST
+
+START_TEST(parse_hostport)
+{
+	char host[64];
+	uint16_t port;
+
+	ck_assert_int_eq(opt_hostport("10.0.0.1:7000", "x", host, sizeof(host), &port), 0);
+	ck_assert_str_eq(host, "10.0.0.1");
+	ck_assert_uint_eq(port, 7000);
+	ck_assert_int_eq(opt_hostport(":80", "127.0.0.1", host, sizeof(host), &port), 0);
+	ck_assert_str_eq(host, "127.0.0.1");
+	ck_assert_int_eq(opt_hostport("[::1]:9", "x", host, sizeof(host), &port), 0);
+	ck_assert_str_eq(host, "::1");
+	ck_assert_uint_eq(port, 9);
+	ck_assert_int_eq(opt_hostport("node0:1", "x", host, sizeof(host), &port), 0);
+	ck_assert_str_eq(host, "node0");
+	ck_assert_int_eq(opt_hostport("::1:9", "x", host, sizeof(host), &port), -1);
+	ck_assert_int_eq(opt_hostport("host", "x", host, sizeof(host), &port), -1);
+	ck_assert_int_eq(opt_hostport("host:0", "x", host, sizeof(host), &port), -1);
+	ck_assert_int_eq(opt_hostport("host:65536", "x", host, sizeof(host), &port), -1);
+	ck_assert_int_eq(opt_hostport("[::1]9", "x", host, sizeof(host), &port), -1);
+	ck_assert_int_eq(opt_hostport("averyveryverylonghostname:1", "x", host, 8, &port), -1);
+}
+END_TEST
+
+START_TEST(cmdline_quoting)
+{
+	char *argv[] = { "wakebench-client", "--out", "my dir", "it's", "" };
+	char *s = opt_cmdline(5, argv);
+
+	ck_assert_str_eq(s, "wakebench-client --out 'my dir' 'it'\\''s' ''");
+	free(s);
+}
+END_TEST
+
+START_TEST(cpu_lists)
+{
+	unsigned char m[8];
+
+	ck_assert_int_eq(cpu_parse_list("0", m, 8), 1);
+	ck_assert_int_eq(cpu_parse_list("0-3,6", m, 8), 5);
+	ck_assert(m[0] && m[3] && !m[4] && m[6] && !m[7]);
+	ck_assert_int_eq(cpu_parse_list("1,1,0-1", m, 8), 2);
+	ck_assert_int_eq(cpu_parse_list("8", m, 8), -1);
+	ck_assert_int_eq(cpu_parse_list("3-1", m, 8), -1);
+	ck_assert_int_eq(cpu_parse_list("1,", m, 8), -1);
+	ck_assert_int_eq(cpu_parse_list("a", m, 8), -1);
+	ck_assert_int_eq(cpu_parse_list("", m, 8), -1);
+	ck_assert_int_eq(cpu_parse_list("1-", m, 8), -1);
+}
+END_TEST
+
+Suite *opt_suite(void)
+{
+	Suite *s = suite_create("opt");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, parse_u64);
+	tcase_add_test(tc, parse_double);
+	tcase_add_test(tc, parse_hostport);
+	tcase_add_test(tc, cmdline_quoting);
+	tcase_add_test(tc, cpu_lists);
+	suite_add_tcase(s, tc);
+	return s;
+}

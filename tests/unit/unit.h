@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One Check suite per lib/ module; main.c runs them all. */
+#ifndef WB_UNIT_H
+#define WB_UNIT_H
+
+#include <check.h>
+
+Suite *prng_suite(void);
+Suite *arrival_suite(void);
+Suite *hist_suite(void);
+Suite *proto_suite(void);
+Suite *clock_suite(void);
+Suite *opt_suite(void);
+Suite *csv_suite(void);
+
+#endif
