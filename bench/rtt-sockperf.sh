@@ -2,7 +2,7 @@
 # Client RTT overhead: wakebench client vs sockperf ping-pong on loopback.
 # Both: TCP, 56-byte messages, 1 ms fixed gaps, server pinned to $SCPU,
 # client to $CCPU, client busy-polling (wakebench --wait spin; sockperf
-# --nonblocked -F recvfrom). Once with C-states allowed, once holding
+# --nonblocked, which polls recvfrom without blocking). Once with C-states allowed, once holding
 # /dev/cpu_dma_latency at 0. Runs alternate, REPS times; the table has the
 # median p50/p99 RTT of each and the ratio of p50s.
 #   usage: bench/rtt-sockperf.sh [REPS] [SECONDS]
@@ -19,7 +19,7 @@ sockperf_rtt() {	# prints "p50 p99" in us
 	bench_pids+=($!)
 	sleep 0.3
 	taskset -c "$CCPU" sockperf ping-pong --tcp -i 127.0.0.1 -p $port -m 56 \
-		--mps 1000 -t "$SECS" --full-rtt --nonblocked -F recvfrom >"$out" 2>&1
+		--mps 1000 -t "$SECS" --full-rtt --nonblocked >"$out" 2>&1
 	stop_all
 	local p50 p99
 	p50=$(sed 's/\x1b\[[0-9;]*m//g' "$out" | awk '/percentile 50.000/ { print $NF }')
