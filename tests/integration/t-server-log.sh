@@ -16,3 +16,23 @@ for mode in "" --busy-poll; do
 	# The client sees the capped service inside its service latency.
 	awk -F, 'NR > 1 && $6 < 50000 { exit 1 }' "$TMP/c/requests.csv" || fail "client service latency"
 done
+
+# --max-conns: the connection over the limit is closed and counted.
+start_server --max-conns 2
+err=$("$WB" client --server 127.0.0.1:$PORT --connections 3 --requests 30 \
+	--interval-us 100 -q 2>&1); rc=$?
+[ $rc -eq 1 ] || fail "over --max-conns: client exit $rc"
+echo "$err" | grep -q 'closed the connection\|receive\|send' || fail "over max-conns message: $err"
+"$WB" client --server 127.0.0.1:$PORT --connections 2 --requests 30 --interval-us 100 -q \
+	|| fail "within --max-conns"
+stop_server
+grep -q 'refused=1 ' "$SERVER_ERR" || fail "refused count: $(cat "$SERVER_ERR")"
+
+# --idle-timeout-ms: an idle connection is closed, an active one is not.
+start_server --idle-timeout-ms 200
+exec 5<>/dev/tcp/127.0.0.1/$PORT
+"$WB" client --server 127.0.0.1:$PORT --requests 400 --interval-us 1000 -q \
+	|| fail "active client closed by idle timeout"
+exec 5>&-
+stop_server
+grep -q 'idle_closed=1$' "$SERVER_ERR" || fail "idle count: $(cat "$SERVER_ERR")"

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include "unit.h"
+#include "net.h"
 #include "cpu.h"
 #include "opt.h"
 
@@ -91,6 +96,48 @@ START_TEST(cpu_lists)
 }
 END_TEST
 
+START_TEST(cpu_pinning)
+{
+	ck_assert_int_eq(cpu_pin_self(0), 0);
+	ck_assert_int_eq(sched_getcpu(), 0);
+	ck_assert_int_eq(cpu_pin_self(-1), -EINVAL);
+	ck_assert_int_lt(cpu_pin_self(cpu_count() + 5), 0);
+	ck_assert_int_ge(cpu_count(), 1);
+}
+END_TEST
+
+/* A loopback listener on a free port, a connect, a round trip. */
+START_TEST(net_loopback)
+{
+	uint16_t port = 0;
+	int l = net_listen(NET_TCP, "127.0.0.1", 0, 4, &port), c, a;
+	char buf[4];
+	enum net_proto p;
+
+	ck_assert_int_ge(l, 0);
+	ck_assert_uint_gt(port, 0);
+	c = net_connect(NET_TCP, "127.0.0.1", port);
+	ck_assert_int_ge(c, 0);
+	a = accept(l, NULL, NULL);
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_eq(net_send_all(c, "ping", 4, 1000000000ull), 0);
+	ck_assert_int_eq(read(a, buf, 4), 4);
+	ck_assert_mem_eq(buf, "ping", 4);
+	close(a);
+	close(c);
+	/* The port is taken: a second listener fails with an errno. */
+	ck_assert_int_eq(net_listen(NET_TCP, "127.0.0.1", port, 4, NULL),
+			 -EADDRINUSE);
+	close(l);
+	ck_assert_int_lt(net_connect(NET_TCP, "127.0.0.1", port), 0);
+	ck_assert_int_eq(net_listen(NET_TCP, "no.such.host.invalid", 0, 4, NULL),
+			 -EADDRNOTAVAIL);
+	ck_assert_int_eq(net_proto_parse("udp", &p), 0);
+	ck_assert_int_eq(p, NET_UDP);
+	ck_assert_int_eq(net_proto_parse("sctp", &p), -1);
+}
+END_TEST
+
 Suite *opt_suite(void)
 {
 	Suite *s = suite_create("opt");
@@ -101,6 +148,8 @@ Suite *opt_suite(void)
 	tcase_add_test(tc, parse_hostport);
 	tcase_add_test(tc, cmdline_quoting);
 	tcase_add_test(tc, cpu_lists);
+	tcase_add_test(tc, cpu_pinning);
+	tcase_add_test(tc, net_loopback);
 	suite_add_tcase(s, tc);
 	return s;
 }
