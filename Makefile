@@ -20,7 +20,7 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
 CPPFLAGS += -std=gnu11 -D_GNU_SOURCE -Ilib -DWB_VERSION='"$(VERSION)"'
-LDLIBS += -lm -lpthread
+LDLIBS += -lcpupower -lm -lpthread
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
@@ -28,13 +28,18 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 # Debian 12 packages: build, test and peer tools.
 DEB_PKGS := build-essential pkg-config check libsubunit-dev libcpupower-dev \
 	libtracefs-dev libtraceevent-dev linux-cpupower gnuplot-nox sockperf \
-	trace-cmd iproute2 procps
+	trace-cmd iproute2 procps util-linux python3
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)
 LIBWB := $(O)/libwakebench.a
 
-PROGS := server client
+# C commands and their sources.
+server_SRC := $(wildcard server/*.c)
+client_SRC := $(wildcard client/*.c)
+cstate_SRC := tracing/cstate.c
+snapshot_SRC := tracing/snapshot.c
+PROGS := server client cstate snapshot
 PROG_BINS := $(PROGS:%=$(O)/bin/wakebench-%)
 SCRIPT_CMDS := $(patsubst scripts/wakebench-%,%,$(wildcard scripts/wakebench-*))
 SCRIPT_BINS := $(SCRIPT_CMDS:%=$(O)/bin/wakebench-%)
@@ -61,9 +66,8 @@ $(O)/bin/wakebench-%: scripts/wakebench-%
 	@mkdir -p $(dir $@)
 	cp $< $@ && chmod +x $@
 
-# Each C command is the objects of its directory linked with lib/.
 define prog_rule
-$(O)/bin/wakebench-$(1): $(patsubst %.c,$(O)/obj/%.o,$(wildcard $(1)/*.c)) $(LIBWB)
+$(O)/bin/wakebench-$(1): $(patsubst %.c,$(O)/obj/%.o,$($(1)_SRC)) $(LIBWB)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 endef
@@ -73,7 +77,7 @@ $(O)/tests/%: tests/tools/%.c $(LIBWB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(UNIT_BIN): $(UNIT_SRC) tests/unit/unit.h $(LIBWB)
+$(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h) $(LIBWB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ \
 		$(UNIT_SRC) $(LIBWB) $(CHECK_LIBS) $(LDLIBS)

@@ -43,8 +43,12 @@ static void usage(void)
 "      --closed            closed loop: one outstanding request, gap after reply\n"
 "      --timeout-ms MS     give up on a reply after MS (default 1000)\n"
 "      --late-us US        a send later than this is late (default 10)\n"
+"      --cstates on|off|max-latency-us=N\n"
+"                          idle states for the run on --cpu (all CPUs without\n"
+"                          it), restored at exit; off and max-latency also hold\n"
+"                          PM QoS (see wakebench cstate)\n"
 "  -o, --out DIR           write requests.csv, gaps.csv, summary.{txt,csv,json},\n"
-"                          cmdline.txt\n"
+"                          cmdline.txt, snapshot.json\n"
 "  -q, --quiet             do not print the summary\n"
 "  -h, --help              this help\n"
 "\n"
@@ -57,7 +61,7 @@ static void usage(void)
 static void parse_opts(struct client_opts *o, int argc, char **argv)
 {
 	enum { O_PROTO = 256, O_SEED, O_WAIT, O_MARGIN, O_CONNS, O_SVC,
-	       O_PAYLOAD, O_CLOSED, O_TIMEOUT, O_LATE };
+	       O_PAYLOAD, O_CLOSED, O_TIMEOUT, O_LATE, O_CSTATES };
 	static const struct option longopts[] = {
 		{ "server", required_argument, NULL, 's' },
 		{ "proto", required_argument, NULL, O_PROTO },
@@ -77,6 +81,7 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		{ "closed", no_argument, NULL, O_CLOSED },
 		{ "timeout-ms", required_argument, NULL, O_TIMEOUT },
 		{ "late-us", required_argument, NULL, O_LATE },
+		{ "cstates", required_argument, NULL, O_CSTATES },
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -197,6 +202,12 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 				opt_usage(PROG, "invalid --late-us '%s'", optarg);
 			o->late_ns = (uint64_t)(d * 1e3);
 			break;
+		case O_CSTATES:
+			if (cstate_spec_parse(optarg, &o->cstates))
+				opt_usage(PROG, "invalid --cstates '%s' (on, off or max-latency-us=N)",
+					  optarg);
+			o->have_cstates = 1;
+			break;
 		case 'o':
 			o->out_dir = optarg;
 			break;
@@ -239,10 +250,11 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	struct cstate_session *cs = NULL;
 	struct client_opts o;
 	struct run r;
 	char err[512];
-	int ret;
+	int ret, left;
 
 	parse_opts(&o, argc, argv);
 	o.cmdline = opt_cmdline(argc, argv);
@@ -253,6 +265,12 @@ int main(int argc, char **argv)
 		if (ret)
 			opt_die(PROG, "cannot pin to CPU %d: %s", o.cpu,
 				strerror(-ret));
+	}
+	if (o.have_cstates) {
+		cs = cstate_run_begin(&o.cstates, o.cpu, o.cmdline, err,
+				      sizeof(err));
+		if (!cs)
+			opt_die(PROG, "--cstates: %s", err);
 	}
 	ret = run_schedule(&r, &o);
 	if (ret)
@@ -266,6 +284,10 @@ int main(int argc, char **argv)
 	else if (r.status == RUN_INTERRUPTED)
 		fprintf(stderr, "%s: interrupted after %llu requests\n", PROG,
 			(unsigned long long)r.sent);
+	left = cstate_end(cs);
+	if (left < 0)
+		fprintf(stderr, "%s: restoring idle states: %s (run 'wakebench cstate restore')\n",
+			PROG, strerror(-left));
 	run_free(&r);
 	free(o.cmdline);
 	return (ret || r.status != RUN_OK) ? 1 : 0;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "arrival.h"
 #include "clock.h"
+#include "cstate.h"
 #include "net.h"
 
 struct client_opts {
@@ -29,6 +30,8 @@ struct client_opts {
 	const char *out_dir;
 	int quiet;
 	char *cmdline;
+	int have_cstates;
+	struct cstate_spec cstates;
 };
 
 /* One request's life; all times CLOCK_MONOTONIC ns, 0 = did not happen. */

@@ -13,6 +13,7 @@
 #include "client.h"
 #include "csv.h"
 #include "hist.h"
+#include "snapshot.h"
 
 static const double pcts[] = { 0.5, 0.9, 0.99, 0.999 };
 static const char *const pct_names[] = { "p50", "p90", "p99", "p999" };
@@ -164,7 +165,7 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 "status,count,errors,unanswered,%s,%s,%s,rate_target,"
 		 "rate_achieved,late_sends,prequeries_sent,prequeries_skipped,"
 		 "dist,interval_us,wait,seed,warmup,service_us,payload,"
-		 "connections,proto,closed", lat, svc, pace);
+		 "connections,proto,closed,cstates", lat, svc, pace);
 	csv_header(c, hdr);
 	csv_str(c, status_name(r->status));
 	csv_u64(c, s->count);
@@ -188,6 +189,13 @@ static int write_summary_csv(const char *path, const struct run *r,
 	csv_u64(c, o->connections);
 	csv_str(c, net_proto_name(o->proto));
 	csv_u64(c, (uint64_t)o->closed);
+	if (o->have_cstates) {
+		char cs[64];
+
+		csv_str(c, cstate_spec_name(&o->cstates, cs, sizeof(cs)));
+	} else {
+		csv_empty(c);
+	}
 	csv_end_row(c);
 	return csv_close(c);
 }
@@ -232,6 +240,14 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_u64(j, "payload", o->payload);
 	json_bool(j, "closed", o->closed);
 	json_i64(j, "cpu", o->cpu);
+	if (o->have_cstates) {
+		char cs[64];
+
+		json_str(j, "cstates", cstate_spec_name(&o->cstates, cs,
+							sizeof(cs)));
+	} else {
+		json_str(j, "cstates", NULL);
+	}
 	json_obj_end(j);
 	json_u64(j, "count", s->count);
 	json_u64(j, "errors", s->errors);
@@ -359,6 +375,8 @@ int output_write(const struct run *r, char *err, size_t errlen)
 	WRITE("summary.csv", write_summary_csv(path, r, &s));
 	WRITE("summary.json", write_summary_json(path, r, &s));
 	WRITE("cmdline.txt", write_cmdline(path, o->cmdline));
+	/* Taken while --cstates is still in force: the run's settings. */
+	WRITE("snapshot.json", snapshot_write_json(path, "client", o->cmdline));
 #undef WRITE
 	return 0;
 }

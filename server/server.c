@@ -25,11 +25,13 @@
 
 #include "clock.h"
 #include "cpu.h"
+#include "cstate.h"
 #include "csv.h"
 #include "framer.h"
 #include "net.h"
 #include "opt.h"
 #include "proto.h"
+#include "snapshot.h"
 
 #define PROG "wakebench-server"
 #define MAX_EVENTS 64
@@ -68,6 +70,9 @@ struct server_opts {
 	const char *log_path;
 	const char *port_file;
 	int quiet;
+	int have_cstates;
+	struct cstate_spec cstates;
+	char *cmdline;
 };
 
 struct server_stats {
@@ -83,6 +88,7 @@ struct server {
 	struct endpoint conns;	/* list head */
 	uint64_t nconns, next_id;
 	struct csv *log;
+	struct cstate_session *cs;
 	uint64_t rx_ns;		/* when the bytes being parsed were read */
 	int stop;		/* SIGINT or SIGTERM seen */
 	uint8_t rx[RX_BUF];
@@ -107,6 +113,10 @@ static void usage(void)
 "      --max-conns N         connections served at once (default 1024)\n"
 "      --idle-timeout-ms MS  close connections idle this long (default 0: never)\n"
 "  -l, --log FILE            per-request CSV: seq,type,recv_ns,send_ns,service_ns,conn\n"
+"                            and the host snapshot beside it (FILE.snapshot.json)\n"
+"      --cstates on|off|max-latency-us=N\n"
+"                            idle states for the run on --cpu (all CPUs without\n"
+"                            it), restored at exit (see wakebench cstate)\n"
 "      --port-file FILE      write the bound ports (\"PORT [PQPORT]\") once listening\n"
 "  -q, --quiet               no start-up line\n"
 "  -h, --help                this help\n"
@@ -117,7 +127,7 @@ static void usage(void)
 static void parse_opts(struct server_opts *o, int argc, char **argv)
 {
 	enum { O_PROTO = 256, O_BUSY, O_MAXSVC, O_MAXPAY, O_MAXCONN, O_IDLE,
-	       O_PORTFILE };
+	       O_PORTFILE, O_CSTATES };
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "prequery-port", required_argument, NULL, 'P' },
@@ -131,6 +141,7 @@ static void parse_opts(struct server_opts *o, int argc, char **argv)
 		{ "idle-timeout-ms", required_argument, NULL, O_IDLE },
 		{ "log", required_argument, NULL, 'l' },
 		{ "port-file", required_argument, NULL, O_PORTFILE },
+		{ "cstates", required_argument, NULL, O_CSTATES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -204,6 +215,12 @@ static void parse_opts(struct server_opts *o, int argc, char **argv)
 			break;
 		case O_PORTFILE:
 			o->port_file = optarg;
+			break;
+		case O_CSTATES:
+			if (cstate_spec_parse(optarg, &o->cstates))
+				opt_usage(PROG, "invalid --cstates '%s' (on, off or max-latency-us=N)",
+					  optarg);
+			o->have_cstates = 1;
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -473,7 +490,7 @@ static int setup(struct server *s, char **err)
 	uint16_t bound = 0, pq_bound = 0;
 	int fd;
 
-	static char msg[256];
+	static char msg[4400];
 	*err = msg;
 	s->conns.next = s->conns.prev = &s->conns;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -524,6 +541,29 @@ static int setup(struct server *s, char **err)
 			return -1;
 		}
 		csv_header(s->log, "seq,type,recv_ns,send_ns,service_ns,conn");
+	}
+	if (o->have_cstates) {
+		s->cs = cstate_run_begin(&o->cstates, o->cpu, o->cmdline, msg,
+					 sizeof(msg));
+		if (!s->cs)
+			return -1;
+	}
+	if (o->log_path) {
+		char snap[4096];
+		size_t n = strlen(o->log_path);
+		int ret;
+
+		/* server.csv -> server.snapshot.json, beside the log */
+		if (n > 4 && !strcmp(o->log_path + n - 4, ".csv"))
+			n -= 4;
+		snprintf(snap, sizeof(snap), "%.*s.snapshot.json", (int)n,
+			 o->log_path);
+		ret = snapshot_write_json(snap, "server", o->cmdline);
+		if (ret) {
+			snprintf(msg, sizeof(msg), "cannot write %s: %s", snap,
+				 strerror(-ret));
+			return -1;
+		}
 	}
 	if (o->cpu >= 0) {
 		int ret = cpu_pin_self(o->cpu);
@@ -610,6 +650,9 @@ int main(int argc, char **argv)
 	if (!s)
 		opt_die(PROG, "out of memory");
 	parse_opts(&s->o, argc, argv);
+	s->o.cmdline = opt_cmdline(argc, argv);
+	if (!s->o.cmdline)
+		opt_die(PROG, "out of memory");
 	if (setup(s, &err))
 		opt_die(PROG, "%s", err);
 	ret = run(s);
@@ -634,6 +677,13 @@ int main(int argc, char **argv)
 		(unsigned long long)s->st.refused,
 		(unsigned long long)s->st.dropped,
 		(unsigned long long)s->st.idle_closed);
+	ret = cstate_end(s->cs);
+	if (ret < 0) {
+		fprintf(stderr, "%s: restoring idle states: %s (run 'wakebench cstate restore')\n",
+			PROG, strerror(-ret));
+		rc = 1;
+	}
+	free(s->o.cmdline);
 	free(s);
 	return rc;
 }

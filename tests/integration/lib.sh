@@ -46,3 +46,31 @@ csv_col() {
 approx() {
 	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
 }
+
+# fake_sysfs [NSTATES]: a synthetic machine with 2 CPUs and states POLL,
+# C1 (2 us), C6 (120 us); points wakebench at it and at a private state
+# directory and PM QoS file.
+fake_sysfs() {
+	local n=${1:-3} names=(POLL C1 C6) lat=(0 2 120) cpu s d
+	FAKE="$TMP/sys"
+	mkdir -p "$FAKE/devices/system/cpu/cpuidle"
+	[ "$n" -gt 0 ] && echo fake_idle > "$FAKE/devices/system/cpu/cpuidle/current_driver"
+	echo menu > "$FAKE/devices/system/cpu/cpuidle/current_governor_ro"
+	for cpu in 0 1; do
+		mkdir -p "$FAKE/devices/system/cpu/cpu$cpu"
+		for ((s = 0; s < n; s++)); do
+			d="$FAKE/devices/system/cpu/cpu$cpu/cpuidle/state$s"
+			mkdir -p "$d"
+			echo "${names[$s]}" > "$d/name"; echo "fake" > "$d/desc"
+			echo "${lat[$s]}" > "$d/latency"; echo "${lat[$s]}" > "$d/residency"
+			echo 10 > "$d/usage"; echo 100 > "$d/time"; echo 0 > "$d/disable"
+		done
+	done
+	export WAKEBENCH_SYSFS="$FAKE" WAKEBENCH_STATE_DIR="$TMP/state"
+	export WAKEBENCH_PMQOS_DEV="$TMP/pmqos"
+	: > "$WAKEBENCH_PMQOS_DEV"
+}
+# disabled CPU STATE: the fake state's disable flag
+disabled() { cat "$FAKE/devices/system/cpu/cpu$1/cpuidle/state$2/disable"; }
+# wait_for "SHELL TEST": evaluate it every 20 ms for up to 5 s until it holds
+wait_for() { for _ in $(seq 250); do eval "$1" && return 0; sleep 0.02; done; return 1; }

@@ -12,5 +12,6 @@ Suite *proto_suite(void);
 Suite *clock_suite(void);
 Suite *opt_suite(void);
 Suite *csv_suite(void);
+Suite *cstate_suite(void);
 
 #endif

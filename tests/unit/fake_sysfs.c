@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fake_sysfs.h"
+
+static char root[64];
+
+static void put(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		abort();
+	fprintf(f, "%s\n", val);
+	fclose(f);
+}
+
+static void mkdirs(const char *path)
+{
+	char tmp[512];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(tmp, 0755);
+		*p = '/';
+	}
+	mkdir(tmp, 0755);
+}
+
+const char *fake_sysfs_create(int ncpus, int nstates)
+{
+	static const char *const names[] = { "POLL", "C1", "C6" };
+	static const char *const lat[] = { "0", "2", "120" };
+	char path[512], buf[600];
+
+	snprintf(root, sizeof(root), "/tmp/wb-fakesys-XXXXXX");
+	if (!mkdtemp(root))
+		abort();
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpuidle", root);
+	mkdirs(path);
+	snprintf(buf, sizeof(buf), "%s/current_driver", path);
+	put(buf, nstates ? "fake_idle" : "none");
+	snprintf(buf, sizeof(buf), "%s/current_governor_ro", path);
+	put(buf, "menu");
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d", root, cpu);
+		mkdirs(path);
+		for (int s = 0; s < nstates; s++) {
+			snprintf(path, sizeof(path),
+				 "%s/devices/system/cpu/cpu%d/cpuidle/state%d",
+				 root, cpu, s);
+			mkdirs(path);
+			snprintf(buf, sizeof(buf), "%s/name", path);
+			put(buf, names[s]);
+			snprintf(buf, sizeof(buf), "%s/desc", path);
+			put(buf, s ? "fake idle" : "CPUIDLE CORE POLL IDLE");
+			snprintf(buf, sizeof(buf), "%s/latency", path);
+			put(buf, lat[s]);
+			snprintf(buf, sizeof(buf), "%s/residency", path);
+			put(buf, s == 2 ? "600" : lat[s]);
+			snprintf(buf, sizeof(buf), "%s/usage", path);
+			put(buf, "100");
+			snprintf(buf, sizeof(buf), "%s/time", path);
+			put(buf, "5000");
+			snprintf(buf, sizeof(buf), "%s/disable", path);
+			put(buf, "0");
+		}
+	}
+	setenv("WAKEBENCH_SYSFS", root, 1);
+	snprintf(path, sizeof(path), "%s/state", root);
+	setenv("WAKEBENCH_STATE_DIR", path, 1);
+	snprintf(path, sizeof(path), "%s/pmqos", root);
+	put(path, "");
+	setenv("WAKEBENCH_PMQOS_DEV", path, 1);
+	return root;
+}
+
+void fake_sysfs_set(int cpu, int state, const char *file, const char *val)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path),
+		 "%s/devices/system/cpu/cpu%d/cpuidle/state%d/%s", root, cpu,
+		 state, file);
+	put(path, val);
+}
+
+int fake_sysfs_disabled(int cpu, int state)
+{
+	char path[512];
+	FILE *f;
+	int v = -1;
+
+	snprintf(path, sizeof(path),
+		 "%s/devices/system/cpu/cpu%d/cpuidle/state%d/disable", root,
+		 cpu, state);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+void fake_sysfs_destroy(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd))
+		return;
+	unsetenv("WAKEBENCH_SYSFS");
+	unsetenv("WAKEBENCH_STATE_DIR");
+	unsetenv("WAKEBENCH_PMQOS_DEV");
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A synthetic sysfs tree for tests: 2 CPUs, states POLL, C1, C6. */
+#ifndef WB_FAKE_SYSFS_H
+#define WB_FAKE_SYSFS_H
+
+/* Builds the tree in a new temporary directory, sets $WAKEBENCH_SYSFS,
+ * $WAKEBENCH_STATE_DIR and $WAKEBENCH_PMQOS_DEV; returns the root. */
+const char *fake_sysfs_create(int ncpus, int nstates);
+/* Reads a state's "disable" file: 0, 1, or -1. */
+int fake_sysfs_disabled(int cpu, int state);
+void fake_sysfs_set(int cpu, int state, const char *file, const char *val);
+void fake_sysfs_destroy(void);
+
+#endif

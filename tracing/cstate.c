@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakebench cstate: list, disable, enable and limit CPU idle states, hold
+ * PM QoS, restore. Every change is saved before it is made and undone at
+ * the end of the command it wraps, on SIGINT/SIGTERM/SIGHUP, or (after a
+ * SIGKILL) by `wakebench cstate restore`.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpu.h"
+#include "csv.h"
+#include "cstate.h"
+#include "idlestate.h"
+#include "opt.h"
+#include "runcmd.h"
+#include "sysfs.h"
+
+#define PROG "wakebench-cstate"
+
+static void usage(void)
+{
+	printf(
+"Usage: wakebench cstate list [--cpus LIST] [--json]\n"
+"       wakebench cstate disable STATE... [--cpus LIST] [--persist] [-- COMMAND...]\n"
+"       wakebench cstate enable STATE... [--cpus LIST] [--persist] [-- COMMAND...]\n"
+"       wakebench cstate limit --max-latency-us N [--cpus LIST] [--persist] [-- COMMAND...]\n"
+"       wakebench cstate hold --latency-us N [-- COMMAND...]\n"
+"       wakebench cstate restore [STATEFILE...]\n"
+"\n"
+"STATE is an index (2) or a name (C1E, case-insensitive). LIST is a CPU\n"
+"list (0,2-3; default all). A change is saved first to\n"
+"%s/cstate.<pid>.state ($WAKEBENCH_STATE_DIR), then held while\n"
+"COMMAND runs, or until SIGINT/SIGTERM without one, and restored. With\n"
+"--persist the change stays; 'restore' undoes it. limit disables every\n"
+"state whose exit latency exceeds N us and holds PM QoS at N; hold keeps\n"
+"/dev/cpu_dma_latency at N (0: C-states off without sysfs writes).\n"
+"'restore' with no file undoes every state file left by a dead process.\n"
+"Exit status: COMMAND's, or 0; 1 on runtime errors; 2 on usage errors.\n",
+	       cstate_state_dir());
+}
+
+struct cmd_opts {
+	unsigned char *mask;	/* NULL: all CPUs */
+	int ncpus;
+	int json;
+	int persist;
+	int have_latency;
+	uint64_t latency_us;
+	char **states;
+	int nstates;
+	char **cmd;		/* after "--", NULL-terminated */
+};
+
+static void parse(int argc, char **argv, struct cmd_opts *o, const char *verb)
+{
+	enum { O_JSON = 256, O_PERSIST, O_MAXLAT, O_LAT };
+	static const struct option longopts[] = {
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "persist", no_argument, NULL, O_PERSIST },
+		{ "max-latency-us", required_argument, NULL, O_MAXLAT },
+		{ "latency-us", required_argument, NULL, O_LAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->ncpus = idlestate_cpu_count();
+	if (o->ncpus < 1)
+		o->ncpus = cpu_count();
+	/* Everything after "--" is the COMMAND; options may follow states. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			o->cmd = argv + i + 1;
+			argc = i;
+			break;
+		}
+	}
+	if (o->cmd && !o->cmd[0])
+		opt_usage(PROG, "%s: nothing after '--'", verb);
+	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			free(o->mask);
+			o->mask = calloc((size_t)o->ncpus, 1);
+			if (!o->mask || cpu_parse_list(optarg, o->mask, o->ncpus) < 0)
+				opt_usage(PROG, "invalid --cpus '%s' (CPUs 0-%d)",
+					  optarg, o->ncpus - 1);
+			break;
+		case O_JSON:
+			o->json = 1;
+			break;
+		case O_PERSIST:
+			o->persist = 1;
+			break;
+		case O_MAXLAT:
+		case O_LAT:
+			if (opt_u64(optarg, 0, INT32_MAX, &o->latency_us))
+				opt_usage(PROG, "invalid latency '%s' (microseconds)",
+					  optarg);
+			o->have_latency = 1;
+			break;
+		case 'h':
+			usage();
+			exit(0);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", PROG);
+			exit(2);
+		}
+	}
+	o->states = argv + optind;
+	o->nstates = argc - optind;
+	if (o->persist && o->cmd)
+		opt_usage(PROG, "%s: --persist and a COMMAND exclude each other",
+			  verb);
+}
+
+static int list_states(const struct cmd_opts *o)
+{
+	char drv[64], gov[64];
+	struct json *j = NULL;
+	int any = 0;
+
+	idlestate_driver(drv, sizeof(drv));
+	idlestate_governor(gov, sizeof(gov));
+	if (o->json) {
+		j = json_open("-");
+		json_obj_begin(j, NULL);
+		json_str(j, "driver", drv);
+		json_str(j, "governor", gov);
+		json_arr_begin(j, "cpus");
+	} else {
+		printf("cpuidle driver: %s, governor: %s\n", drv, gov);
+		printf("%-4s %-5s %-12s %9s %9s %12s %14s %-8s %s\n", "cpu",
+		       "state", "name", "latency", "residency", "usage",
+		       "time_us", "disabled", "description");
+	}
+	for (int cpu = 0; cpu < o->ncpus; cpu++) {
+		int n;
+
+		if (o->mask && !o->mask[cpu])
+			continue;
+		n = idlestate_count((unsigned int)cpu);
+		if (j) {
+			json_obj_begin(j, NULL);
+			json_u64(j, "cpu", (uint64_t)cpu);
+			json_arr_begin(j, "states");
+		}
+		for (int i = 0; i < n; i++) {
+			struct idlestate st;
+
+			if (idlestate_get((unsigned int)cpu, (unsigned int)i, &st))
+				continue;
+			any = 1;
+			if (!j) {
+				printf("%-4d %-5u %-12s %9llu %9llu %12llu %14llu %-8s %s\n",
+				       cpu, st.index, st.name,
+				       (unsigned long long)st.latency_us,
+				       (unsigned long long)st.residency_us,
+				       (unsigned long long)st.usage,
+				       (unsigned long long)st.time_us,
+				       st.disabled ? "yes" : "no", st.desc);
+				continue;
+			}
+			json_obj_begin(j, NULL);
+			json_u64(j, "index", st.index);
+			json_str(j, "name", st.name);
+			json_str(j, "desc", st.desc);
+			json_u64(j, "latency_us", st.latency_us);
+			json_u64(j, "residency_us", st.residency_us);
+			json_u64(j, "usage", st.usage);
+			json_u64(j, "time_us", st.time_us);
+			json_bool(j, "disabled", st.disabled);
+			json_obj_end(j);
+		}
+		if (j) {
+			json_arr_end(j);
+			json_obj_end(j);
+		}
+	}
+	if (j) {
+		json_arr_end(j);
+		json_obj_end(j);
+		json_close(j);
+	} else if (!any) {
+		printf("(no idle states: this kernel has no cpuidle driver; "
+		       "only PM QoS 'hold' applies)\n");
+	}
+	return 0;
+}
+
+static void report(const char *msg)
+{
+	printf("restored: %s\n", msg);
+}
+
+static int restore_all(char **files, int nfiles)
+{
+	char path[600];
+	struct dirent *de;
+	DIR *d;
+	int rc = 0, found = 0;
+
+	for (int i = 0; i < nfiles; i++) {
+		int ret = cstate_restore_file(files[i], report);
+
+		if (ret < 0) {
+			fprintf(stderr, "%s: %s: %s\n", PROG, files[i],
+				ret == -EBUSY ? "its process is still running" :
+				ret == -EINVAL ? "not a wakebench state file" :
+				strerror(-ret));
+			rc = 1;
+		}
+	}
+	if (nfiles)
+		return rc;
+	d = opendir(cstate_state_dir());
+	while (d && (de = readdir(d))) {
+		int ret;
+
+		if (strncmp(de->d_name, "cstate.", 7) ||
+		    strcmp(de->d_name + strlen(de->d_name) - 6, ".state"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", cstate_state_dir(),
+			 de->d_name);
+		ret = cstate_restore_file(path, report);
+		if (ret == -EBUSY)
+			continue;	/* a live session restores itself */
+		found++;
+		if (ret < 0) {
+			fprintf(stderr, "%s: %s: %s\n", PROG, path,
+				strerror(-ret));
+			rc = 1;
+		}
+	}
+	if (d)
+		closedir(d);
+	if (!found)
+		printf("nothing to restore in %s\n", cstate_state_dir());
+	return rc;
+}
+
+/* Holds the session while COMMAND runs or until a signal, then restores. */
+static int hold_and_restore(struct cstate_session *s, const struct cmd_opts *o)
+{
+	int rc = 0, sig = 0, left;
+
+	if (o->persist) {
+		cstate_detach(s);	/* the state file stays for `restore` */
+		printf("%s: left in place; undo with 'wakebench cstate restore'\n",
+		       PROG);
+		return 0;
+	}
+	if (o->cmd) {
+		rc = runcmd_run(o->cmd, &sig);
+	} else {
+		fprintf(stderr, "%s: holding; SIGINT or SIGTERM restores\n", PROG);
+		sig = runcmd_wait_signal();
+	}
+	left = cstate_end(s);
+	if (left < 0) {
+		fprintf(stderr, "%s: restore failed: %s; state file kept for 'wakebench cstate restore'\n",
+			PROG, strerror(-left));
+		return 1;
+	}
+	if (left > 0)
+		fprintf(stderr, "%s: %d state(s) changed by someone else since; left as is\n",
+			PROG, left);
+	if (!o->cmd && sig)
+		return 0;
+	return rc;
+}
+
+static int change_states(const struct cmd_opts *o, int disable, char *cmdline)
+{
+	struct cstate_session *s;
+	int total = 0;
+
+	if (!o->nstates)
+		opt_usage(PROG, "%s: which STATE?", disable ? "disable" : "enable");
+	for (int cpu = 0; cpu < o->ncpus; cpu++)
+		if (!o->mask || o->mask[cpu])
+			total += idlestate_count((unsigned int)cpu);
+	if (!total)
+		opt_die(PROG, "no idle states to change: this kernel has no cpuidle driver (current_driver is none); use 'hold' for PM QoS");
+	/* Resolve every name on every CPU before changing anything. */
+	for (int cpu = 0; cpu < o->ncpus; cpu++) {
+		if (o->mask && !o->mask[cpu])
+			continue;
+		for (int k = 0; k < o->nstates; k++)
+			if (idlestate_resolve((unsigned int)cpu, o->states[k]) < 0)
+				opt_die(PROG, "unknown idle state '%s' on cpu%d", o->states[k], cpu);
+	}
+	s = cstate_begin(cmdline);
+	if (!s)
+		opt_die(PROG, "out of memory");
+	cstate_end_at_exit(s);
+	for (int cpu = 0; cpu < o->ncpus; cpu++) {
+		if (o->mask && !o->mask[cpu])
+			continue;
+		for (int k = 0; k < o->nstates; k++) {
+			int idx = idlestate_resolve((unsigned int)cpu, o->states[k]);
+			int ret = cstate_set(s, (unsigned int)cpu, (unsigned int)idx, disable);
+
+			if (ret) {
+				cstate_end(s);
+				opt_die(PROG, "cannot %s cpu%d state %s: %s%s; nothing changed",
+					disable ? "disable" : "enable", cpu, o->states[k],
+					strerror(-ret),
+					ret == -EACCES || ret == -EPERM ? " (needs root)" : "");
+			}
+		}
+	}
+	return hold_and_restore(s, o);
+}
+
+static int limit_states(const struct cmd_opts *o, char *cmdline)
+{
+	struct cstate_spec spec = { CSTATE_MAXLAT, o->latency_us };
+	struct cstate_session *s;
+	char err[256];
+
+	if (!o->have_latency)
+		opt_usage(PROG, "limit needs --max-latency-us N");
+	if (o->nstates)
+		opt_usage(PROG, "limit takes no STATE");
+	s = cstate_begin(cmdline);
+	if (!s)
+		opt_die(PROG, "out of memory");
+	cstate_end_at_exit(s);
+	if (cstate_apply(s, &spec, o->mask, o->ncpus, err, sizeof(err))) {
+		cstate_end(s);
+		opt_die(PROG, "%s; nothing changed", err);
+	}
+	return hold_and_restore(s, o);
+}
+
+static int hold_pmqos(const struct cmd_opts *o, char *cmdline)
+{
+	struct cstate_session *s;
+	int ret;
+
+	if (!o->have_latency)
+		opt_usage(PROG, "hold needs --latency-us N");
+	if (o->nstates || o->persist || o->mask)
+		opt_usage(PROG, "hold takes only --latency-us and a COMMAND (PM QoS is system-wide)");
+	s = cstate_begin(cmdline);
+	if (!s)
+		opt_die(PROG, "out of memory");
+	ret = cstate_pmqos_hold(s, (int32_t)o->latency_us);
+	if (ret) {
+		cstate_end(s);
+		opt_die(PROG, "cannot hold %s: %s%s", CSTATE_PMQOS_DEV,
+			strerror(-ret),
+			ret == -EACCES || ret == -EPERM ? " (needs root)" : "");
+	}
+	return hold_and_restore(s, o);
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd_opts o;
+	const char *verb;
+	char *cmdline;
+	int rc;
+
+	if (argc < 2)
+		opt_usage(PROG, "which command? list, disable, enable, limit, hold or restore");
+	verb = argv[1];
+	if (!strcmp(verb, "-h") || !strcmp(verb, "--help")) {
+		usage();
+		return 0;
+	}
+	cmdline = opt_cmdline(argc, argv);
+	if (!cmdline)
+		opt_die(PROG, "out of memory");
+	parse(argc - 1, argv + 1, &o, verb);
+	if (!strcmp(verb, "list")) {
+		if (o.nstates || o.cmd)
+			opt_usage(PROG, "list takes no arguments");
+		rc = list_states(&o);
+	} else if (!strcmp(verb, "disable") || !strcmp(verb, "enable")) {
+		rc = change_states(&o, !strcmp(verb, "disable"), cmdline);
+	} else if (!strcmp(verb, "limit")) {
+		rc = limit_states(&o, cmdline);
+	} else if (!strcmp(verb, "hold")) {
+		rc = hold_pmqos(&o, cmdline);
+	} else if (!strcmp(verb, "restore")) {
+		rc = restore_all(o.states, o.nstates);
+	} else {
+		opt_usage(PROG, "unknown command '%s'", verb);
+	}
+	free(cmdline);
+	free(o.mask);
+	return rc;
+}
