@@ -10,7 +10,7 @@ for dist in fixed exp poisson; do
 		--requests $N --warmup $W --seed 7 --service-us 5 --out "$out" -q \
 		|| fail "$dist: client failed"
 	stop_server || fail "$dist: server exit status"
-	for f in requests.csv gaps.csv summary.txt summary.csv summary.json cmdline.txt; do
+	for f in requests.csv gaps.csv summary.txt summary.csv summary.json cmdline.txt snapshot.json; do
 		[ -s "$out/$f" ] || fail "$dist: $f missing"
 	done
 	rows=$(($(wc -l < "$out/requests.csv") - 1))

@@ -116,6 +116,24 @@ if [ "$(id -u)" = 0 ] && [ -w /dev/cpu_dma_latency ]; then
 	wait_for '[ "$(pmqos_now)" = 0 ]' || fail "hold"
 	kill -KILL $pid; wait $pid 2>/dev/null
 	wait_for '[ "$(pmqos_now)" = "$before" ]' || fail "hold not released on SIGKILL"
+	# A real client run with --cstates off: PM QoS 0 during (the
+	# snapshot is taken during the run), released after.
+	unset WAKEBENCH_SYSFS
+	start_server -q
+	"$WB" client --server 127.0.0.1:$PORT --cstates off --requests 100 \
+		--interval-us 500 --out "$TMP/real" -q || fail "real --cstates off run"
+	stop_server
+	grep -A2 '"pm_qos"' "$TMP/real/snapshot.json" | grep -q '"cpu_dma_latency_us": 0,' \
+		|| fail "PM QoS not 0 during the run: $(grep -A2 pm_qos "$TMP/real/snapshot.json")"
+	[ "$(pmqos_now)" = "$before" ] || fail "PM QoS not released after the client"
 else
 	echo "PM QoS part skipped: needs root and /dev/cpu_dma_latency"
 fi
+
+# wakebench snapshot: text and valid JSON of the real host.
+unset WAKEBENCH_SYSFS
+"$WB" snapshot | grep -q '^  kernel: ' || fail "snapshot text"
+"$WB" snapshot --json | python3 -c 'import json, sys; s = json.load(sys.stdin); assert s["cpuidle"]["driver"] and s["kernel"] and s["cpus_online"]' \
+	|| fail "snapshot --json"
+"$WB" snapshot --out "$TMP/snap.json" --role server && grep -q '"role": "server"' "$TMP/snap.json" || fail "snapshot --out"
+"$WB" snapshot --bogus 2>/dev/null; [ $? -eq 2 ] || fail "snapshot usage exit"
