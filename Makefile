@@ -39,7 +39,8 @@ server_SRC := $(wildcard server/*.c)
 client_SRC := $(wildcard client/*.c)
 cstate_SRC := tracing/cstate.c
 snapshot_SRC := tracing/snapshot.c
-PROGS := server client cstate snapshot
+midtier_SRC := prequery/midtier.c
+PROGS := server client midtier cstate snapshot
 PROG_BINS := $(PROGS:%=$(O)/bin/wakebench-%)
 SCRIPT_CMDS := $(patsubst scripts/wakebench-%,%,$(wildcard scripts/wakebench-*))
 SCRIPT_BINS := $(SCRIPT_CMDS:%=$(O)/bin/wakebench-%)

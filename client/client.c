@@ -43,6 +43,20 @@ static void usage(void)
 "      --closed            closed loop: one outstanding request, gap after reply\n"
 "      --timeout-ms MS     give up on a reply after MS (default 1000)\n"
 "      --late-us US        a send later than this is late (default 10)\n"
+"\n"
+"Pre-query (a PREQUERY message that wakes the server core before a request):\n"
+"      --prequery-lead-us L    send it L us before each request's send time;\n"
+"                              skipped and counted when the gap to the previous\n"
+"                              request is shorter than L (0: just before)\n"
+"      --prequery-port P       send pre-queries to port P (default: in-band)\n"
+"      --prequery-policy fixed|adaptive\n"
+"                              adaptive: hill-climb the lead from L (default 0)\n"
+"                              on each window's average service latency\n"
+"      --window N              adaptive window in replies (default 1000)\n"
+"      --step-us US            adaptive initial step (default 100)\n"
+"      --min-step-us US        adaptive step floor (default 3)\n"
+"      --max-lead-us US        adaptive upper bound (default 1000000)\n"
+"\n"
 "      --cstates on|off|max-latency-us=N\n"
 "                          idle states for the run on --cpu (all CPUs without\n"
 "                          it), restored at exit; off and max-latency also hold\n"
@@ -53,15 +67,18 @@ static void usage(void)
 "  -h, --help              this help\n"
 "\n"
 "requests.csv: seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,\n"
-"server_recv_ns,server_send_ns,prequery_sent_ns,status where latency_ns =\n"
-"recv - intended and service_ns = recv - sent (all CLOCK_MONOTONIC ns).\n"
+"server_recv_ns,server_send_ns,prequery_sent_ns,status,prequery_lead_us where\n"
+"latency_ns = recv - intended and service_ns = recv - sent (CLOCK_MONOTONIC ns).\n"
+"Adaptive runs add prequery-trajectory.csv: window,value_us,step_us,\n"
+"window_avg_ns,best_us.\n"
 "Exit status: 0 ok, 1 runtime error (partial results written), 2 usage.\n");
 }
 
 static void parse_opts(struct client_opts *o, int argc, char **argv)
 {
 	enum { O_PROTO = 256, O_SEED, O_WAIT, O_MARGIN, O_CONNS, O_SVC,
-	       O_PAYLOAD, O_CLOSED, O_TIMEOUT, O_LATE, O_CSTATES };
+	       O_PAYLOAD, O_CLOSED, O_TIMEOUT, O_LATE, O_CSTATES, O_LEAD, O_PQPORT,
+	       O_POLICY, O_WINDOW, O_STEP, O_MINSTEP, O_MAXLEAD };
 	static const struct option longopts[] = {
 		{ "server", required_argument, NULL, 's' },
 		{ "proto", required_argument, NULL, O_PROTO },
@@ -82,6 +99,13 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		{ "timeout-ms", required_argument, NULL, O_TIMEOUT },
 		{ "late-us", required_argument, NULL, O_LATE },
 		{ "cstates", required_argument, NULL, O_CSTATES },
+		{ "prequery-lead-us", required_argument, NULL, O_LEAD },
+		{ "prequery-port", required_argument, NULL, O_PQPORT },
+		{ "prequery-policy", required_argument, NULL, O_POLICY },
+		{ "window", required_argument, NULL, O_WINDOW },
+		{ "step-us", required_argument, NULL, O_STEP },
+		{ "min-step-us", required_argument, NULL, O_MINSTEP },
+		{ "max-lead-us", required_argument, NULL, O_MAXLEAD },
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -99,6 +123,7 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		.spin_margin_ns = CLOCK_HYBRID_MARGIN_NS, .connections = 1,
 		.timeout_ns = 1000000000ull, .late_ns = 10000,
 	};
+	hillclimb_defaults(&o->hc);
 	while ((c = getopt_long(argc, argv, "s:d:i:r:n:D:w:c:o:qh", longopts,
 				NULL)) != -1) {
 		switch (c) {
@@ -208,6 +233,41 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 					  optarg);
 			o->have_cstates = 1;
 			break;
+		case O_LEAD:
+			if (opt_double(optarg, 0, 1e7, &o->lead_us))
+				opt_usage(PROG, "invalid --prequery-lead-us '%s' (0-1e7)",
+					  optarg);
+			o->prequery = 1;
+			break;
+		case O_PQPORT:
+			if (opt_u64(optarg, 1, 65535, &v))
+				opt_usage(PROG, "invalid --prequery-port '%s'", optarg);
+			o->prequery_port = (uint16_t)v;
+			break;
+		case O_POLICY:
+			if (!strcmp(optarg, "adaptive"))
+				o->adaptive = 1;
+			else if (strcmp(optarg, "fixed"))
+				opt_usage(PROG, "invalid --prequery-policy '%s' (fixed or adaptive)",
+					  optarg);
+			break;
+		case O_WINDOW:
+			if (opt_u64(optarg, 1, 100000000, &v))
+				opt_usage(PROG, "invalid --window '%s'", optarg);
+			o->hc.window = v;
+			break;
+		case O_STEP:
+			if (opt_double(optarg, 0.001, 1e7, &o->hc.step_us))
+				opt_usage(PROG, "invalid --step-us '%s'", optarg);
+			break;
+		case O_MINSTEP:
+			if (opt_double(optarg, 0.001, 1e7, &o->hc.min_step_us))
+				opt_usage(PROG, "invalid --min-step-us '%s'", optarg);
+			break;
+		case O_MAXLEAD:
+			if (opt_double(optarg, 0, 1e7, &o->hc.max_us))
+				opt_usage(PROG, "invalid --max-lead-us '%s'", optarg);
+			break;
 		case 'o':
 			o->out_dir = optarg;
 			break;
@@ -246,6 +306,18 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		opt_usage(PROG, "--duration at this rate exceeds 1e9 requests");
 	if (o->closed && o->connections > 1)
 		opt_usage(PROG, "--closed uses one connection");
+	if (o->adaptive) {
+		o->prequery = 1;
+		o->hc.initial_us = o->lead_us;
+		if (o->lead_us > o->hc.max_us)
+			opt_usage(PROG, "--prequery-lead-us exceeds --max-lead-us");
+		if (o->hc.min_step_us > o->hc.step_us)
+			opt_usage(PROG, "--min-step-us exceeds --step-us");
+	}
+	if (o->prequery_port && !o->prequery)
+		opt_usage(PROG, "--prequery-port needs --prequery-lead-us or --prequery-policy adaptive");
+	if (o->prequery_port && o->prequery_port == o->port)
+		opt_usage(PROG, "--prequery-port must differ from the server port");
 }
 
 int main(int argc, char **argv)
@@ -284,11 +356,14 @@ int main(int argc, char **argv)
 	else if (r.status == RUN_INTERRUPTED)
 		fprintf(stderr, "%s: interrupted after %llu requests\n", PROG,
 			(unsigned long long)r.sent);
+	else if (r.error_replies)
+		fprintf(stderr, "%s: %llu requests answered with an error (backend down or too slow?)\n",
+			PROG, (unsigned long long)r.error_replies);
 	left = cstate_end(cs);
 	if (left < 0)
 		fprintf(stderr, "%s: restoring idle states: %s (run 'wakebench cstate restore')\n",
 			PROG, strerror(-left));
 	run_free(&r);
 	free(o.cmdline);
-	return (ret || r.status != RUN_OK) ? 1 : 0;
+	return (ret || r.status != RUN_OK || r.error_replies) ? 1 : 0;
 }

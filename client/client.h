@@ -6,6 +6,7 @@
 #include "arrival.h"
 #include "clock.h"
 #include "cstate.h"
+#include "hillclimb.h"
 #include "net.h"
 
 struct client_opts {
@@ -32,6 +33,12 @@ struct client_opts {
 	char *cmdline;
 	int have_cstates;
 	struct cstate_spec cstates;
+	/* pre-query */
+	int prequery;		/* --prequery-lead-us or adaptive given */
+	int adaptive;
+	double lead_us;		/* fixed lead, or the adaptive start */
+	uint16_t prequery_port;	/* 0: in-band on the request connection */
+	struct hillclimb_cfg hc;
 };
 
 /* One request's life; all times CLOCK_MONOTONIC ns, 0 = did not happen. */
@@ -42,7 +49,15 @@ struct req {
 	uint64_t server_recv_ns;
 	uint64_t server_send_ns;
 	uint64_t prequery_sent_ns;
+	double lead_us;		/* lead in force when it was scheduled */
+	uint32_t window;	/* adaptive window it was sent in */
 	int error;		/* answered with PROTO_ERROR */
+};
+
+/* One completed adaptive window. */
+struct traj_point {
+	uint64_t window;
+	double value_us, step_us, avg_ns, best_us;
 };
 
 enum run_status {
@@ -59,6 +74,9 @@ struct run {
 	uint64_t sent, received, error_replies;
 	uint64_t prequeries_sent, prequeries_skipped;
 	uint64_t start_ns, end_ns;
+	struct hillclimb hc;
+	struct traj_point *traj;
+	uint64_t ntraj, traj_cap;
 	enum run_status status;
 	char err[256];
 };

@@ -6,6 +6,7 @@
  * requests.csv holds, so the two always agree.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -119,9 +120,19 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 	fprintf(f, "rate: target %.1f/s achieved %.1f/s; late sends (> %.1f us): %llu\n",
 		s->rate_target, s->rate_achieved, o->late_ns / 1e3,
 		(unsigned long long)s->late);
-	fprintf(f, "prequeries: sent %llu skipped %llu\n",
+	fprintf(f, "prequeries: sent %llu skipped %llu",
 		(unsigned long long)r->prequeries_sent,
 		(unsigned long long)r->prequeries_skipped);
+	if (o->adaptive)
+		fprintf(f, " (adaptive lead: now %.3f us, best %.3f us, %llu windows)",
+			r->hc.value_us, r->hc.best_us,
+			(unsigned long long)r->hc.windows);
+	else if (o->prequery)
+		fprintf(f, " (lead %.3f us%s)", o->lead_us,
+			o->prequery_port ? ", pre-query port" : "");
+	else
+		fprintf(f, " (off)");
+	fputc('\n', f);
 	if (r->status == RUN_FAILED)
 		fprintf(f, "error: %s\n", r->err);
 	else if (r->status == RUN_INTERRUPTED)
@@ -165,7 +176,8 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 "status,count,errors,unanswered,%s,%s,%s,rate_target,"
 		 "rate_achieved,late_sends,prequeries_sent,prequeries_skipped,"
 		 "dist,interval_us,wait,seed,warmup,service_us,payload,"
-		 "connections,proto,closed,cstates", lat, svc, pace);
+		 "connections,proto,closed,cstates,prequery,prequery_lead_us,"
+		 "prequery_port", lat, svc, pace);
 	csv_header(c, hdr);
 	csv_str(c, status_name(r->status));
 	csv_u64(c, s->count);
@@ -196,6 +208,15 @@ static int write_summary_csv(const char *path, const struct run *r,
 	} else {
 		csv_empty(c);
 	}
+	csv_str(c, !o->prequery ? "off" : o->adaptive ? "adaptive" : "fixed");
+	if (o->prequery)
+		csv_double(c, o->adaptive ? r->hc.best_us : o->lead_us, 3);
+	else
+		csv_empty(c);
+	if (o->prequery_port)
+		csv_u64(c, o->prequery_port);
+	else
+		csv_empty(c);
 	csv_end_row(c);
 	return csv_close(c);
 }
@@ -261,6 +282,21 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_double(j, "late_threshold_us", o->late_ns / 1e3);
 	json_u64(j, "prequeries_sent", r->prequeries_sent);
 	json_u64(j, "prequeries_skipped", r->prequeries_skipped);
+	json_obj_begin(j, "prequery");
+	json_str(j, "policy", !o->prequery ? "off" : o->adaptive ? "adaptive" :
+		 "fixed");
+	json_double(j, "lead_us", o->prequery ? o->lead_us : NAN);
+	json_u64(j, "port", o->prequery_port);
+	if (o->adaptive) {
+		json_u64(j, "window", o->hc.window);
+		json_double(j, "step_us", o->hc.step_us);
+		json_double(j, "min_step_us", o->hc.min_step_us);
+		json_double(j, "max_lead_us", o->hc.max_us);
+		json_u64(j, "windows", r->hc.windows);
+		json_double(j, "final_lead_us", r->hc.value_us);
+		json_double(j, "best_lead_us", r->hc.best_us);
+	}
+	json_obj_end(j);
 	json_obj_end(j);
 	return json_close(j);
 }
@@ -272,7 +308,8 @@ static int write_requests(const char *path, const struct run *r)
 	if (!c)
 		return -errno;
 	csv_header(c, "seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,"
-		   "server_recv_ns,server_send_ns,prequery_sent_ns,status");
+		   "server_recv_ns,server_send_ns,prequery_sent_ns,status,"
+		   "prequery_lead_us");
 	for (uint64_t i = r->o->warmup; i < r->sent; i++) {
 		const struct req *q = &r->reqs[i];
 
@@ -295,6 +332,10 @@ static int write_requests(const char *path, const struct run *r)
 			csv_empty(c);
 		csv_str(c, !q->recv_ns ? "unanswered" : q->error ? "error" :
 			"ok");
+		if (r->o->prequery)
+			csv_double(c, q->lead_us, 3);
+		else
+			csv_empty(c);
 		csv_end_row(c);
 	}
 	return csv_close(c);
@@ -311,6 +352,26 @@ static int write_gaps(const char *path, const struct run *r)
 		csv_u64(c, i);
 		csv_u64(c, r->gap_ns[i]);
 		csv_u64(c, i < r->o->warmup);
+		csv_end_row(c);
+	}
+	return csv_close(c);
+}
+
+static int write_trajectory(const char *path, const struct run *r)
+{
+	struct csv *c = csv_open(path);
+
+	if (!c)
+		return -errno;
+	csv_header(c, "window,value_us,step_us,window_avg_ns,best_us");
+	for (uint64_t i = 0; i < r->ntraj; i++) {
+		const struct traj_point *t = &r->traj[i];
+
+		csv_u64(c, t->window);
+		csv_double(c, t->value_us, 3);
+		csv_double(c, t->step_us, 3);
+		csv_double(c, t->avg_ns, 1);
+		csv_double(c, t->best_us, 3);
 		csv_end_row(c);
 	}
 	return csv_close(c);
@@ -375,6 +436,8 @@ int output_write(const struct run *r, char *err, size_t errlen)
 	WRITE("summary.csv", write_summary_csv(path, r, &s));
 	WRITE("summary.json", write_summary_json(path, r, &s));
 	WRITE("cmdline.txt", write_cmdline(path, o->cmdline));
+	if (o->adaptive)
+		WRITE("prequery-trajectory.csv", write_trajectory(path, r));
 	/* Taken while --cstates is still in force: the run's settings. */
 	WRITE("snapshot.json", snapshot_write_json(path, "client", o->cmdline));
 #undef WRITE

@@ -7,6 +7,7 @@
  * as in wrk2); the pacing error sent - intended is kept for every request.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ struct loop {
 	const struct client_opts *o;
 	struct conn *conns;
 	uint64_t nconns;
+	struct conn *pq;	/* pre-query connection, NULL: in-band */
 	int epfd, sigfd;
 	uint64_t oldest;	/* lowest seq that may still be outstanding */
 	uint64_t polls;
@@ -111,6 +113,7 @@ void run_free(struct run *r)
 {
 	free(r->gap_ns);
 	free(r->reqs);
+	free(r->traj);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -124,6 +127,27 @@ static void fail(struct run *r, const char *fmt, ...)
 	vsnprintf(r->err, sizeof(r->err), fmt, ap);
 	va_end(ap);
 	r->status = RUN_FAILED;
+}
+
+static void traj_add(struct run *r)
+{
+	struct traj_point *t;
+
+	if (r->ntraj == r->traj_cap) {
+		uint64_t ncap = r->traj_cap ? 2 * r->traj_cap : 64;
+		struct traj_point *n = realloc(r->traj, ncap * sizeof(*n));
+
+		if (!n)
+			return;	/* the trajectory is a log: drop, do not fail */
+		r->traj = n;
+		r->traj_cap = ncap;
+	}
+	t = &r->traj[r->ntraj++];
+	*t = (struct traj_point){
+		.window = r->hc.windows, .value_us = r->hc.value_us,
+		.step_us = r->hc.step_us, .avg_ns = r->hc.last_avg_ns,
+		.best_us = r->hc.best_us,
+	};
 }
 
 static int on_reply(struct loop *l, const struct proto_msg *m, uint64_t now)
@@ -153,6 +177,11 @@ static int on_reply(struct loop *l, const struct proto_msg *m, uint64_t now)
 	q->server_recv_ns = m->server_recv_ns;
 	q->server_send_ns = m->server_send_ns;
 	r->received++;
+	/* Only replies to requests sent under the current value count. */
+	if (l->o->adaptive && m->type == PROTO_REPLY &&
+	    q->window == r->hc.windows &&
+	    hillclimb_add(&r->hc, q->recv_ns - q->sent_ns))
+		traj_add(r);
 	if (m->type == PROTO_ERROR) {
 		q->error = 1;
 		r->error_replies++;
@@ -343,6 +372,37 @@ static int send_request(struct loop *l, uint64_t i)
 	return 0;
 }
 
+/*
+ * The pre-query for request i, L us before its send time prev + gap: on
+ * the request's connection or the pre-query port. Skipped (and counted)
+ * when the gap is shorter than L: it would have to leave before the
+ * previous request (the thesis' rule). Returns -1 on a fatal error.
+ */
+static int maybe_prequery(struct loop *l, uint64_t i, uint64_t prev_ns,
+			  uint64_t send_ns)
+{
+	struct run *r = l->r;
+	struct req *q = &r->reqs[i];
+	uint64_t lead_ns;
+
+	if (!l->o->prequery)
+		return 0;
+	q->lead_us = l->o->adaptive ? hillclimb_value_us(&r->hc) : l->o->lead_us;
+	q->window = (uint32_t)r->hc.windows;
+	lead_ns = (uint64_t)llround(q->lead_us * 1e3);
+	if (lead_ns > send_ns - prev_ns) {
+		r->prequeries_skipped++;
+		return 0;
+	}
+	if (wait_until(l, send_ns - lead_ns))
+		return -1;
+	if (send_msg(l, l->pq ? l->pq : &l->conns[i % l->nconns],
+		     PROTO_PREQUERY, i, &q->prequery_sent_ns))
+		return -1;
+	r->prequeries_sent++;
+	return 0;
+}
+
 /* Waits for every outstanding reply, or the timeout. */
 static int drain_all(struct loop *l)
 {
@@ -364,6 +424,10 @@ static int open_loop(struct loop *l)
 	struct run *r = l->r;
 
 	for (uint64_t i = 0; i < r->total; i++) {
+		uint64_t prev = i ? r->reqs[i - 1].intended_ns : r->start_ns;
+
+		if (maybe_prequery(l, i, prev, r->reqs[i].intended_ns))
+			return -1;
 		if (wait_until(l, r->reqs[i].intended_ns))
 			return -1;
 		if (send_request(l, i))
@@ -379,7 +443,11 @@ static int closed_loop(struct loop *l)
 	uint64_t next = clock_now_ns();
 
 	for (uint64_t i = 0; i < r->total; i++) {
+		uint64_t prev = next;
+
 		next += r->gap_ns[i];
+		if (maybe_prequery(l, i, prev, next))
+			return -1;
 		if (wait_until(l, next))
 			return -1;
 		if (send_request(l, i))
@@ -414,7 +482,7 @@ static int loop_setup(struct loop *l)
 		return -1;
 	}
 	l->txbuf = calloc(1, PROTO_HDR_LEN + o->payload);
-	l->conns = calloc(o->connections, sizeof(*l->conns));
+	l->conns = calloc(o->connections + 1, sizeof(*l->conns));
 	if (!l->txbuf || !l->conns) {
 		fail(l->r, "out of memory");
 		return -1;
@@ -437,11 +505,33 @@ static int loop_setup(struct loop *l)
 			return -1;
 		}
 	}
+	if (o->prequery && o->prequery_port) {
+		/* One extra slot after the request connections. */
+		struct conn *c = &l->conns[o->connections];
+		int fd = net_connect(o->proto, o->host, o->prequery_port);
+
+		if (fd < 0) {
+			fail(l->r, "cannot connect to the pre-query port %s:%u: %s",
+			     o->host, o->prequery_port, strerror(-fd));
+			return -1;
+		}
+		c->fd = fd;
+		framer_init(&c->fr, PROTO_MAX_PAYLOAD);
+		ev.data.ptr = c;
+		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+			close(fd);
+			fail(l->r, "epoll_ctl: %s", strerror(errno));
+			return -1;
+		}
+		l->pq = c;
+	}
 	return 0;
 }
 
 static void loop_teardown(struct loop *l)
 {
+	if (l->pq)
+		close(l->pq->fd);
 	for (uint64_t i = 0; i < l->nconns; i++)
 		close(l->conns[i].fd);
 	if (l->sigfd >= 0)
@@ -463,6 +553,10 @@ void run_experiment(struct run *r)
 	l->r = r;
 	l->o = r->o;
 	l->epfd = l->sigfd = -1;
+	if (r->o->adaptive && hillclimb_init(&r->hc, &r->o->hc)) {
+		fail(r, "invalid adaptive pre-query settings");
+		goto out;
+	}
 	if (loop_setup(l))
 		goto out;
 	/* Start one millisecond from now so set-up costs do not count. */

@@ -70,7 +70,7 @@ sleep 0.5
 kill -INT $cpid; wait $cpid; rc=$?
 [ $rc -eq 1 ] || fail "SIGINT: client exit $rc"
 grep -q '"status": "interrupted"' "$TMP/int/summary.json" || fail "interrupted status"
-awk -F, 'NR > 1 && NF != 10 { exit 1 }' "$TMP/int/requests.csv" || fail "ragged CSV after SIGINT"
+awk -F, 'NR > 1 && NF != 11 { exit 1 }' "$TMP/int/requests.csv" || fail "ragged CSV after SIGINT"
 
 # Server SIGTERM: log flushed, one-line summary.
 stop_server

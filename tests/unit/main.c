@@ -11,6 +11,7 @@ int main(void)
 	Suite *(*const suites[])(void) = {
 		prng_suite, arrival_suite, hist_suite, proto_suite,
 		clock_suite, opt_suite, csv_suite, cstate_suite,
+		hillclimb_suite,
 	};
 	SRunner *sr = srunner_create(NULL);
 	int failed;

@@ -13,5 +13,6 @@ Suite *clock_suite(void);
 Suite *opt_suite(void);
 Suite *csv_suite(void);
 Suite *cstate_suite(void);
+Suite *hillclimb_suite(void);
 
 #endif
