@@ -17,6 +17,14 @@ for t in "${tests[@]}"; do
 	start=$(date +%s.%N)
 	bash "$t" >"$log" 2>&1
 	rc=$?
+	# A test must not leave wakebench processes behind.
+	sleep 0.1
+	left=$(pgrep -f "^$WB_BIN/wakebench-" || true)
+	if [ -n "$left" ]; then
+		echo "left running: $(ps -o args= -p $left | tr '\n' ';')" >> "$log"
+		kill $left 2>/dev/null
+		[ $rc -eq 0 ] && rc=1
+	fi
 	secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
 	case $rc in
 	0)  pass=$((pass + 1)); printf 'PASS %-28s %6.1fs\n' "$name" "$secs" ;;

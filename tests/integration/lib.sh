@@ -4,7 +4,11 @@ WB="$WB_BIN/wakebench"
 TMP=$(mktemp -d /tmp/wbtest.XXXXXX)
 SERVER_PID=
 cleanup() {
-	[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+	# Every background job of the test (servers, midtiers, clients), even
+	# when a check failed halfway.
+	local pids
+	pids=$(jobs -p)
+	[ -n "$pids" ] && kill $pids 2>/dev/null && wait $pids 2>/dev/null
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
