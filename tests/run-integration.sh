@@ -17,9 +17,13 @@ for t in "${tests[@]}"; do
 	start=$(date +%s.%N)
 	bash "$t" >"$log" 2>&1
 	rc=$?
-	# A test must not leave wakebench processes behind.
-	sleep 0.1
-	left=$(pgrep -f "^$WB_BIN/wakebench-" || true)
+	# A test must not leave wakebench processes behind (allow 2 s for
+	# the ones it just signalled to exit).
+	for _ in $(seq 20); do
+		left=$(pgrep -f "^$WB_BIN/wakebench-" || true)
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
 	if [ -n "$left" ]; then
 		echo "left running: $(ps -o args= -p $left | tr '\n' ';')" >> "$log"
 		kill $left 2>/dev/null
