@@ -20,7 +20,10 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
 CPPFLAGS += -std=gnu11 -D_GNU_SOURCE -Ilib -DWB_VERSION='"$(VERSION)"'
-LDLIBS += -lcpupower -lm -lpthread
+TRACE_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
+TRACE_LIBS := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null)
+CPPFLAGS += $(TRACE_CFLAGS)
+LDLIBS += $(TRACE_LIBS) -lcpupower -lm -lpthread
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
@@ -40,7 +43,8 @@ client_SRC := $(wildcard client/*.c)
 cstate_SRC := tracing/cstate.c
 snapshot_SRC := tracing/snapshot.c
 midtier_SRC := prequery/midtier.c
-PROGS := server client midtier cstate snapshot
+trace_SRC := tracing/trace.c tracing/record.c tracing/residency.c
+PROGS := server client midtier cstate snapshot trace
 PROG_BINS := $(PROGS:%=$(O)/bin/wakebench-%)
 SCRIPT_CMDS := $(patsubst scripts/wakebench-%,%,$(wildcard scripts/wakebench-*))
 SCRIPT_BINS := $(SCRIPT_CMDS:%=$(O)/bin/wakebench-%)

@@ -57,6 +57,8 @@ static void usage(void)
 "      --min-step-us US        adaptive step floor (default 3)\n"
 "      --max-lead-us US        adaptive upper bound (default 1000000)\n"
 "\n"
+"      --trace-markers         mark sends (\"wb send SEQ\", \"wb pq SEQ\") in the\n"
+"                              trace instance of 'wakebench trace record'\n"
 "      --cstates on|off|max-latency-us=N\n"
 "                          idle states for the run on --cpu (all CPUs without\n"
 "                          it), restored at exit; off and max-latency also hold\n"
@@ -78,7 +80,7 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 {
 	enum { O_PROTO = 256, O_SEED, O_WAIT, O_MARGIN, O_CONNS, O_SVC,
 	       O_PAYLOAD, O_CLOSED, O_TIMEOUT, O_LATE, O_CSTATES, O_LEAD, O_PQPORT,
-	       O_POLICY, O_WINDOW, O_STEP, O_MINSTEP, O_MAXLEAD };
+	       O_POLICY, O_WINDOW, O_STEP, O_MINSTEP, O_MAXLEAD, O_MARKERS };
 	static const struct option longopts[] = {
 		{ "server", required_argument, NULL, 's' },
 		{ "proto", required_argument, NULL, O_PROTO },
@@ -106,13 +108,14 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		{ "step-us", required_argument, NULL, O_STEP },
 		{ "min-step-us", required_argument, NULL, O_MINSTEP },
 		{ "max-lead-us", required_argument, NULL, O_MAXLEAD },
+		{ "trace-markers", no_argument, NULL, O_MARKERS },
 		{ "out", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int have_server = 0, have_interval = 0, have_rate = 0;
-	int have_requests = 0;
+	int have_requests = 0, idx = 0;
 	uint64_t v;
 	double d;
 	int c;
@@ -125,7 +128,7 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 	};
 	hillclimb_defaults(&o->hc);
 	while ((c = getopt_long(argc, argv, "s:d:i:r:n:D:w:c:o:qh", longopts,
-				NULL)) != -1) {
+				&idx)) != -1) {
 		switch (c) {
 		case 's':
 			if (opt_hostport(optarg, "127.0.0.1", o->host,
@@ -228,9 +231,7 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 			o->late_ns = (uint64_t)(d * 1e3);
 			break;
 		case O_CSTATES:
-			if (cstate_spec_parse(optarg, &o->cstates))
-				opt_usage(PROG, "invalid --cstates '%s' (on, off or max-latency-us=N)",
-					  optarg);
+			cstate_spec_opt(PROG, optarg, &o->cstates);
 			o->have_cstates = 1;
 			break;
 		case O_LEAD:
@@ -252,21 +253,16 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 					  optarg);
 			break;
 		case O_WINDOW:
-			if (opt_u64(optarg, 1, 100000000, &v))
-				opt_usage(PROG, "invalid --window '%s'", optarg);
-			o->hc.window = v;
-			break;
 		case O_STEP:
-			if (opt_double(optarg, 0.001, 1e7, &o->hc.step_us))
-				opt_usage(PROG, "invalid --step-us '%s'", optarg);
-			break;
 		case O_MINSTEP:
-			if (opt_double(optarg, 0.001, 1e7, &o->hc.min_step_us))
-				opt_usage(PROG, "invalid --min-step-us '%s'", optarg);
-			break;
 		case O_MAXLEAD:
-			if (opt_double(optarg, 0, 1e7, &o->hc.max_us))
-				opt_usage(PROG, "invalid --max-lead-us '%s'", optarg);
+			if (hillclimb_cfg_parse(&o->hc, (enum hillclimb_knob)(c - O_WINDOW),
+						optarg))
+				opt_usage(PROG, "invalid --%s '%s'", longopts[idx].name,
+					  optarg);
+			break;
+		case O_MARKERS:
+			o->trace_markers = 1;
 			break;
 		case 'o':
 			o->out_dir = optarg;
@@ -278,8 +274,7 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 			usage();
 			exit(0);
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", PROG);
-			exit(2);
+			opt_bad_option(PROG);
 		}
 	}
 	if (optind < argc)

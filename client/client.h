@@ -38,6 +38,7 @@ struct client_opts {
 	int adaptive;
 	double lead_us;		/* fixed lead, or the adaptive start */
 	uint16_t prequery_port;	/* 0: in-band on the request connection */
+	int trace_markers;
 	struct hillclimb_cfg hc;
 };
 

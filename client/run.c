@@ -19,6 +19,7 @@
 
 #include "client.h"
 #include "framer.h"
+#include "marker.h"
 #include "proto.h"
 
 /* Below this distance to a send time we stop polling and spin on the clock. */
@@ -36,6 +37,7 @@ struct loop {
 	struct conn *conns;
 	uint64_t nconns;
 	struct conn *pq;	/* pre-query connection, NULL: in-band */
+	int marker_fd;		/* trace_marker, or -1 */
 	int epfd, sigfd;
 	uint64_t oldest;	/* lowest seq that may still be outstanding */
 	uint64_t polls;
@@ -207,20 +209,18 @@ static int conn_drain(struct loop *l, struct conn *c)
 	struct run *r = l->r;
 
 	for (;;) {
-		ssize_t n = recv(c->fd, l->rx, sizeof(l->rx), MSG_DONTWAIT);
+		ssize_t n = net_read(c->fd, l->rx, sizeof(l->rx));
 		uint64_t now = clock_now_ns();
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == ECONNREFUSED) {
+		if (n == -EAGAIN)
+			return 0;
+		if (n == -ECONNREFUSED) {
 			fail(r, "server refused the datagram (is it running on %s:%u?)",
 			     l->o->host, l->o->port);
 			return -1;
 		}
-		if (n < 0 && errno == EAGAIN)
-			return 0;
 		if (n < 0) {
-			fail(r, "receive: %s", strerror(errno));
+			fail(r, "receive: %s", strerror((int)-n));
 			return -1;
 		}
 		if (n == 0) {
@@ -353,6 +353,8 @@ static int send_msg(struct loop *l, struct conn *c, uint8_t type,
 	m.client_send_ns = *sent_ns = clock_now_ns();
 	proto_encode(&m, l->txbuf);
 	err = net_send_all(c->fd, l->txbuf, len, l->o->timeout_ns);
+	if (!err && l->marker_fd >= 0)
+		marker_write(l->marker_fd, type == PROTO_REQUEST ? "send" : "pq", seq);
 	if (err) {
 		fail(l->r, "send %s %llu: %s", proto_type_name(type),
 		     (unsigned long long)seq, strerror(-err));
@@ -481,6 +483,15 @@ static int loop_setup(struct loop *l)
 		fail(l->r, "signalfd: %s", strerror(errno));
 		return -1;
 	}
+	if (o->trace_markers) {
+		l->marker_fd = marker_open(NULL);
+		if (l->marker_fd < 0) {
+			fail(l->r, "--trace-markers: %s", l->marker_fd == -ENOENT ?
+			     "no trace instance (run under 'wakebench trace record -- ...')" :
+			     strerror(-l->marker_fd));
+			return -1;
+		}
+	}
 	l->txbuf = calloc(1, PROTO_HDR_LEN + o->payload);
 	l->conns = calloc(o->connections + 1, sizeof(*l->conns));
 	if (!l->txbuf || !l->conns) {
@@ -536,6 +547,8 @@ static void loop_teardown(struct loop *l)
 		close(l->conns[i].fd);
 	if (l->sigfd >= 0)
 		close(l->sigfd);
+	if (l->marker_fd >= 0)
+		close(l->marker_fd);
 	if (l->epfd >= 0)
 		close(l->epfd);
 	free(l->conns);
@@ -552,7 +565,7 @@ void run_experiment(struct run *r)
 	}
 	l->r = r;
 	l->o = r->o;
-	l->epfd = l->sigfd = -1;
+	l->epfd = l->sigfd = l->marker_fd = -1;
 	if (r->o->adaptive && hillclimb_init(&r->hc, &r->o->hc)) {
 		fail(r, "invalid adaptive pre-query settings");
 		goto out;

@@ -124,3 +124,15 @@ int net_send_all(int fd, const void *buf, size_t len, uint64_t timeout_ns)
 	}
 	return 0;
 }
+
+ssize_t net_read(int fd, void *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = recv(fd, buf, len, MSG_DONTWAIT);
+
+		if (n >= 0)
+			return n;
+		if (errno != EINTR)
+			return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	}
+}

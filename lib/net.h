@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 enum net_proto {
 	NET_TCP,
@@ -34,5 +35,10 @@ int net_connect(enum net_proto proto, const char *host, uint16_t port);
  * timeout_ns. Returns 0 or -errno (-ETIMEDOUT). */
 int net_send_all(int fd, const void *buf, size_t len, uint64_t timeout_ns);
 int net_set_nonblock(int fd);
+/*
+ * One read from a non-blocking socket, EINTR retried: bytes read, 0 at
+ * end of stream, -EAGAIN when nothing is there, or another -errno.
+ */
+ssize_t net_read(int fd, void *buf, size_t len);
 
 #endif

@@ -105,6 +105,12 @@ void opt_usage(const char *prog, const char *fmt, ...)
 	exit(2);
 }
 
+void opt_bad_option(const char *prog)
+{
+	fprintf(stderr, "Try '%s --help'.\n", prog);
+	exit(2);
+}
+
 void opt_die(const char *prog, const char *fmt, ...)
 {
 	va_list ap;

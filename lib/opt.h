@@ -24,6 +24,9 @@ int opt_resolve(const char *host, uint16_t port, int socktype,
 /* Report "PROG: MSG" and "Try 'PROG --help'." on stderr, exit 2. */
 __attribute__((noreturn, format(printf, 2, 3)))
 void opt_usage(const char *prog, const char *fmt, ...);
+/* After getopt printed its own complaint: "Try 'PROG --help'.", exit 2. */
+__attribute__((noreturn))
+void opt_bad_option(const char *prog);
 /* Report "PROG: MSG" on stderr, exit 1 (runtime errors). */
 __attribute__((noreturn, format(printf, 2, 3)))
 void opt_die(const char *prog, const char *fmt, ...);

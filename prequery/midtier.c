@@ -194,14 +194,14 @@ static void parse_opts(struct mt_opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	int have_listen = 0, have_backend = 0, c;
+	int have_listen = 0, have_backend = 0, c, idx = 0;
 	uint64_t v;
 	double d;
 
 	*o = (struct mt_opts){ .bind = "127.0.0.1", .cpu = -1, .helper_cpu = -1,
 			       .timeout_ns = 1000000000ull, .max_conns = 1024 };
 	hillclimb_defaults(&o->hc);
-	while ((c = getopt_long(argc, argv, "l:b:B:c:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:b:B:c:qh", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'l':
 			if (opt_u64(optarg, 0, 65535, &v))
@@ -249,21 +249,13 @@ static void parse_opts(struct mt_opts *o, int argc, char **argv)
 			o->adaptive = o->prequery = 1;
 			break;
 		case O_WINDOW:
-			if (opt_u64(optarg, 1, 100000000, &v))
-				opt_usage(PROG, "invalid --window '%s'", optarg);
-			o->hc.window = v;
-			break;
 		case O_STEP:
-			if (opt_double(optarg, 0.001, 1e7, &o->hc.step_us))
-				opt_usage(PROG, "invalid --step-us '%s'", optarg);
-			break;
 		case O_MINSTEP:
-			if (opt_double(optarg, 0.001, 1e7, &o->hc.min_step_us))
-				opt_usage(PROG, "invalid --min-step-us '%s'", optarg);
-			break;
 		case O_MAXDELAY:
-			if (opt_double(optarg, 0, 1e7, &o->hc.max_us))
-				opt_usage(PROG, "invalid --max-delay-us '%s'", optarg);
+			if (hillclimb_cfg_parse(&o->hc, (enum hillclimb_knob)(c - O_WINDOW),
+						optarg))
+				opt_usage(PROG, "invalid --%s '%s'", longopts[idx].name,
+					  optarg);
 			break;
 		case O_WORK:
 			if (opt_double(optarg, 0, 6e7, &d))
@@ -290,9 +282,7 @@ static void parse_opts(struct mt_opts *o, int argc, char **argv)
 			o->port_file = optarg;
 			break;
 		case O_CSTATES:
-			if (cstate_spec_parse(optarg, &o->cstates))
-				opt_usage(PROG, "invalid --cstates '%s' (on, off or max-latency-us=N)",
-					  optarg);
+			cstate_spec_opt(PROG, optarg, &o->cstates);
 			o->have_cstates = 1;
 			break;
 		case 'q':
@@ -302,8 +292,7 @@ static void parse_opts(struct mt_opts *o, int argc, char **argv)
 			usage();
 			exit(0);
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", PROG);
-			exit(2);
+			opt_bad_option(PROG);
 		}
 	}
 	if (optind < argc)
@@ -562,15 +551,13 @@ static int on_backend_msg(const struct proto_msg *r, void *arg)
 static void backend_read(struct mt *m)
 {
 	for (;;) {
-		ssize_t n = read(m->backend.fd, m->rx, sizeof(m->rx));
+		ssize_t n = net_read(m->backend.fd, m->rx, sizeof(m->rx));
 		int ret;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (n == -EAGAIN)
 			return;
 		if (n <= 0) {
-			backend_down(m, n ? strerror(errno) : "closed the connection");
+			backend_down(m, n ? strerror((int)-n) : "closed the connection");
 			return;
 		}
 		m->rx_ns = clock_now_ns();
@@ -667,12 +654,10 @@ static void client_read(struct mt *m, struct ep *c)
 
 	for (;;) {
 		uint8_t buf[RX_BUF];
-		ssize_t n = read(c->fd, buf, sizeof(buf));
+		ssize_t n = net_read(c->fd, buf, sizeof(buf));
 		int ret;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (n == -EAGAIN)
 			return;
 		if (n <= 0) {
 			if (n < 0 || framer_partial(&c->fr))

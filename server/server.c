@@ -30,6 +30,7 @@
 #include "framer.h"
 #include "net.h"
 #include "opt.h"
+#include "marker.h"
 #include "proto.h"
 #include "snapshot.h"
 
@@ -72,6 +73,7 @@ struct server_opts {
 	int quiet;
 	int have_cstates;
 	struct cstate_spec cstates;
+	int trace_markers;
 	char *cmdline;
 };
 
@@ -89,6 +91,7 @@ struct server {
 	uint64_t nconns, next_id;
 	struct csv *log;
 	struct cstate_session *cs;
+	int marker_fd;		/* trace_marker, or -1 */
 	uint64_t rx_ns;		/* when the bytes being parsed were read */
 	int stop;		/* SIGINT or SIGTERM seen */
 	uint8_t rx[RX_BUF];
@@ -117,6 +120,8 @@ static void usage(void)
 "      --cstates on|off|max-latency-us=N\n"
 "                            idle states for the run on --cpu (all CPUs without\n"
 "                            it), restored at exit (see wakebench cstate)\n"
+"      --trace-markers       mark each message (\"wb recv SEQ\", \"wb pqrecv SEQ\")\n"
+"                            in the trace instance of 'wakebench trace record'\n"
 "      --port-file FILE      write the bound ports (\"PORT [PQPORT]\") once listening\n"
 "  -q, --quiet               no start-up line\n"
 "  -h, --help                this help\n"
@@ -127,7 +132,7 @@ static void usage(void)
 static void parse_opts(struct server_opts *o, int argc, char **argv)
 {
 	enum { O_PROTO = 256, O_BUSY, O_MAXSVC, O_MAXPAY, O_MAXCONN, O_IDLE,
-	       O_PORTFILE, O_CSTATES };
+	       O_PORTFILE, O_CSTATES, O_MARKERS };
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "prequery-port", required_argument, NULL, 'P' },
@@ -142,6 +147,7 @@ static void parse_opts(struct server_opts *o, int argc, char **argv)
 		{ "log", required_argument, NULL, 'l' },
 		{ "port-file", required_argument, NULL, O_PORTFILE },
 		{ "cstates", required_argument, NULL, O_CSTATES },
+		{ "trace-markers", no_argument, NULL, O_MARKERS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -217,10 +223,11 @@ static void parse_opts(struct server_opts *o, int argc, char **argv)
 			o->port_file = optarg;
 			break;
 		case O_CSTATES:
-			if (cstate_spec_parse(optarg, &o->cstates))
-				opt_usage(PROG, "invalid --cstates '%s' (on, off or max-latency-us=N)",
-					  optarg);
+			cstate_spec_opt(PROG, optarg, &o->cstates);
 			o->have_cstates = 1;
+			break;
+		case O_MARKERS:
+			o->trace_markers = 1;
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -229,8 +236,7 @@ static void parse_opts(struct server_opts *o, int argc, char **argv)
 			usage();
 			exit(0);
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", PROG);
-			exit(2);
+			opt_bad_option(PROG);
 		}
 	}
 	if (optind < argc)
@@ -281,6 +287,9 @@ static int serve_msg(struct server *s, struct endpoint *ep,
 	uint64_t service_ns = 0, send_ns = 0;
 	int want_reply;
 
+	if (s->marker_fd >= 0 && m->type <= PROTO_PREQUERY)
+		marker_write(s->marker_fd, m->type == PROTO_REQUEST ? "recv" :
+			     "pqrecv", m->seq);
 	switch (m->type) {
 	case PROTO_REQUEST:
 		s->st.requests++;
@@ -383,12 +392,10 @@ static void conn_read(struct server *s, struct endpoint *c)
 	struct stream_ctx ctx = { s, c };
 
 	for (;;) {
-		ssize_t n = read(c->fd, s->rx, sizeof(s->rx));
+		ssize_t n = net_read(c->fd, s->rx, sizeof(s->rx));
 		int ret;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (n == -EAGAIN)
 			return;
 		if (n <= 0) {
 			/* EOF mid-message: a truncated frame. */
@@ -541,6 +548,17 @@ static int setup(struct server *s, char **err)
 			return -1;
 		}
 		csv_header(s->log, "seq,type,recv_ns,send_ns,service_ns,conn");
+	}
+	s->marker_fd = -1;
+	if (o->trace_markers) {
+		s->marker_fd = marker_open(NULL);
+		if (s->marker_fd < 0) {
+			snprintf(msg, sizeof(msg), "--trace-markers: %s",
+				 s->marker_fd == -ENOENT ?
+				 "no trace instance (run under 'wakebench trace record -- ...')" :
+				 strerror(-s->marker_fd));
+			return -1;
+		}
 	}
 	if (o->have_cstates) {
 		s->cs = cstate_run_begin(&o->cstates, o->cpu, o->cmdline, msg,

@@ -111,8 +111,7 @@ static void parse(int argc, char **argv, struct cmd_opts *o, const char *verb)
 			usage();
 			exit(0);
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", PROG);
-			exit(2);
+			opt_bad_option(PROG);
 		}
 	}
 	o->states = argv + optind;

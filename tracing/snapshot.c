@@ -45,8 +45,7 @@ int main(int argc, char **argv)
 			       "Text by default; --json (or --out FILE) writes JSON.\n");
 			return 0;
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", PROG);
-			return 2;
+			opt_bad_option(PROG);
 		}
 	}
 	if (optind < argc)

@@ -11,7 +11,8 @@ int main(void)
 	Suite *(*const suites[])(void) = {
 		prng_suite, arrival_suite, hist_suite, proto_suite,
 		clock_suite, opt_suite, csv_suite, cstate_suite,
-		hillclimb_suite,
+		hillclimb_suite, timeline_suite, attrib_suite,
+		trace_suite,
 	};
 	SRunner *sr;
 	int failed;

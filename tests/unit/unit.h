@@ -14,5 +14,8 @@ Suite *opt_suite(void);
 Suite *csv_suite(void);
 Suite *cstate_suite(void);
 Suite *hillclimb_suite(void);
+Suite *timeline_suite(void);
+Suite *attrib_suite(void);
+Suite *trace_suite(void);
 
 #endif

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "clock.h"
+#include "residency.h"
+#include "sysfs.h"
+
+int residency_parse_proc_stat(const char *text, struct res_cpu *cpus,
+			      int ncpus)
+{
+	int found = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		unsigned long long v[10] = { 0 };
+		int cpu, n;
+
+		if (strncmp(p, "cpu", 3) || p[3] < '0' || p[3] > '9')
+			continue;
+		n = sscanf(p, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7], &v[8], &v[9]);
+		if (n < 5 || cpu < 0 || cpu >= ncpus)
+			continue;
+		/* user nice system idle iowait irq softirq steal guest guest_nice;
+		 * guest time is already inside user/nice. */
+		cpus[cpu].proc_idle = v[3] + v[4];
+		cpus[cpu].proc_total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] +
+				       v[6] + v[7];
+		found++;
+	}
+	return found;
+}
+
+int residency_snap(struct res_snap *s)
+{
+	char *text = malloc(1 << 20);
+	int ret = 0;
+
+	s->ncpus = idlestate_cpu_count();
+	if (s->ncpus < 1)
+		s->ncpus = 1;
+	s->cpu = calloc((size_t)s->ncpus, sizeof(*s->cpu));
+	if (!s->cpu || !text) {
+		free(text);
+		return -ENOMEM;
+	}
+	for (int c = 0; c < s->ncpus; c++) {
+		struct res_cpu *rc = &s->cpu[c];
+		int n = idlestate_count((unsigned int)c);
+
+		rc->nstates = n < RES_MAX_STATES ? n : RES_MAX_STATES;
+		for (int i = 0; i < rc->nstates; i++) {
+			struct idlestate st;
+
+			if (idlestate_get((unsigned int)c, (unsigned int)i, &st))
+				continue;
+			snprintf(rc->name[i], sizeof(rc->name[i]), "%s", st.name);
+			rc->usage[i] = st.usage;
+			rc->time_us[i] = st.time_us;
+		}
+	}
+	if (file_read("/proc/stat", text, 1 << 20) >= 0)
+		residency_parse_proc_stat(text, s->cpu, s->ncpus);
+	else
+		ret = -errno;
+	s->at_ns = clock_now_ns();
+	free(text);
+	return ret;
+}
+
+void residency_free(struct res_snap *s)
+{
+	free(s->cpu);
+	s->cpu = NULL;
+}
+
+int residency_diff(const struct res_snap *a, const struct res_snap *b,
+		   struct res_row *rows, int max)
+{
+	double wall_us = (b->at_ns - a->at_ns) / 1e3;
+	int k = 0;
+
+	for (int c = 0; c < a->ncpus && c < b->ncpus; c++) {
+		const struct res_cpu *x = &a->cpu[c], *y = &b->cpu[c];
+		double idle_pct = 0;
+
+		if (x->nstates && x->nstates == y->nstates) {
+			for (int i = 0; i < x->nstates && k < max; i++) {
+				struct res_row *r = &rows[k++];
+
+				*r = (struct res_row){ .cpu = c, .source = "cpuidle" };
+				snprintf(r->state, sizeof(r->state), "%s", x->name[i]);
+				r->usage = y->usage[i] - x->usage[i];
+				r->time_us = y->time_us[i] - x->time_us[i];
+				r->percent = wall_us > 0 ? 100.0 * r->time_us / wall_us : 0;
+				idle_pct += r->percent;
+			}
+			if (k < max)
+				rows[k++] = (struct res_row){
+					.cpu = c, .state = "C0", .source = "cpuidle",
+					.percent = idle_pct < 100 ? 100 - idle_pct : 0,
+					.time_us = (uint64_t)(wall_us * (100 - idle_pct) / 100),
+				};
+			continue;
+		}
+		/* No cpuidle states: scheduler idle time from /proc/stat. */
+		uint64_t idle = y->proc_idle - x->proc_idle;
+		uint64_t total = y->proc_total - x->proc_total;
+		double pct = total ? 100.0 * idle / total : 0;
+
+		if (k < max)
+			rows[k++] = (struct res_row){ .cpu = c, .state = "idle",
+				.percent = pct, .source = "proc-stat",
+				.time_us = (uint64_t)(wall_us * pct / 100) };
+		if (k < max)
+			rows[k++] = (struct res_row){ .cpu = c, .state = "C0",
+				.percent = 100 - pct, .source = "proc-stat",
+				.time_us = (uint64_t)(wall_us * (100 - pct) / 100) };
+	}
+	return k;
+}

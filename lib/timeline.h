@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * timeline: per-CPU C-state intervals and IRQ samples built from a stream
+ * of trace events (DESIGN.md "Tracing").
+ *
+ * power:cpu_idle state=N is entry into idle state N; state=4294967295 is
+ * the exit to C0. Before a CPU's first event its state is unknown and is
+ * reported as such, never guessed; a first event that is an exit closes
+ * an idle period of unknown depth. The last interval of every CPU is
+ * closed at trace end. Events must come in time order per CPU; CPUs may
+ * interleave in any order.
+ */
+#ifndef WB_TIMELINE_H
+#define WB_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TL_EXIT 4294967295u	/* cpu_idle state of an exit to C0 */
+#define TL_C0 (-1)
+#define TL_UNKNOWN (-2)
+
+enum tl_type {
+	TL_IDLE,		/* arg: state, or TL_EXIT */
+	TL_IRQ_ENTRY,		/* arg: irq number, str: handler name */
+	TL_IRQ_EXIT,		/* arg: irq number */
+	TL_MARKER,		/* str: text written to trace_marker */
+};
+
+struct tl_event {
+	uint64_t ts;
+	uint32_t cpu;
+	enum tl_type type;
+	uint32_t arg;
+	const char *str;
+};
+
+struct tl_interval {
+	uint64_t start, end;
+	int32_t state;		/* TL_C0, TL_UNKNOWN or an idle state index */
+};
+
+/* One interrupt: when it came, and the time since the previous one of
+ * the same IRQ number (0 for the first). */
+struct tl_irq {
+	uint64_t ts;
+	uint64_t since_prev_ns;
+	uint64_t handler_ns;	/* entry to exit, 0 if no exit was seen */
+	uint32_t cpu, irq;
+	uint32_t name;		/* index into the name table */
+};
+
+struct tl_marker {
+	uint64_t ts;
+	uint32_t cpu;
+	uint32_t text;		/* index into the string table */
+};
+
+struct tl_residency {
+	int32_t state;
+	uint64_t time_ns;
+	uint64_t entries;
+};
+
+struct timeline;
+
+struct timeline *timeline_new(uint32_t ncpus, uint64_t start_ns);
+void timeline_free(struct timeline *t);
+/*
+ * Adds one event. Returns 0, -EINVAL for a CPU out of range or an event
+ * older than the last one of its CPU (counted, skipped), -ENOMEM.
+ */
+int timeline_add(struct timeline *t, const struct tl_event *e);
+/* Closes every CPU's last interval at end_ns. */
+void timeline_finish(struct timeline *t, uint64_t end_ns);
+
+uint32_t timeline_ncpus(const struct timeline *t);
+uint64_t timeline_start(const struct timeline *t);
+uint64_t timeline_end(const struct timeline *t);
+uint64_t timeline_rejected(const struct timeline *t);
+const struct tl_interval *timeline_intervals(const struct timeline *t,
+					     uint32_t cpu, size_t *n);
+/* The interval of cpu containing ts (start <= ts < end), or NULL. */
+const struct tl_interval *timeline_at(const struct timeline *t, uint32_t cpu,
+				      uint64_t ts);
+/*
+ * Residency of cpu over [from, to) (0, UINT64_MAX: the whole trace): one
+ * row per state seen (C0 and unknown included), sorted by state; returns
+ * the number of rows written to out (at most max). Times sum to the
+ * window's length within the trace.
+ */
+size_t timeline_residency(const struct timeline *t, uint32_t cpu,
+			  uint64_t from, uint64_t to,
+			  struct tl_residency *out, size_t max);
+const struct tl_irq *timeline_irqs(const struct timeline *t, size_t *n);
+const struct tl_marker *timeline_markers(const struct timeline *t, size_t *n);
+const char *timeline_string(const struct timeline *t, uint32_t idx);
+
+#endif

@@ -1,0 +1,116 @@
+# wakebench trace on the real kernel (root, tracefs): a loopback run of
+# server + client with markers, checked against the timeline; residency
+# from the trace against /proc/stat or cpuidle counters over the same
+# window; the instance removed on every way out.
+. "$(dirname "$0")/lib.sh"
+need_root
+T=/sys/kernel/tracing
+[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null
+[ -d $T/events/power/cpu_idle ] || skip "no tracefs with power:cpu_idle here"
+instances() { ls $T/instances | grep -c '^wakebench-' || true; }
+[ "$(instances)" = 0 ] || fail "a wakebench instance exists before the test"
+# The server CPU must be one whose idle loop emits power:cpu_idle (on this
+# VM only CPU 0 does); WB_TRACE_CPU overrides.
+SCPU=${WB_TRACE_CPU:-0}
+CCPU=$(($(nproc) - 1)); [ "$CCPU" = "$SCPU" ] && CCPU=0
+N=1000
+
+cat > "$TMP/run.sh" <<EOS
+"$WB" server --port 0 --port-file "$TMP/port" --cpu $SCPU --trace-markers --log "$TMP/server.csv" -q &
+spid=\$!
+while [ ! -s "$TMP/port" ]; do sleep 0.02; done
+read -r port < "$TMP/port"
+"$WB" client --server 127.0.0.1:\$port --cpu $CCPU --interval-us 2000 --requests $N \
+	--prequery-lead-us 30 --trace-markers --out "$TMP/client" -q &
+cpid=\$!
+sleep 0.5
+"$WB" trace residency --duration 1 --out "$TMP/res.csv" > /dev/null
+wait \$cpid; rc=\$?
+kill \$spid; wait \$spid
+exit \$rc
+EOS
+"$WB" trace record --out "$TMP/tr" -- bash "$TMP/run.sh" || fail "record around the run"
+[ "$(instances)" = 0 ] || fail "instance left behind"
+grep -q '^clock mono' "$TMP/tr/meta.txt" || fail "meta.txt clock"
+grep -q "^state $SCPU " "$TMP/tr/meta.txt" || fail "meta.txt idle state names"
+"$WB" trace timeline "$TMP/tr" > "$TMP/timeline.out" || fail "timeline"
+cs="$TMP/tr/cstate-cpu$SCPU.csv"
+[ "$(head -1 "$cs")" = "Sample #,Continuous Time (ms),C-State,Duration (ms)" ] || fail "C-state CSV header"
+[ "$(head -1 "$TMP/tr/irq.csv")" = "Sample #,Continuous Time (ms),IRQ No,Interface,Duration (ms),CPU,Handler (ms)" ] \
+	|| fail "IRQ CSV header"
+# Idle intervals between requests on the server CPU.
+idle=$(awk -F, 'NR > 1 && $3 != "C0" && $3 != "unknown"' "$cs" | wc -l)
+[ "$idle" -ge $((N / 2)) ] || fail "only $idle idle intervals on cpu$SCPU for $N requests"
+# Residency sums to 100 % per CPU.
+awk -F, 'NR > 1 { s[$1] += $3 } END { for (c in s) if (s[c] < 99.99 || s[c] > 100.01) exit 1 }' \
+	"$TMP/tr/residency.csv" || fail "residency does not sum to 100"
+# Every request marker ("wb recv SEQ") falls inside C0 on the server CPU.
+start=$(awk '$1 == "start_ns" { print $2 }' "$TMP/tr/meta.txt")
+awk -F, -v start="$start" -v cpu="$SCPU" '
+	FNR == 1 { file++; next }
+	file == 1 { n++; e[n] = $2 * 1e6; d[n] = $4 * 1e6; st[n] = $3; next }
+	$3 ~ /^wb recv / && $2 == cpu {
+		t = $1 - start; lo = 1; hi = n
+		while (lo < hi) { mid = int((lo + hi) / 2); if (e[mid] <= t) lo = mid + 1; else hi = mid }
+		if (st[lo] != "C0") { bad++; printf("marker at %.0f ns in %s\n", t, st[lo]) > "/dev/stderr" }
+		m++
+	}
+	END { if (m < '$N' || bad) exit 1 }' "$cs" "$TMP/tr/markers.csv" || fail "request markers outside C0 (or missing)"
+grep -c 'wb send ' "$TMP/tr/markers.csv" | grep -q "^$N$" || fail "client send markers"
+# Residency from the trace and from counters over the same window.
+from=$(awk -F, 'NR == 2 { print $7 }' "$TMP/res.csv")
+to=$(awk -F, 'NR == 2 { print $8 }' "$TMP/res.csv")
+"$WB" trace timeline "$TMP/tr" --cpus $SCPU --from-ns "$from" --to-ns "$to" > /dev/null || fail "windowed timeline"
+trace_c0=$(awk -F, -v c=$SCPU 'NR > 1 && $1 == c && $2 == "C0" { print $3 }' "$TMP/tr/residency.csv")
+count_c0=$(awk -F, -v c=$SCPU 'NR > 1 && $1 == c && $2 == "C0" { print $3 }' "$TMP/res.csv")
+echo "C0 on cpu$SCPU over the same window: trace $trace_c0 %, counters $count_c0 %"
+approx "$trace_c0" "$count_c0" 2 || fail "trace C0 $trace_c0 % vs counters $count_c0 %: more than 2 points apart"
+# Attribution from the server log and from the markers.
+"$WB" trace attribute "$TMP/tr" --requests "$TMP/server.csv" --cpu $SCPU \
+	--client "$TMP/client/requests.csv" > "$TMP/attr.out" || fail "attribute"
+[ "$(($(wc -l < "$TMP/tr/attribution.csv") - 1))" = $N ] || fail "attribution rows"
+grep -q '^state,' "$TMP/tr/attribution-summary.csv" || fail "attribution summary"
+grep -q '^prequery_woke,yes' "$TMP/tr/attribution-summary.csv" || fail "no request counted as woken by its pre-query"
+"$WB" trace attribute "$TMP/tr" --requests markers > /dev/null || fail "attribute from markers"
+
+# SIGINT ends a --duration recording cleanly; a failing command's status
+# comes back; both remove the instance.
+"$WB" trace record --out "$TMP/int" --duration 30 2>/dev/null &
+pid=$!
+wait_for '[ "$(instances)" = 1 ]' || fail "instance not created"
+sleep 0.3
+kill -INT $pid; wait $pid || fail "SIGINT: exit $?"
+[ "$(instances)" = 0 ] || fail "SIGINT left the instance"
+grep -q '^end_ns ' "$TMP/int/meta.txt" || fail "SIGINT: meta.txt incomplete"
+"$WB" trace timeline "$TMP/int" > /dev/null || fail "SIGINT: trace not readable"
+"$WB" trace record --out "$TMP/fail" -- sh -c 'exit 7' 2>/dev/null
+[ $? = 7 ] || fail "failing command's status not passed on"
+[ "$(instances)" = 0 ] || fail "failing command left the instance"
+"$WB" trace record --out "$TMP/term" -- sleep 30 2>/dev/null &
+pid=$!
+wait_for '[ "$(instances)" = 1 ]' || fail "instance not created (2)"
+kill -TERM $pid; wait $pid
+[ "$(instances)" = 0 ] || fail "SIGTERM left the instance"
+
+# Bad input.
+"$WB" trace record --duration 1 2>/dev/null; [ $? = 2 ] || fail "record without --out"
+"$WB" trace record --out "$TMP/x" 2>/dev/null; [ $? = 2 ] || fail "record without duration or command"
+"$WB" trace record --out "$TMP/x" --events nocolon --duration 1 2>/dev/null; [ $? = 2 ] || fail "bad --events"
+out=$("$WB" trace timeline "$TMP" 2>&1); [ $? = 1 ] || fail "timeline on a non-trace dir"
+echo "$out" | grep -q 'meta.txt' || fail "timeline error message: $out"
+"$WB" trace attribute "$TMP/tr" --requests "$TMP/server.csv" 2>/dev/null; [ $? = 2 ] || fail "attribute without --cpu"
+"$WB" trace bogus 2>/dev/null; [ $? = 2 ] || fail "unknown trace command"
+if command -v setpriv >/dev/null; then
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$WB" trace record --out /tmp/wb-nobody --duration 1 2>&1)
+	[ $? = 1 ] && echo "$out" | grep -q 'needs root' || fail "unprivileged record: $out"
+fi
+[ "$(instances)" = 0 ] || fail "instances left at the end"
+
+# turbostat: runs where it can, otherwise says why and falls back.
+out=$("$WB" trace turbostat --out "$TMP/ts" --duration 0.3 2>&1) || fail "turbostat wrapper: $out"
+if [ -s "$TMP/ts/turbostat.csv" ]; then
+	head -1 "$TMP/ts/turbostat.csv" | grep -q '^sample,' || fail "turbostat.csv header"
+else
+	echo "$out" | grep -q 'turbostat cannot run here' || fail "no fallback message: $out"
+	[ -s "$TMP/ts/residency.csv" ] || fail "no fallback residency"
+fi

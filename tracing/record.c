@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakebench trace record: its own tracefs instance (never the top-level
+ * buffer), trace_clock mono, power:cpu_idle + irq handler events + user
+ * markers, per-CPU ring-buffer pages streamed to DIR as they fill. The
+ * instance is destroyed on every way out: normal end, SIGINT/SIGTERM,
+ * a failing command, an error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "clock.h"
+#include "cpu.h"
+#include "idlestate.h"
+#include "opt.h"
+#include "trace.h"
+
+struct rec {
+	struct tracefs_instance *inst;
+	char name[64];
+	int ncpus;
+	struct tracefs_cpu **tcpu;
+	int *fds;
+	void *page;
+	int subbuf;
+	uint64_t pages;
+};
+
+static struct rec *live;	/* for the exit and signal paths */
+
+static void destroy_instance(void)
+{
+	if (!live || !live->inst)
+		return;
+	tracefs_trace_off(live->inst);
+	tracefs_instance_destroy(live->inst);
+	tracefs_instance_free(live->inst);
+	live->inst = NULL;
+}
+
+static void on_fatal_signal(int sig)
+{
+	/* Only reached before the recording loop takes the signals over. */
+	destroy_instance();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static const char *const default_events[] = {
+	"power:cpu_idle", "irq:irq_handler_entry", "irq:irq_handler_exit", NULL,
+};
+
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[8192];
+	int in = open(src, O_RDONLY | O_CLOEXEC), out, ret = 0;
+	ssize_t n;
+
+	if (in < 0)
+		return -errno;
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		ret = -errno;
+		close(in);
+		return ret;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			ret = -EIO;
+			break;
+		}
+	if (n < 0)
+		ret = -errno;
+	close(in);
+	if (close(out) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/* formats/header_page and formats/SYS/EVENT/format for each event. */
+static int save_formats(const char *out, char **events, int nevents)
+{
+	const char *tdir = tracefs_tracing_dir();
+	char src[4096], dst[4096];
+	int ret;
+
+	snprintf(dst, sizeof(dst), "%s/formats", out);
+	mkdir(dst, 0755);
+	snprintf(src, sizeof(src), "%s/events/header_page", tdir);
+	snprintf(dst, sizeof(dst), "%s/formats/header_page", out);
+	ret = copy_file(src, dst);
+	if (ret)
+		return ret;
+	for (int i = 0; i <= nevents; i++) {
+		/* ftrace:print carries the markers; always saved. */
+		const char *ev = i < nevents ? events[i] : "ftrace:print";
+		char sys[64], name[64];
+
+		if (sscanf(ev, "%63[^:]:%63s", sys, name) != 2)
+			return -EINVAL;
+		snprintf(dst, sizeof(dst), "%s/formats/%s", out, sys);
+		mkdir(dst, 0755);
+		snprintf(dst, sizeof(dst), "%s/formats/%s/%s", out, sys, name);
+		mkdir(dst, 0755);
+		snprintf(src, sizeof(src), "%s/events/%s/%s/format", tdir, sys, name);
+		snprintf(dst, sizeof(dst), "%s/formats/%s/%s/format", out, sys, name);
+		ret = copy_file(src, dst);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Drains every CPU's full pages (all of them with flush). */
+static int drain(struct rec *r, int flush)
+{
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		if (!r->tcpu[cpu])
+			continue;
+		for (;;) {
+			int n = flush ? tracefs_cpu_flush(r->tcpu[cpu], r->page) :
+				tracefs_cpu_read(r->tcpu[cpu], r->page, true);
+
+			if (n <= 0)
+				break;
+			/* Short flushes are padded to a whole sub-buffer. */
+			if (n < r->subbuf)
+				memset((char *)r->page + n, 0, (size_t)(r->subbuf - n));
+			if (write(r->fds[cpu], r->page, (size_t)r->subbuf) != r->subbuf)
+				return -EIO;
+			r->pages++;
+		}
+	}
+	return 0;
+}
+
+static void write_meta(const char *out, struct rec *r, uint64_t start,
+		       uint64_t end, char **events, int nevents,
+		       const char *cmdline, int buffer_kb)
+{
+	char path[4096], drv[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/meta.txt", out);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	idlestate_driver(drv, sizeof(drv));
+	fprintf(f, "wakebench-trace 1\nversion %s\nclock mono\nncpus %d\n"
+		"start_ns %llu\nend_ns %llu\nsubbuf_size %d\nbuffer_kb %d\n"
+		"instance %s\nidle_driver %s\npages %llu\n", WB_VERSION,
+		r->ncpus, (unsigned long long)start, (unsigned long long)end,
+		r->subbuf, buffer_kb, r->name, drv,
+		(unsigned long long)r->pages);
+	fprintf(f, "events");
+	for (int i = 0; i < nevents; i++)
+		fprintf(f, " %s", events[i]);
+	fprintf(f, " ftrace:print\ncommand %s\n", cmdline);
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		int n = idlestate_count((unsigned int)cpu);
+		char stats_name[64], *stats;
+		unsigned long long overrun = 0, dropped = 0;
+
+		for (int i = 0; i < n; i++) {
+			struct idlestate st;
+
+			if (!idlestate_get((unsigned int)cpu, (unsigned int)i, &st))
+				fprintf(f, "state %d %d %s\n", cpu, i, st.name);
+		}
+		/* No cpuidle driver: the kernel's default idle reports state 1. */
+		if (!n)
+			fprintf(f, "state %d 1 default-idle\n", cpu);
+		snprintf(stats_name, sizeof(stats_name), "per_cpu/cpu%d/stats", cpu);
+		stats = r->inst ? tracefs_instance_file_read(r->inst, stats_name, NULL) :
+			NULL;
+		if (stats) {
+			char *p = strstr(stats, "overrun:");
+
+			if (p)
+				overrun = strtoull(p + 8, NULL, 10);
+			p = strstr(stats, "dropped events:");
+			if (p)
+				dropped = strtoull(p + 15, NULL, 10);
+			free(stats);
+		}
+		fprintf(f, "missed %d %llu %llu\n", cpu, overrun, dropped);
+	}
+	fclose(f);
+}
+
+int trace_record(int argc, char **argv, int full_argc, char **full_argv)
+{
+	enum { O_EVENTS = 256, O_BUFKB, O_DURATION };
+	static const struct option longopts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "events", required_argument, NULL, O_EVENTS },
+		{ "buffer-kb", required_argument, NULL, O_BUFKB },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *out = NULL;
+	char *events[32], *evlist = NULL, **cmd = NULL, *cmdline;
+	unsigned char *mask = NULL;
+	int nevents = 0, c, rc = 1, buffer_kb = 4096, sig = 0;
+	double duration = 0;
+	uint64_t v, start, end;
+	struct rec r = { 0 };
+	pid_t child = -1;
+	sigset_t stopset, old;
+
+	/* The command line is taken whole before "--" is cut off. */
+	cmdline = opt_cmdline(full_argc, full_argv);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			cmd = argv + i + 1;
+			argc = i;
+			break;
+		}
+	}
+	r.ncpus = cpu_count();
+	while ((c = getopt_long(argc, argv, "o:c:D:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'c':
+			free(mask);
+			mask = calloc((size_t)r.ncpus, 1);
+			if (!mask || cpu_parse_list(optarg, mask, r.ncpus) < 0)
+				opt_usage(TRACE_PROG, "invalid --cpus '%s' (CPUs 0-%d)",
+					  optarg, r.ncpus - 1);
+			break;
+		case O_EVENTS:
+			evlist = optarg;
+			break;
+		case O_BUFKB:
+			if (opt_u64(optarg, 4, 1 << 22, &v))
+				opt_usage(TRACE_PROG, "invalid --buffer-kb '%s'", optarg);
+			buffer_kb = (int)v;
+			break;
+		case 'D':
+			if (opt_double(optarg, 0.001, 1e6, &duration))
+				opt_usage(TRACE_PROG, "invalid --duration '%s' (seconds)", optarg);
+			break;
+		case 'h':
+			trace_usage();
+			exit(0);
+		default:
+			opt_bad_option(TRACE_PROG);
+		}
+	}
+	if (!out)
+		opt_usage(TRACE_PROG, "record needs --out DIR");
+	if (optind < argc)
+		opt_usage(TRACE_PROG, "unexpected argument '%s' (a command goes after --)",
+			  argv[optind]);
+	if ((duration > 0) == (cmd != NULL))
+		opt_usage(TRACE_PROG, "record needs --duration S or -- COMMAND (one of them)");
+	if (cmd && !cmd[0])
+		opt_usage(TRACE_PROG, "nothing after '--'");
+	for (int i = 0; default_events[i]; i++)
+		events[nevents++] = (char *)default_events[i];
+	if (evlist) {
+		/* Extra events, e.g. irq:softirq_entry,sched:sched_wakeup. */
+		for (char *tok = strtok(evlist, ","); tok && nevents < 30;
+		     tok = strtok(NULL, ",")) {
+			if (!strchr(tok, ':'))
+				opt_usage(TRACE_PROG, "invalid event '%s' (SYSTEM:EVENT)", tok);
+			events[nevents++] = tok;
+		}
+	}
+	if (getuid() != 0 && geteuid() != 0)
+		opt_die(TRACE_PROG, "record needs root (tracefs instances are root-only)");
+	if (!tracefs_tracing_dir_is_mounted(true, NULL) && !tracefs_tracing_dir())
+		opt_die(TRACE_PROG, "tracefs is not mounted and could not be mounted");
+	if (mkdir(out, 0755) && errno != EEXIST)
+		opt_die(TRACE_PROG, "cannot create %s: %s", out, strerror(errno));
+
+	snprintf(r.name, sizeof(r.name), "wakebench-%d", (int)getpid());
+	live = &r;
+	atexit(destroy_instance);
+	signal(SIGINT, on_fatal_signal);
+	signal(SIGTERM, on_fatal_signal);
+	signal(SIGHUP, on_fatal_signal);
+	r.inst = tracefs_instance_create(r.name);
+	if (!r.inst)
+		opt_die(TRACE_PROG, "cannot create tracefs instance %s: %s", r.name,
+			strerror(errno));
+	if (tracefs_instance_file_write(r.inst, "trace_clock", "mono") < 0)
+		opt_die(TRACE_PROG, "this kernel has no 'mono' trace clock");
+	tracefs_trace_off(r.inst);
+	if (tracefs_instance_set_buffer_size(r.inst, (size_t)buffer_kb, -1) < 0)
+		opt_die(TRACE_PROG, "cannot set the buffer to %d KB per CPU", buffer_kb);
+	if (mask) {
+		char cpumask[64];
+		unsigned long long bits = 0;
+
+		for (int i = 0; i < r.ncpus && i < 64; i++)
+			if (mask[i])
+				bits |= 1ull << i;
+		snprintf(cpumask, sizeof(cpumask), "%llx", bits);
+		tracefs_instance_file_write(r.inst, "tracing_cpumask", cpumask);
+	}
+	for (int i = 0; i < nevents; i++) {
+		char sys[64], name[64];
+
+		sscanf(events[i], "%63[^:]:%63s", sys, name);
+		if (tracefs_event_enable(r.inst, sys, name))
+			opt_die(TRACE_PROG, "no event %s on this kernel", events[i]);
+	}
+	if (save_formats(out, events, nevents))
+		opt_die(TRACE_PROG, "cannot save the event formats into %s", out);
+	r.tcpu = calloc((size_t)r.ncpus, sizeof(*r.tcpu));
+	r.fds = calloc((size_t)r.ncpus, sizeof(*r.fds));
+	if (!r.tcpu || !r.fds)
+		opt_die(TRACE_PROG, "out of memory");
+	for (int cpu = 0; cpu < r.ncpus; cpu++) {
+		char path[4096];
+
+		r.fds[cpu] = -1;
+		if (mask && !mask[cpu])
+			continue;
+		r.tcpu[cpu] = tracefs_cpu_open(r.inst, cpu, true);
+		snprintf(path, sizeof(path), "%s/cpu%d.raw", out, cpu);
+		r.fds[cpu] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (!r.tcpu[cpu] || r.fds[cpu] < 0)
+			opt_die(TRACE_PROG, "cannot open CPU %d's buffer or %s", cpu, path);
+		r.subbuf = tracefs_cpu_read_size(r.tcpu[cpu]);
+	}
+	if (r.subbuf <= 0 || !(r.page = malloc((size_t)r.subbuf)))
+		opt_die(TRACE_PROG, "cannot size the ring-buffer pages");
+
+	/* From here the loop owns SIGINT/SIGTERM/SIGHUP. */
+	sigemptyset(&stopset);
+	sigaddset(&stopset, SIGINT);
+	sigaddset(&stopset, SIGTERM);
+	sigaddset(&stopset, SIGHUP);
+	sigaddset(&stopset, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &stopset, &old);
+	start = clock_now_ns();
+	tracefs_trace_on(r.inst);
+	if (cmd) {
+		child = fork();
+		if (child == 0) {
+			/* The command (and the servers it starts) find the
+			 * instance for their markers here. */
+			setenv("WAKEBENCH_TRACE_INSTANCE", r.name, 1);
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			execvp(cmd[0], cmd);
+			fprintf(stderr, "%s: cannot run %s: %s\n", TRACE_PROG,
+				cmd[0], strerror(errno));
+			_exit(127);
+		}
+	}
+	rc = 0;
+	for (;;) {
+		struct timespec ts = { 0, 50000000 };	/* drain every 50 ms */
+		int s = sigtimedwait(&stopset, NULL, &ts);
+		int status;
+
+		if (drain(&r, 0)) {
+			fprintf(stderr, "%s: writing %s: %s\n", TRACE_PROG, out,
+				strerror(EIO));
+			rc = 1;
+			break;
+		}
+		if (s == SIGINT || s == SIGTERM || s == SIGHUP) {
+			sig = s;
+			if (child > 0) {
+				kill(child, s);
+				continue;	/* stop when the command has */
+			}
+			break;
+		}
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			rc = WIFEXITED(status) ? WEXITSTATUS(status) :
+			     128 + WTERMSIG(status);
+			break;
+		}
+		if (!cmd && clock_now_ns() - start >= (uint64_t)(duration * 1e9))
+			break;
+	}
+	tracefs_trace_off(r.inst);
+	end = clock_now_ns();
+	for (int cpu = 0; cpu < r.ncpus; cpu++)
+		if (r.tcpu[cpu])
+			tracefs_cpu_stop(r.tcpu[cpu]);
+	if (drain(&r, 1))
+		rc = rc ? rc : 1;
+	write_meta(out, &r, start, end, events, nevents, cmdline, buffer_kb);
+	for (int cpu = 0; cpu < r.ncpus; cpu++) {
+		if (r.tcpu[cpu])
+			tracefs_cpu_close(r.tcpu[cpu]);
+		if (r.fds[cpu] >= 0 && close(r.fds[cpu]))
+			rc = rc ? rc : 1;
+	}
+	destroy_instance();
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	fprintf(stderr, "%s: %llu pages (%d KB each) in %s, %.3f s%s\n",
+		TRACE_PROG, (unsigned long long)r.pages, r.subbuf / 1024, out,
+		(end - start) / 1e9, sig ? " (interrupted)" : "");
+	free(r.page);
+	free(r.tcpu);
+	free(r.fds);
+	free(mask);
+	free(cmdline);
+	live = NULL;
+	if (sig && !cmd)
+		return 0;	/* Ctrl-C is how a duration-less user stops early */
+	return rc;
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/* wakebench trace residency / turbostat: residency without tracing. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu.h"
+#include "csv.h"
+#include "opt.h"
+#include "residency.h"
+#include "runcmd.h"
+#include "trace.h"
+#include "turbostat.h"
+
+struct window {
+	double duration;
+	char **cmd;
+};
+
+/* Splits "-- COMMAND" off argv; returns the new argc. */
+static int split_cmd(int argc, char **argv, struct window *w)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			w->cmd = argv + i + 1;
+			if (!w->cmd[0])
+				opt_usage(TRACE_PROG, "nothing after '--'");
+			return i;
+		}
+	}
+	return argc;
+}
+
+/* Runs the window: the command, or a sleep of the duration. */
+static int run_window(const struct window *w)
+{
+	int sig;
+
+	if (w->cmd)
+		return runcmd_run(w->cmd, &sig);
+	struct timespec ts = { (time_t)w->duration,
+			       (long)((w->duration - (time_t)w->duration) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	return 0;
+}
+
+static int residency_window(const struct window *w, const unsigned char *mask,
+			    int ncpus, const char *out)
+{
+	struct res_snap a, b;
+	struct res_row rows[1024];
+	struct csv *c = NULL;
+	int rc, n;
+
+	if (residency_snap(&a))
+		opt_die(TRACE_PROG, "cannot read the idle counters");
+	rc = run_window(w);
+	if (residency_snap(&b))
+		opt_die(TRACE_PROG, "cannot read the idle counters");
+	n = residency_diff(&a, &b, rows, 1024);
+	if (out) {
+		c = csv_open(out);
+		if (!c)
+			opt_die(TRACE_PROG, "cannot write %s: %s", out, strerror(errno));
+		csv_header(c, "cpu,state,percent,usage,time_us,source,from_ns,to_ns");
+	}
+	printf("residency over %.3f s (%s)\n", (b.at_ns - a.at_ns) / 1e9,
+	       n && !strcmp(rows[0].source, "cpuidle") ? "cpuidle usage/time via libcpupower" :
+	       "/proc/stat idle time: this kernel has no cpuidle states");
+	printf("%-4s %-12s %8s %10s %14s\n", "cpu", "state", "percent", "usage", "time_us");
+	for (int i = 0; i < n; i++) {
+		if (mask && (rows[i].cpu >= ncpus || !mask[rows[i].cpu]))
+			continue;
+		printf("%-4d %-12s %8.3f %10llu %14llu\n", rows[i].cpu, rows[i].state,
+		       rows[i].percent, (unsigned long long)rows[i].usage,
+		       (unsigned long long)rows[i].time_us);
+		if (c) {
+			csv_u64(c, (uint64_t)rows[i].cpu);
+			csv_str(c, rows[i].state);
+			csv_double(c, rows[i].percent, 4);
+			csv_u64(c, rows[i].usage);
+			csv_u64(c, rows[i].time_us);
+			csv_str(c, rows[i].source);
+			csv_u64(c, a.at_ns);
+			csv_u64(c, b.at_ns);
+			csv_end_row(c);
+		}
+	}
+	if (c && csv_close(c))
+		rc = rc ? rc : 1;
+	residency_free(&a);
+	residency_free(&b);
+	return rc;
+}
+
+static void parse_window_opts(int argc, char **argv, struct window *w,
+			      const char **out, unsigned char **mask, int *ncpus)
+{
+	static const struct option longopts[] = {
+		{ "duration", required_argument, NULL, 'D' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	argc = split_cmd(argc, argv, w);
+	*ncpus = cpu_count();
+	while ((c = getopt_long(argc, argv, "D:o:c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'D':
+			if (opt_double(optarg, 0.001, 1e6, &w->duration))
+				opt_usage(TRACE_PROG, "invalid --duration '%s'", optarg);
+			break;
+		case 'o':
+			*out = optarg;
+			break;
+		case 'c':
+			if (!mask)
+				opt_usage(TRACE_PROG, "--cpus is not an option here");
+			*mask = calloc((size_t)*ncpus, 1);
+			if (!*mask || cpu_parse_list(optarg, *mask, *ncpus) < 0)
+				opt_usage(TRACE_PROG, "invalid --cpus '%s'", optarg);
+			break;
+		case 'h':
+			trace_usage();
+			exit(0);
+		default:
+			opt_bad_option(TRACE_PROG);
+		}
+	}
+	if (optind < argc)
+		opt_usage(TRACE_PROG, "unexpected argument '%s' (a command goes after --)",
+			  argv[optind]);
+	if ((w->duration > 0) == (w->cmd != NULL))
+		opt_usage(TRACE_PROG, "give --duration S or -- COMMAND (one of them)");
+}
+
+int trace_residency(int argc, char **argv)
+{
+	struct window w = { 0 };
+	const char *out = NULL;
+	unsigned char *mask = NULL;
+	int ncpus, rc;
+
+	parse_window_opts(argc, argv, &w, &out, &mask, &ncpus);
+	rc = residency_window(&w, mask, ncpus, out);
+	free(mask);
+	return rc;
+}
+
+/*
+ * Runs argv with stdout+stderr to a buffer; returns its exit status (or
+ * -1 if it could not start).
+ */
+static int capture(char *const argv[], char *buf, size_t len)
+{
+	int p[2], status;
+	size_t got = 0;
+	pid_t pid;
+
+	buf[0] = '\0';
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		execvp(argv[0], argv);
+		printf("cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t n = read(p[0], buf + got, len - 1 - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (got == len - 1)
+			break;
+	}
+	buf[got] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int trace_turbostat(int argc, char **argv)
+{
+	struct window w = { 0 };
+	const char *out = NULL;
+	char msg[4096], outfile[4096], dur[32];
+	char *probe[] = { "turbostat", "--quiet", "--num_iterations", "1",
+			  "--interval", "0.1", NULL };
+	int ncpus, rc;
+
+	parse_window_opts(argc, argv, &w, &out, NULL, &ncpus);
+	if (out && mkdir(out, 0755) && errno != EEXIST)
+		opt_die(TRACE_PROG, "cannot create %s: %s", out, strerror(errno));
+	rc = capture(probe, msg, sizeof(msg));
+	if (rc != 0 || strstr(msg, "Failed") || strstr(msg, "cannot") ||
+	    !strchr(msg, '\t')) {
+		msg[strcspn(msg, "\n")] = '\0';
+		fprintf(stderr, "%s: turbostat cannot run here (%s); falling back to sysfs residency\n",
+			TRACE_PROG, msg[0] ? msg : "not installed (Debian: linux-cpupower)");
+		if (out)
+			snprintf(outfile, sizeof(outfile), "%s/residency.csv", out);
+		return residency_window(&w, NULL, ncpus, out ? outfile : NULL);
+	}
+	/* turbostat runs the window itself and writes its table to a file. */
+	snprintf(outfile, sizeof(outfile), "%s/turbostat.txt", out ? out : ".");
+	{
+		char *args[64];
+		int n = 0;
+
+		args[n++] = "turbostat";
+		args[n++] = "--quiet";
+		args[n++] = "--out";
+		args[n++] = outfile;
+		if (w.cmd) {
+			for (int i = 0; w.cmd[i] && n < 62; i++)
+				args[n++] = w.cmd[i];
+		} else {
+			snprintf(dur, sizeof(dur), "%g", w.duration);
+			args[n++] = "--num_iterations";
+			args[n++] = "1";
+			args[n++] = "--interval";
+			args[n++] = dur;
+		}
+		args[n] = NULL;
+		int sig;
+
+		rc = runcmd_run(args, &sig);
+	}
+	{
+		FILE *f = fopen(outfile, "r");
+		struct ts_table t;
+		char *text;
+		long len;
+
+		if (!f)
+			opt_die(TRACE_PROG, "turbostat wrote no %s", outfile);
+		fseek(f, 0, SEEK_END);
+		len = ftell(f);
+		rewind(f);
+		text = calloc(1, (size_t)len + 1);
+		if (!text || fread(text, 1, (size_t)len, f) != (size_t)len)
+			opt_die(TRACE_PROG, "cannot read %s", outfile);
+		fclose(f);
+		if (turbostat_parse(text, &t) < 0)
+			opt_die(TRACE_PROG, "no turbostat table in %s", outfile);
+		snprintf(outfile, sizeof(outfile), "%s/turbostat.csv", out ? out : ".");
+		if (turbostat_write_csv(&t, outfile))
+			opt_die(TRACE_PROG, "cannot write %s", outfile);
+		printf("turbostat: %zu rows, %d columns -> %s\n", t.nrows, t.ncols, outfile);
+		turbostat_free(&t);
+		free(text);
+	}
+	return rc;
+}
