@@ -31,7 +31,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 # Debian 12 packages: build, test and peer tools.
 DEB_PKGS := build-essential pkg-config check libsubunit-dev libcpupower-dev \
 	libtracefs-dev libtraceevent-dev linux-cpupower gnuplot-nox sockperf \
-	trace-cmd iproute2 procps util-linux python3
+	trace-cmd iproute2 procps util-linux python3 time
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "clock.h"
 #include "residency.h"
 #include "sysfs.h"
@@ -31,6 +32,13 @@ int residency_parse_proc_stat(const char *text, struct res_cpu *cpus,
 		found++;
 	}
 	return found;
+}
+
+long residency_user_hz(void)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	return hz > 0 ? hz : 100;
 }
 
 int residency_snap(struct res_snap *s)
@@ -105,11 +113,18 @@ int residency_diff(const struct res_snap *a, const struct res_snap *b,
 				};
 			continue;
 		}
-		/* No cpuidle states: scheduler idle time from /proc/stat. */
+		/*
+		 * No cpuidle states: idle time from /proc/stat. The kernel keeps
+		 * it exactly (NO_HZ idle accounting) and reports it in USER_HZ
+		 * ticks, but busy time there is sampled by the tick, so the
+		 * share is idle over wall-clock time, not over the tick sum.
+		 */
 		uint64_t idle = y->proc_idle - x->proc_idle;
-		uint64_t total = y->proc_total - x->proc_total;
-		double pct = total ? 100.0 * idle / total : 0;
+		double idle_us = idle * 1e6 / residency_user_hz();
+		double pct = wall_us > 0 ? 100.0 * idle_us / wall_us : 0;
 
+		if (pct > 100)
+			pct = 100;
 		if (k < max)
 			rows[k++] = (struct res_row){ .cpu = c, .state = "idle",
 				.percent = pct, .source = "proc-stat",

@@ -3,7 +3,8 @@
  * residency: idle-state residency without tracing, from counters read
  * before and after a window: cpuidle usage/time per CPU and state (via
  * idlestate, i.e. libcpupower), like turbostat's sysfs columns; or, on a
- * kernel without cpuidle states, the idle time of /proc/stat.
+ * kernel without cpuidle states, the idle time of /proc/stat over the
+ * wall-clock window (resolution: one USER_HZ tick at each end).
  */
 #ifndef WB_RESIDENCY_H
 #define WB_RESIDENCY_H
@@ -26,6 +27,8 @@ struct res_snap {
 	struct res_cpu *cpu;
 };
 
+/* Ticks per second of /proc/stat (USER_HZ). */
+long residency_user_hz(void);
 /* Reads the counters now. Returns 0 or -errno. */
 int residency_snap(struct res_snap *s);
 void residency_free(struct res_snap *s);

@@ -1,59 +1,60 @@
 #!/bin/bash
 # wakebench demo: the built-in default experiment on loopback.
-# Server pinned to the last CPU, client to CPU 0, 5 ms exponential gaps,
+# Server pinned to CPU 0, client to the last CPU, 5 ms exponential gaps,
 # 20 us of service: the server core goes idle between requests, so every
 # request pays the wake-up. The same schedule runs without pre-query and
-# with a pre-query 50 us ahead of each request, and the two are compared.
+# with a pre-query 50 us ahead of each request. As root, each run is
+# traced (power:cpu_idle, IRQs, request markers) and the demo prints the
+# server core's residency and which C-state each request found it in.
 # Results go to ${WB_DEMO_OUT:-results/demo-<time>}.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-WB="$top/${O:-build}/bin/wakebench"
-out=${WB_DEMO_OUT:-$top/results/demo-$(date +%Y%m%d-%H%M%S)}
-ncpu=$(nproc)
-scpu=$((ncpu - 1))
-ccpu=0
-REQUESTS=${WB_DEMO_REQUESTS:-2000}
+export WB="$top/${O:-build}/bin/wakebench"
+export out=${WB_DEMO_OUT:-$top/results/demo-$(date +%Y%m%d-%H%M%S)}
+export scpu=${WB_DEMO_SERVER_CPU:-0}
+export ccpu=$(($(nproc) - 1))
+[ "$ccpu" = "$scpu" ] && ccpu=$(( (scpu + 1) % $(nproc) ))
+export REQUESTS=${WB_DEMO_REQUESTS:-2000}
 LEAD=${WB_DEMO_LEAD_US:-50}
 mkdir -p "$out"
-pf="$out/.port"
-
-server_pid=
-cleanup() {
-	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-	rm -f "$pf"
-}
-trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-start_server() {
-	rm -f "$pf"
-	"$WB" server --port 0 --port-file "$pf" --cpu "$scpu" "$@" 2>>"$out/server.err" &
-	server_pid=$!
-	for _ in $(seq 200); do [ -s "$pf" ] && break; sleep 0.02; done
-	[ -s "$pf" ] || { echo "demo: server did not start: $(cat "$out/server.err")" >&2; exit 1; }
-	read -r port _ < "$pf"
+trace=0
+if [ "$(id -u)" = 0 ] && { [ -d /sys/kernel/tracing/events/power/cpu_idle ] ||
+	{ mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && [ -d /sys/kernel/tracing/events/power/cpu_idle ]; }; }; then
+	trace=1
+fi
+
+run() {	# run NAME [client options]
+	local name=$1
+	if [ $trace = 1 ]; then
+		"$WB" trace record --out "$out/trace-$name" -- "$top/scripts/demo-run.sh" "$@" 2>>"$out/trace.err"
+	else
+		"$top/scripts/demo-run.sh" "$@"
+	fi
 }
 
-stop_server() {
-	kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=
+analyse() {	# analyse NAME
+	local name=$1
+	[ $trace = 1 ] || return 0
+	echo "-- server cpu$scpu residency during the run:"
+	"$WB" trace timeline "$out/trace-$name" --cpus "$scpu" | grep -E "^(cpu|$scpu )"
+	echo "-- C-state the server core was in when each request arrived:"
+	"$WB" trace attribute "$out/trace-$name" --requests "$out/server-$name.csv" --cpu "$scpu" \
+		--client "$out/$name/requests.csv" | grep -v '^[0-9]* requests attributed'
 }
 
 echo "wakebench demo: server on CPU $scpu, client on CPU $ccpu, $REQUESTS requests, exp gaps of 5 ms"
+[ $trace = 1 ] || echo "(not root or no tracefs: runs are not traced)"
 echo "results: $out"
 echo
-run() {	# run NAME [client pre-query options]
-	local name=$1; shift
-	start_server --log "$out/server-$name.csv" --prequery-port 0
-	"$WB" client --server "127.0.0.1:$port" --cpu "$ccpu" --dist exp --interval-us 5000 \
-		--requests "$REQUESTS" --warmup 50 --seed 1 --service-us 20 --out "$out/$name" "$@"
-	stop_server
-}
-
 echo "== without pre-query =="
 run noprequery
+analyse noprequery
 echo
 echo "== with pre-query, ${LEAD} us ahead of each request =="
 run prequery --prequery-lead-us "$LEAD"
+analyse prequery
 
 col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"; }
 {
@@ -70,6 +71,14 @@ col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name
 			"$(awk -v a="$(col "$out/noprequery/summary.csv" lat_${m}_us)" \
 			       -v b="$(col "$out/prequery/summary.csv" lat_${m}_us)" 'BEGIN { printf "%.3f", a / b }')"
 	done
+	if [ $trace = 1 ]; then
+		for n in noprequery prequery; do
+			# Measured requests only: the ones with a client latency.
+			printf 'requests that found cpu%s idle (%s): %s of %s\n' "$scpu" "$n" \
+				"$(awk -F, 'NR > 1 && $7 != "" && $3 != "C0"' "$out/trace-$n/attribution.csv" | wc -l)" \
+				"$(awk -F, 'NR > 1 && $7 != ""' "$out/trace-$n/attribution.csv" | wc -l)"
+		done
+	fi
 } > "$out/report.txt"
 echo
 cat "$out/report.txt"

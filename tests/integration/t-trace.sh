@@ -13,7 +13,7 @@ instances() { ls $T/instances | grep -c '^wakebench-' || true; }
 # VM only CPU 0 does); WB_TRACE_CPU overrides.
 SCPU=${WB_TRACE_CPU:-0}
 CCPU=$(($(nproc) - 1)); [ "$CCPU" = "$SCPU" ] && CCPU=0
-N=1000
+N=1500
 
 cat > "$TMP/run.sh" <<EOS
 "$WB" server --port 0 --port-file "$TMP/port" --cpu $SCPU --trace-markers --log "$TMP/server.csv" -q &
@@ -24,7 +24,7 @@ read -r port < "$TMP/port"
 	--prequery-lead-us 30 --trace-markers --out "$TMP/client" -q &
 cpid=\$!
 sleep 0.5
-"$WB" trace residency --duration 1 --out "$TMP/res.csv" > /dev/null
+"$WB" trace residency --duration 2 --out "$TMP/res.csv" > /dev/null
 wait \$cpid; rc=\$?
 kill \$spid; wait \$spid
 exit \$rc

@@ -177,12 +177,12 @@ START_TEST(residency_rows)
 	ck_assert_uint_eq(rows[1].usage, 50);
 	ck_assert_str_eq(rows[2].state, "C0");
 	ck_assert_double_eq_tol(rows[2].percent, 29, 1e-9);
-	/* No cpuidle states: /proc/stat idle share. */
+	/* No cpuidle states: /proc/stat idle over the wall clock (1 s). */
 	a[0].nstates = b[0].nstates = 0;
 	a[0].proc_idle = 100;
 	a[0].proc_total = 200;
-	b[0].proc_idle = 175;
-	b[0].proc_total = 300;
+	b[0].proc_idle = 100 + residency_user_hz() * 3 / 4;
+	b[0].proc_total = 250;	/* the tick sum does not count */
 	n = residency_diff(&sa, &sb, rows, 8);
 	ck_assert_int_eq(n, 2);
 	ck_assert_str_eq(rows[0].state, "idle");
