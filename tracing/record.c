@@ -43,7 +43,18 @@ static void destroy_instance(void)
 	if (!live || !live->inst)
 		return;
 	tracefs_trace_off(live->inst);
-	tracefs_instance_destroy(live->inst);
+	/* An open trace_pipe_raw keeps the instance busy: close them first. */
+	for (int cpu = 0; live->tcpu && cpu < live->ncpus; cpu++) {
+		if (live->tcpu[cpu])
+			tracefs_cpu_close(live->tcpu[cpu]);
+		live->tcpu[cpu] = NULL;
+	}
+	/* So does a trace_marker a child still holds: give it a moment. */
+	for (int i = 0; i < 50 && tracefs_instance_destroy(live->inst); i++)
+		usleep(20000);
+	if (tracefs_instance_exists(live->name))
+		fprintf(stderr, "%s: instance %s is still in use; remove it with 'rmdir %s/instances/%s'\n",
+			TRACE_PROG, live->name, tracefs_tracing_dir(), live->name);
 	tracefs_instance_free(live->inst);
 	live->inst = NULL;
 }
@@ -403,6 +414,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	for (int cpu = 0; cpu < r.ncpus; cpu++) {
 		if (r.tcpu[cpu])
 			tracefs_cpu_close(r.tcpu[cpu]);
+		r.tcpu[cpu] = NULL;
 		if (r.fds[cpu] >= 0 && close(r.fds[cpu]))
 			rc = rc ? rc : 1;
 	}
