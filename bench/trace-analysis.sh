@@ -31,7 +31,7 @@ stop_all
 wait $wbpid
 echo 0 > "$TI/tracing_on"
 (cd "$BTMP" && trace-cmd extract -B wbbench-tc -o tc.dat >/dev/null 2>&1) || { echo "bench: trace-cmd extract failed" >&2; exit 1; }
-rmdir "$TI"
+rmdir "$TI" 2>/dev/null
 
 wb_events=$(awk '$1 == "pages" { print $2 }' "$BTMP/wb/meta.txt")
 tc_events=$(trace-cmd report -i "$BTMP/tc.dat" 2>/dev/null | grep -c -E 'cpu_idle:|irq_handler_')
