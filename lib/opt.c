@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cpu.h"
 #include "opt.h"
 
 int opt_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -121,6 +122,33 @@ void opt_die(const char *prog, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+int opt_split_command(const char *prog, int argc, char **argv, char ***cmd)
+{
+	*cmd = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--"))
+			continue;
+		if (!argv[i + 1])
+			opt_usage(prog, "nothing after '--'");
+		*cmd = argv + i + 1;
+		return i;
+	}
+	return argc;
+}
+
+unsigned char *opt_cpus(const char *prog, const char *arg, int ncpus)
+{
+	unsigned char *mask = calloc((size_t)(ncpus > 0 ? ncpus : 1), 1);
+
+	if (!mask)
+		opt_die(prog, "out of memory");
+	if (cpu_parse_list(arg, mask, ncpus) < 0) {
+		free(mask);
+		opt_usage(prog, "invalid --cpus '%s' (CPUs 0-%d)", arg, ncpus - 1);
+	}
+	return mask;
 }
 
 static int needs_quotes(const char *s)

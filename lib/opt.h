@@ -31,6 +31,18 @@ void opt_bad_option(const char *prog);
 __attribute__((noreturn, format(printf, 2, 3)))
 void opt_die(const char *prog, const char *fmt, ...);
 
+/*
+ * Cuts "-- COMMAND ARGS" off argv: returns the argc before "--" and sets
+ * *cmd to the command (NULL without "--"). "--" with nothing after it is
+ * a usage error.
+ */
+int opt_split_command(const char *prog, int argc, char **argv, char ***cmd);
+/*
+ * The --cpus option: a CPU list ("0,2-3") of CPUs below ncpus, as a
+ * calloc'ed mask[ncpus]; reports a usage error (exit 2) when invalid.
+ */
+unsigned char *opt_cpus(const char *prog, const char *arg, int ncpus);
+
 /* The exact command line, shell-quoted where needed; caller frees. */
 char *opt_cmdline(int argc, char **argv);
 

@@ -76,23 +76,12 @@ static void parse(int argc, char **argv, struct cmd_opts *o, const char *verb)
 	if (o->ncpus < 1)
 		o->ncpus = cpu_count();
 	/* Everything after "--" is the COMMAND; options may follow states. */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			o->cmd = argv + i + 1;
-			argc = i;
-			break;
-		}
-	}
-	if (o->cmd && !o->cmd[0])
-		opt_usage(PROG, "%s: nothing after '--'", verb);
+	argc = opt_split_command(PROG, argc, argv, &o->cmd);
 	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			free(o->mask);
-			o->mask = calloc((size_t)o->ncpus, 1);
-			if (!o->mask || cpu_parse_list(optarg, o->mask, o->ncpus) < 0)
-				opt_usage(PROG, "invalid --cpus '%s' (CPUs 0-%d)",
-					  optarg, o->ncpus - 1);
+			o->mask = opt_cpus(PROG, optarg, o->ncpus);
 			break;
 		case O_JSON:
 			o->json = 1;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -233,13 +234,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 
 	/* The command line is taken whole before "--" is cut off. */
 	cmdline = opt_cmdline(full_argc, full_argv);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			cmd = argv + i + 1;
-			argc = i;
-			break;
-		}
-	}
+	argc = opt_split_command(TRACE_PROG, argc, argv, &cmd);
 	r.ncpus = cpu_count();
 	while ((c = getopt_long(argc, argv, "o:c:D:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -248,10 +243,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 			break;
 		case 'c':
 			free(mask);
-			mask = calloc((size_t)r.ncpus, 1);
-			if (!mask || cpu_parse_list(optarg, mask, r.ncpus) < 0)
-				opt_usage(TRACE_PROG, "invalid --cpus '%s' (CPUs 0-%d)",
-					  optarg, r.ncpus - 1);
+			mask = opt_cpus(TRACE_PROG, optarg, r.ncpus);
 			break;
 		case O_EVENTS:
 			evlist = optarg;
@@ -279,8 +271,6 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 			  argv[optind]);
 	if ((duration > 0) == (cmd != NULL))
 		opt_usage(TRACE_PROG, "record needs --duration S or -- COMMAND (one of them)");
-	if (cmd && !cmd[0])
-		opt_usage(TRACE_PROG, "nothing after '--'");
 	for (int i = 0; default_events[i]; i++)
 		events[nevents++] = (char *)default_events[i];
 	if (evlist) {
@@ -294,7 +284,12 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	}
 	if (getuid() != 0 && geteuid() != 0)
 		opt_die(TRACE_PROG, "record needs root (tracefs instances are root-only)");
-	if (!tracefs_tracing_dir_is_mounted(true, NULL) && !tracefs_tracing_dir())
+	/* Mount tracefs where it is not (tracefs_tracing_dir_is_mounted()
+	 * would do it too, but leaks the path it finds). */
+	if (access("/sys/kernel/tracing/instances", F_OK) &&
+	    access("/sys/kernel/debug/tracing/instances", F_OK))
+		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	if (!tracefs_tracing_dir())
 		opt_die(TRACE_PROG, "tracefs is not mounted and could not be mounted");
 	if (mkdir(out, 0755) && errno != EEXIST)
 		opt_die(TRACE_PROG, "cannot create %s: %s", out, strerror(errno));

@@ -22,20 +22,6 @@ struct window {
 	char **cmd;
 };
 
-/* Splits "-- COMMAND" off argv; returns the new argc. */
-static int split_cmd(int argc, char **argv, struct window *w)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			w->cmd = argv + i + 1;
-			if (!w->cmd[0])
-				opt_usage(TRACE_PROG, "nothing after '--'");
-			return i;
-		}
-	}
-	return argc;
-}
-
 /* Runs the window: the command, or a sleep of the duration. */
 static int run_window(const struct window *w)
 {
@@ -112,7 +98,7 @@ static void parse_window_opts(int argc, char **argv, struct window *w,
 	};
 	int c;
 
-	argc = split_cmd(argc, argv, w);
+	argc = opt_split_command(TRACE_PROG, argc, argv, &w->cmd);
 	*ncpus = cpu_count();
 	while ((c = getopt_long(argc, argv, "D:o:c:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -126,9 +112,8 @@ static void parse_window_opts(int argc, char **argv, struct window *w,
 		case 'c':
 			if (!mask)
 				opt_usage(TRACE_PROG, "--cpus is not an option here");
-			*mask = calloc((size_t)*ncpus, 1);
-			if (!*mask || cpu_parse_list(optarg, *mask, *ncpus) < 0)
-				opt_usage(TRACE_PROG, "invalid --cpus '%s'", optarg);
+			free(*mask);
+			*mask = opt_cpus(TRACE_PROG, optarg, *ncpus);
 			break;
 		case 'h':
 			trace_usage();

@@ -117,12 +117,8 @@ int trace_timeline(int argc, char **argv)
 		opt_usage(TRACE_PROG, "timeline needs one trace DIR");
 	dir = argv[optind];
 	load(dir, &m, &t);
-	if (maskarg) {
-		mask = calloc(m.ncpus, 1);
-		if (!mask || cpu_parse_list(maskarg, mask, (int)m.ncpus) < 0)
-			opt_usage(TRACE_PROG, "invalid --cpus '%s' (the trace has CPUs 0-%u)",
-				  maskarg, m.ncpus - 1);
-	}
+	if (maskarg)
+		mask = opt_cpus(TRACE_PROG, maskarg, (int)m.ncpus);
 	snprintf(path, sizeof(path), "%s/residency.csv", dir);
 	res = csv_open(path);
 	if (!res)
@@ -187,7 +183,8 @@ int trace_timeline(int argc, char **argv)
 		if (!q)
 			opt_die(TRACE_PROG, "out of memory");
 		/* Decoded CPU by CPU; the IRQ trace is in time order. */
-		memcpy(q, q0, n * sizeof(*q));
+		if (n)
+			memcpy(q, q0, n * sizeof(*q));
 		qsort(q, n, sizeof(*q), cmp_irq);
 		struct csv *irq, *mc;
 
