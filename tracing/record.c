@@ -60,14 +60,6 @@ static void destroy_instance(void)
 	live->inst = NULL;
 }
 
-static void on_fatal_signal(int sig)
-{
-	/* Only reached before the recording loop takes the signals over. */
-	destroy_instance();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 static const char *const default_events[] = {
 	"power:cpu_idle", "irq:irq_handler_entry", "irq:irq_handler_exit", NULL,
 };
@@ -297,9 +289,17 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	snprintf(r.name, sizeof(r.name), "wakebench-%d", (int)getpid());
 	live = &r;
 	atexit(destroy_instance);
-	signal(SIGINT, on_fatal_signal);
-	signal(SIGTERM, on_fatal_signal);
-	signal(SIGHUP, on_fatal_signal);
+	/*
+	 * SIGINT/SIGTERM/SIGHUP stay blocked from before the instance exists:
+	 * one that comes during set-up waits for the recording loop, which
+	 * stops cleanly; errors on the way exit through destroy_instance().
+	 */
+	sigemptyset(&stopset);
+	sigaddset(&stopset, SIGINT);
+	sigaddset(&stopset, SIGTERM);
+	sigaddset(&stopset, SIGHUP);
+	sigaddset(&stopset, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &stopset, &old);
 	r.inst = tracefs_instance_create(r.name);
 	if (!r.inst)
 		opt_die(TRACE_PROG, "cannot create tracefs instance %s: %s", r.name,
@@ -348,13 +348,6 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	if (r.subbuf <= 0 || !(r.page = malloc((size_t)r.subbuf)))
 		opt_die(TRACE_PROG, "cannot size the ring-buffer pages");
 
-	/* From here the loop owns SIGINT/SIGTERM/SIGHUP. */
-	sigemptyset(&stopset);
-	sigaddset(&stopset, SIGINT);
-	sigaddset(&stopset, SIGTERM);
-	sigaddset(&stopset, SIGHUP);
-	sigaddset(&stopset, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &stopset, &old);
 	start = clock_now_ns();
 	tracefs_trace_on(r.inst);
 	if (cmd) {
