@@ -74,3 +74,17 @@ awk -F, 'NR > 1 && NF != 11 { exit 1 }' "$TMP/int/requests.csv" || fail "ragged 
 
 # Server SIGTERM: log flushed, one-line summary.
 stop_server
+
+# Replies that do not match: a clear error, partial results, exit 1.
+for mode in wrongseq:"does not match" echoskew:"echoes send time" garbage:"malformed reply" request:"unexpected request"; do
+	"$WB_TOOLS/wb-badserver" "$TMP/bport" "${mode%%:*}" &
+	bpid=$!
+	wait_for "[ -s $TMP/bport ]" || fail "badserver did not start"
+	read -r bport < "$TMP/bport"
+	rm -f "$TMP/bport"
+	err=$("$WB" client --server 127.0.0.1:$bport --requests 5 --interval-us 1000 --out "$TMP/bad" 2>&1 >/dev/null); rc=$?
+	kill $bpid 2>/dev/null; wait $bpid 2>/dev/null
+	[ $rc -eq 1 ] || fail "${mode%%:*}: client exit $rc"
+	echo "$err" | grep -q "${mode#*:}" || fail "${mode%%:*}: message '$err'"
+	grep -q '"status": "failed"' "$TMP/bad/summary.json" || fail "${mode%%:*}: summary status"
+done
