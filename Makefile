@@ -44,7 +44,8 @@ cstate_SRC := tracing/cstate.c
 snapshot_SRC := tracing/snapshot.c
 midtier_SRC := prequery/midtier.c
 trace_SRC := tracing/trace.c tracing/record.c tracing/residency.c
-PROGS := server client midtier cstate snapshot trace
+stats_SRC := stats/stats.c
+PROGS := server client midtier cstate snapshot trace stats
 PROG_BINS := $(PROGS:%=$(O)/bin/wakebench-%)
 SCRIPT_CMDS := $(patsubst scripts/wakebench-%,%,$(wildcard scripts/wakebench-*))
 SCRIPT_BINS := $(SCRIPT_CMDS:%=$(O)/bin/wakebench-%)

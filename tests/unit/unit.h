@@ -17,5 +17,6 @@ Suite *hillclimb_suite(void);
 Suite *timeline_suite(void);
 Suite *attrib_suite(void);
 Suite *trace_suite(void);
+Suite *stats_suite(void);
 
 #endif
