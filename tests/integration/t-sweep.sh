@@ -50,6 +50,18 @@ echo "bogus = 1" > "$TMP/badspec"
 "$WB" sweep --dist exp 2>/dev/null; [ $? = 2 ] || fail "no --out"
 "$WB" stats "$TMP/nothing" 2>/dev/null; [ $? = 1 ] || fail "stats without sweep.csv"
 
+# --trace: every run recorded, with markers, instances removed.
+if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/events/power/cpu_idle ]; then
+	"$WB" sweep --out "$TMP/tr" --prequery "off 20" --reps 1 --requests 100 --trace \
+		--server-cpu 0 --client-cpu 1 > "$TMP/tr.out" 2>&1 || fail "traced sweep: $(tail -3 "$TMP/tr.out")"
+	for d in "$TMP"/tr/*/rep-1; do
+		[ -s "$d/trace/meta.txt" ] || fail "no trace in $d"
+		"$WB" trace timeline "$d/trace" > /dev/null || fail "trace of $d unreadable"
+		[ "$(grep -c 'wb recv ' "$d/trace/markers.csv")" -ge 100 ] || fail "no request markers in $d"
+	done
+	[ -z "$(ls /sys/kernel/tracing/instances | grep '^wakebench-')" ] || fail "traced sweep left an instance"
+fi
+
 # Ctrl-C mid-sweep, then --resume: only the missing runs run, and the
 # C-states the runs changed (a synthetic sysfs here) are back.
 fake_sysfs
