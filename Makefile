@@ -120,6 +120,8 @@ install: all
 	install -m 755 $(O)/bin/wakebench $(DESTDIR)$(BINDIR)/wakebench
 	install -m 755 $(PROG_BINS) $(SCRIPT_BINS) $(DESTDIR)$(LIBEXECDIR)/
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -d $(DESTDIR)$(DATADIR)/plots
+	install -m 644 plots/*.gp $(DESTDIR)$(DATADIR)/plots/
 
 clean:
 	rm -rf build build-asan

@@ -83,4 +83,6 @@ col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name
 echo
 cat "$out/report.txt"
 echo
-echo "results and report: $out"
+"$WB" report "$out" 2>>"$out/report.err" >/dev/null || echo "demo: figures could not be drawn: $(tail -1 "$out/report.err")"
+echo "results: $out"
+echo "report:  $out/report/index.html (figures: $out/report/fig*.png, summary: $out/report.txt)"

@@ -1,0 +1,57 @@
+# wakebench report: every figure from the fixtures (a sweep summary, a run
+# with an adaptive trajectory, two traces with attribution) and from a
+# fresh loopback run; valid PNG and SVG files referenced by the index;
+# missing data named, the rest still drawn.
+. "$(dirname "$0")/lib.sh"
+command -v gnuplot >/dev/null || skip "gnuplot not installed (make deps)"
+FX="$WB_TOP/tests/fixtures/report"
+
+valid() {	# valid REPORTDIR N...: figures N exist, are PNG/SVG, are indexed
+	local d=$1 n f; shift
+	for n in "$@"; do
+		f=$(ls "$d"/fig$n-*.png 2>/dev/null | head -1)
+		[ -n "$f" ] || fail "figure $n missing in $d"
+		[ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$f is not a PNG"
+		[ "$(wc -c < "$f")" -gt 5000 ] || fail "$f is suspiciously small"
+		grep -q '<svg' "${f%.png}.svg" || fail "${f%.png}.svg is not SVG"
+		grep -q "</svg>" "${f%.png}.svg" || fail "${f%.png}.svg is truncated"
+		grep -q "$(basename "$f")" "$d/index.html" || fail "index.html does not show $f"
+		grep -q "$(basename "$f")" "$d/index.md" || fail "index.md does not show $f"
+	done
+	grep -q '</html>' "$d/index.html" || fail "index.html truncated"
+}
+
+"$WB" report "$FX" --out "$TMP/fx" > "$TMP/fx.out" 2> "$TMP/fx.err" || fail "report on fixtures: $(cat "$TMP/fx.err")"
+grep -q '9 figures' "$TMP/fx.out" || fail "not every figure from the fixtures: $(cat "$TMP/fx.out" "$TMP/fx.err")"
+valid "$TMP/fx" 1 2 3 4 5 6 7 8 9
+# Every figure has a title and axis labels.
+for f in "$TMP"/fx/fig*.svg; do
+	[ "$(grep -c '<text' "$f")" -ge 5 ] || fail "$f has too little text (title, labels)"
+done
+grep -q 'Summaries' "$TMP/fx/index.md" || fail "index.md has no summary tables"
+grep -q '<table>' "$TMP/fx/index.html" || fail "index.html has no summary tables"
+
+# A fresh loopback run with adaptive pre-query: figures 3, 4, 8; the
+# others named as missing, and why.
+start_server -q
+"$WB" client --server 127.0.0.1:$PORT --dist exp --interval-us 300 --requests 600 \
+	--prequery-policy adaptive --window 50 --out "$TMP/run" -q || fail "loopback run"
+stop_server
+"$WB" report "$TMP/run" > "$TMP/run.out" 2> "$TMP/run.err" || fail "report on a run: $(cat "$TMP/run.err")"
+valid "$TMP/run/report" 3 4 8
+grep -q 'figure 5: no trace directory' "$TMP/run.err" || fail "missing trace not named: $(cat "$TMP/run.err")"
+grep -q 'figure 7: needs a sweep' "$TMP/run.err" || fail "missing sweep not named"
+grep -q 'Not drawn' "$TMP/run/report/index.md" || fail "index does not list what was not drawn"
+
+# Bad input.
+"$WB" report "$TMP/nowhere" 2>/dev/null; [ $? = 1 ] || fail "missing DIR"
+mkdir "$TMP/empty"
+out=$("$WB" report "$TMP/empty" 2>&1); [ $? = 1 ] || fail "empty DIR: exit"
+echo "$out" | grep -q 'no client run' || fail "empty DIR: message: $out"
+"$WB" report 2>/dev/null; [ $? = 2 ] || fail "no DIR"
+"$WB" report "$TMP/empty" --bogus 2>/dev/null; [ $? = 2 ] || fail "bad option"
+# A trace directory cut short still gives the figures its files allow.
+mkdir -p "$TMP/partial/trace"
+cp "$FX/trace/meta.txt" "$FX/trace/residency.csv" "$TMP/partial/trace/"
+"$WB" report "$TMP/partial" > /dev/null 2> "$TMP/partial.err"
+[ -s "$TMP/partial/report/fig6-residency.png" ] || fail "partial trace: residency not drawn: $(cat "$TMP/partial.err")"
