@@ -6,7 +6,8 @@ set ylabel 'latency (µs)'
 set style data histograms
 set style histogram clustered gap 2
 set style fill solid 0.8 border -1
-set xtics scale 0
+set xtics scale 0 rotate by -20 font ',10'
+set bmargin 6
 set yrange [0:*]
 plot data using 3:xtic(stringcolumn(1).' (n='.stringcolumn(2).')') title 'p50' lc rgb '#31a354', \
      '' using 4 title 'p90' lc rgb '#3182bd', '' using 5 title 'p99' lc rgb '#e6550d'

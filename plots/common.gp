@@ -11,6 +11,6 @@ if (fmt eq 'svg') {
 }
 set datafile separator whitespace
 set grid ytics lc rgb '#dddddd'
-set key outside right top box opaque
+set key outside right top box opaque width 1.5
 set border 3
 set tics nomirror
