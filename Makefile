@@ -31,7 +31,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 # Debian 12 packages: build, test and peer tools.
 DEB_PKGS := build-essential pkg-config check libsubunit-dev libcpupower-dev \
 	libtracefs-dev libtraceevent-dev linux-cpupower gnuplot-nox sockperf \
-	trace-cmd iproute2 procps util-linux python3 time
+	trace-cmd iproute2 procps util-linux python3 time clang libclang-rt-dev
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)
@@ -103,6 +103,36 @@ asan:
 	$(MAKE) O=build-asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" \
 		CK_FORK=no check
 
+# libFuzzer harnesses (clang). `make fuzz FUZZ_SECONDS=N` runs each for N
+# seconds on a scratch copy of its seed corpus (tests/fuzz/corpus/NAME).
+FUZZ_SECONDS ?= 10
+FUZZ_CC ?= clang
+FUZZERS := proto timeline turbostat readers
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+fuzz_proto_SRC := lib/proto.c lib/framer.c
+fuzz_timeline_SRC := lib/timeline.c lib/attrib.c
+fuzz_turbostat_SRC := lib/turbostat.c lib/csv.c
+fuzz_readers_SRC := lib/tracefile.c lib/timeline.c lib/residency.c lib/idlestate.c \
+	lib/sysfs.c lib/opt.c lib/cpu.c lib/clock.c
+fuzz_readers_LIBS := $(TRACE_LIBS) -lcpupower -lm
+define fuzz_rule
+build-fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(fuzz_$(1)_SRC) $(wildcard lib/*.h)
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -o $$@ tests/fuzz/fuzz_$(1).c $$(fuzz_$(1)_SRC) $$(fuzz_$(1)_LIBS) -lm
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
+
+fuzz: $(FUZZERS:%=build-fuzz/fuzz_%)
+	@for f in $(FUZZERS); do \
+		rm -rf build-fuzz/corpus-$$f && mkdir -p build-fuzz/corpus-$$f && \
+		cp tests/fuzz/corpus/$$f/* build-fuzz/corpus-$$f/ && \
+		echo "fuzz_$$f: $(FUZZ_SECONDS) s" && \
+		build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=build-fuzz/crash-$$f- build-fuzz/corpus-$$f \
+			2>build-fuzz/fuzz_$$f.log || { tail -30 build-fuzz/fuzz_$$f.log; exit 1; }; \
+		grep -E 'stat::number_of_executed_units|Done [0-9]+ runs' build-fuzz/fuzz_$$f.log | tail -2; \
+	done
+
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
@@ -124,6 +154,6 @@ install: all
 	install -m 644 plots/*.gp $(DESTDIR)$(DATADIR)/plots/
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
-.PHONY: all check unit tests asan deps demo install clean
+.PHONY: all check unit tests asan fuzz deps demo install clean

@@ -98,6 +98,8 @@ int turbostat_parse(const char *text, struct ts_table *t)
 		for (int i = 0; i < n; i++) {
 			if (map[i] < 0)
 				continue;
+			/* A header may name a column twice: the last value wins. */
+			free(r->val[map[i]]);
 			r->val[map[i]] = strdup(f[i]);
 			if (!r->val[map[i]])
 				goto nomem;

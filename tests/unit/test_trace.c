@@ -131,6 +131,11 @@ START_TEST(turbostat_rejects)
 	ck_assert_int_eq(turbostat_parse("A\tB\n1\t2\n1\t2\t3\n", &t), 1);
 	ck_assert_uint_eq(t.bad, 1);
 	turbostat_free(&t);
+	/* A column named twice (found by fuzzing: leaked the first value). */
+	ck_assert_int_eq(turbostat_parse("A\tA\n1\t2\n", &t), 1);
+	ck_assert_int_eq(t.ncols, 1);
+	ck_assert_str_eq(t.rows[0].val[0], "2");
+	turbostat_free(&t);
 	/* Rows before any header are bad too. */
 	ck_assert_int_eq(turbostat_parse("1\t2\nA\tB\n3\t4\n", &t), 1);
 	ck_assert_uint_eq(t.bad, 1);

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer: the text readers: a trace's meta.txt (tracefile_meta) and
+ * /proc/stat (residency_parse_proc_stat).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "residency.h"
+#include "tracefile.h"
+
+static char dir[64];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[128], err[256], *text;
+	struct trace_meta m;
+	struct res_cpu cpus[8];
+	FILE *f;
+
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/wb-fuzz-%d", (int)getpid());
+		mkdir(dir, 0700);
+	}
+	snprintf(path, sizeof(path), "%s/meta.txt", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return 0;
+	fwrite(data, 1, size, f);
+	fclose(f);
+	if (!tracefile_meta(dir, &m, err, sizeof(err))) {
+		char buf[32];
+
+		for (uint32_t c = 0; c < m.ncpus && c < 64; c++)
+			tracefile_state_name(&m, c, (int32_t)(c % 20) - 2, buf, sizeof(buf));
+		tracefile_meta_free(&m);
+	}
+	text = malloc(size + 1);
+	if (text) {
+		memcpy(text, data, size);
+		text[size] = '\0';
+		memset(cpus, 0, sizeof(cpus));
+		residency_parse_proc_stat(text, cpus, 8);
+		free(text);
+	}
+	return 0;
+}
