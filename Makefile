@@ -104,8 +104,11 @@ asan:
 		CK_FORK=no check
 
 # libFuzzer harnesses (clang). `make fuzz FUZZ_SECONDS=N` runs each for N
-# seconds on a scratch copy of its seed corpus (tests/fuzz/corpus/NAME).
+# seconds on a scratch copy of its seed corpus (tests/fuzz/corpus/NAME,
+# which also keeps every input that once crashed). FUZZ_SEED=N fixes the
+# mutation sequence (0: a new one each run).
 FUZZ_SECONDS ?= 10
+FUZZ_SEED ?= 0
 FUZZ_CC ?= clang
 FUZZERS := proto timeline turbostat readers
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -127,7 +130,7 @@ fuzz: $(FUZZERS:%=build-fuzz/fuzz_%)
 		rm -rf build-fuzz/corpus-$$f && mkdir -p build-fuzz/corpus-$$f && \
 		cp tests/fuzz/corpus/$$f/* build-fuzz/corpus-$$f/ && \
 		echo "fuzz_$$f: $(FUZZ_SECONDS) s" && \
-		build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -print_final_stats=1 \
 			-artifact_prefix=build-fuzz/crash-$$f- build-fuzz/corpus-$$f \
 			2>build-fuzz/fuzz_$$f.log || { tail -30 build-fuzz/fuzz_$$f.log; exit 1; }; \
 		grep -E 'stat::number_of_executed_units|Done [0-9]+ runs' build-fuzz/fuzz_$$f.log | tail -2; \

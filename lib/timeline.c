@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include "timeline.h"
 
 #define IRQ_STACK 16
@@ -280,36 +281,95 @@ static int cmp_res(const void *a, const void *b)
 	return (x->state > y->state) - (x->state < y->state);
 }
 
-size_t timeline_residency(const struct timeline *t, uint32_t cpu,
-			  uint64_t from, uint64_t to,
-			  struct tl_residency *out, size_t max)
+/* The part of interval iv inside [from, to), 0 if none. */
+static uint64_t clip(const struct tl_interval *iv, uint64_t from, uint64_t to)
+{
+	uint64_t s = iv->start > from ? iv->start : from;
+	uint64_t e = iv->end < to ? iv->end : to;
+
+	return e > s ? e - s : 0;
+}
+
+static void add_stay(const struct timeline *t, const struct tl_interval *iv,
+		     uint64_t from, uint64_t len, struct tl_residency *row)
+{
+	row->time_ns += len;
+	/* An entry is a stay that began inside the window. */
+	if ((iv->start > t->start && iv->start >= from) ||
+	    iv->state == TL_UNKNOWN)
+		row->entries++;
+}
+
+/*
+ * Real traces have a handful of states, found by a linear search of a
+ * small table. A corrupt one can carry any number: past FEW_STATES the
+ * rows are built by sorting one row per interval and merging, so the
+ * cost stays O(n log n) whatever the input.
+ */
+#define FEW_STATES 64
+
+static ssize_t residency_many(const struct timeline *t, const struct tl_interval *iv,
+			      size_t n, uint64_t from, uint64_t to,
+			      struct tl_residency **out)
+{
+	struct tl_residency *r = malloc((n ? n : 1) * sizeof(*r));
+	size_t rows = 0;
+
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t len = clip(&iv[i], from, to);
+
+		if (!len)
+			continue;
+		r[rows] = (struct tl_residency){ .state = iv[i].state };
+		add_stay(t, &iv[i], from, len, &r[rows++]);
+	}
+	qsort(r, rows, sizeof(*r), cmp_res);
+	n = rows;
+	rows = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rows && r[rows - 1].state == r[i].state) {
+			r[rows - 1].time_ns += r[i].time_ns;
+			r[rows - 1].entries += r[i].entries;
+		} else {
+			r[rows++] = r[i];
+		}
+	}
+	*out = r;
+	return (ssize_t)rows;
+}
+
+ssize_t timeline_residency(const struct timeline *t, uint32_t cpu,
+			   uint64_t from, uint64_t to, struct tl_residency **out)
 {
 	size_t n, rows = 0;
 	const struct tl_interval *iv = timeline_intervals(t, cpu, &n);
+	struct tl_residency *r = calloc(FEW_STATES, sizeof(*r));
 
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t s = iv[i].start > from ? iv[i].start : from;
-		uint64_t e = iv[i].end < to ? iv[i].end : to;
-		size_t r;
+		uint64_t len = clip(&iv[i], from, to);
+		size_t k;
 
-		if (e <= s)
+		if (!len)
 			continue;
-
-		for (r = 0; r < rows && out[r].state != iv[i].state; r++)
+		for (k = 0; k < rows && r[k].state != iv[i].state; k++)
 			;
-		if (r == rows) {
-			if (rows == max)
-				continue;
-			out[rows++] = (struct tl_residency){ .state = iv[i].state };
+		if (k == rows) {
+			if (rows == FEW_STATES) {
+				free(r);
+				return residency_many(t, iv, n, from, to, out);
+			}
+			r[rows++] = (struct tl_residency){ .state = iv[i].state };
 		}
-		out[r].time_ns += e - s;
-		/* An entry is a stay that began inside the window. */
-		if ((iv[i].start > t->start && iv[i].start >= from) ||
-		    iv[i].state == TL_UNKNOWN)
-			out[r].entries++;
+		add_stay(t, &iv[i], from, len, &r[k]);
 	}
-	qsort(out, rows, sizeof(*out), cmp_res);
-	return rows;
+	qsort(r, rows, sizeof(*r), cmp_res);
+	*out = r;
+	return (ssize_t)rows;
 }
 
 const struct tl_irq *timeline_irqs(const struct timeline *t, size_t *n)

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define TL_EXIT 4294967295u	/* cpu_idle state of an exit to C0 */
 #define TL_C0 (-1)
@@ -85,13 +86,12 @@ const struct tl_interval *timeline_at(const struct timeline *t, uint32_t cpu,
 				      uint64_t ts);
 /*
  * Residency of cpu over [from, to) (0, UINT64_MAX: the whole trace): one
- * row per state seen (C0 and unknown included), sorted by state; returns
- * the number of rows written to out (at most max). Times sum to the
- * window's length within the trace.
+ * row per state seen (C0 and unknown included), sorted by state, in an
+ * array allocated for the caller (*out, free it). Returns the number of
+ * rows or -ENOMEM. Times sum to the window's length within the trace.
  */
-size_t timeline_residency(const struct timeline *t, uint32_t cpu,
-			  uint64_t from, uint64_t to,
-			  struct tl_residency *out, size_t max);
+ssize_t timeline_residency(const struct timeline *t, uint32_t cpu,
+			   uint64_t from, uint64_t to, struct tl_residency **out);
 const struct tl_irq *timeline_irqs(const struct timeline *t, size_t *n);
 const struct tl_marker *timeline_markers(const struct timeline *t, size_t *n);
 const char *timeline_string(const struct timeline *t, uint32_t idx);

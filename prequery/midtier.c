@@ -80,6 +80,7 @@ struct ep {
 	int closed;
 	uint64_t outstanding;	/* slots pointing at this client */
 	struct framer fr;
+	struct ep *prev, *next;	/* clients not yet freed, for shutdown */
 };
 
 struct slot {
@@ -96,6 +97,7 @@ struct mt {
 	struct mt_opts o;
 	int epfd;
 	struct ep sig, listen, backend;
+	struct ep *clients;
 	int backend_up;
 	struct slot *slots;
 	uint64_t next_seq;	/* midtier sequence to the backend */
@@ -383,11 +385,21 @@ static int ep_add(struct mt *m, struct ep *e)
 	return epoll_ctl(m->epfd, EPOLL_CTL_ADD, e->fd, &ev) ? -errno : 0;
 }
 
+static void client_free(struct mt *m, struct ep *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		m->clients = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	free(c);
+}
+
 static void client_release(struct mt *m, struct ep *c)
 {
-	(void)m;
 	if (c->closed && !c->outstanding)
-		free(c);
+		client_free(m, c);
 }
 
 static void client_close(struct mt *m, struct ep *c)
@@ -704,6 +716,10 @@ static void do_accept(struct mt *m)
 			m->refused++;
 			continue;
 		}
+		c->next = m->clients;
+		if (c->next)
+			c->next->prev = c;
+		m->clients = c;
 		m->nconns++;
 		m->connections++;
 	}
@@ -894,6 +910,11 @@ int main(int argc, char **argv)
 		atomic_fetch_add(&m->wake, 1);
 		futex_wake(&m->wake);
 		pthread_join(helper, NULL);
+	}
+	while (m->clients) {
+		if (!m->clients->closed)
+			close(m->clients->fd);
+		client_free(m, m->clients);
 	}
 	if (m->backend_up)
 		close(m->backend.fd);

@@ -123,9 +123,13 @@ int main(int argc, char **argv)
 	size_t npts = 0, cap = 0, rows = 0;
 	struct csv *out;
 	FILE *f;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	int c;
 
-	while ((c = getopt(argc, argv, "h")) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			printf("Usage: wakebench stats DIR\n\n"
 			       "Reads DIR/sweep.csv (wakebench sweep) and writes DIR/summary.csv: per\n"

@@ -350,6 +350,10 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 
 	start = clock_now_ns();
 	tracefs_trace_on(r.inst);
+	/* Scripts that start their load beside a recording wait for this
+	 * line: events before it are not recorded. */
+	fprintf(stderr, "%s: recording in instance %s into %s\n", TRACE_PROG,
+		r.name, out);
 	if (cmd) {
 		child = fork();
 		if (child == 0) {

@@ -36,7 +36,9 @@ void trace_usage(void)
 "streamed to DIR (meta.txt, formats/, cpuN.raw). The COMMAND gets\n"
 "WAKEBENCH_TRACE_INSTANCE so servers and clients started with\n"
 "--trace-markers mark each request. The instance is removed on exit,\n"
-"SIGINT/SIGTERM and when the command fails.\n"
+"SIGINT/SIGTERM and when the command fails. Once events are being recorded\n"
+"it prints \"wakebench-trace: recording in instance NAME into DIR\" on\n"
+"standard error: a load started beside it should wait for that line.\n"
 "timeline: DIR/cstate-cpuN.csv (Sample #,Continuous Time (ms),C-State,\n"
 "Duration (ms)), DIR/irq.csv (Sample #,Continuous Time (ms),IRQ No,\n"
 "Interface,Duration (ms),CPU,Handler (ms)), DIR/residency.csv (over\n"
@@ -127,9 +129,10 @@ int trace_timeline(int argc, char **argv)
 	printf("%-4s %-14s %8s %9s %12s %12s\n", "cpu", "state", "percent",
 	       "entries", "avg_stay_us", "time_ms");
 	for (uint32_t cpu = 0; cpu < m.ncpus; cpu++) {
-		struct tl_residency r[TRACEFILE_MAX_STATES + 2];
+		struct tl_residency *r;
 		const struct tl_interval *iv;
-		size_t n, rows;
+		size_t n;
+		ssize_t rows;
 		struct csv *cs;
 		uint64_t lo = from > timeline_start(t) ? from : timeline_start(t);
 		uint64_t hi = to < timeline_end(t) ? to : timeline_end(t);
@@ -153,8 +156,10 @@ int trace_timeline(int argc, char **argv)
 		}
 		if (csv_close(cs))
 			rc = 1;
-		rows = timeline_residency(t, cpu, from, to, r, sizeof(r) / sizeof(*r));
-		for (size_t i = 0; i < rows; i++) {
+		rows = timeline_residency(t, cpu, from, to, &r);
+		if (rows < 0)
+			opt_die(TRACE_PROG, "out of memory");
+		for (ssize_t i = 0; i < rows; i++) {
 			double pct = span ? 100.0 * r[i].time_ns / span : 0;
 			double avg = r[i].entries ? r[i].time_ns / 1e3 / r[i].entries : 0;
 			const char *name = tracefile_state_name(&m, cpu, r[i].state,
@@ -171,6 +176,7 @@ int trace_timeline(int argc, char **argv)
 			csv_double(res, ms(r[i].time_ns), 6);
 			csv_end_row(res);
 		}
+		free(r);
 	}
 	if (csv_close(res))
 		rc = 1;

@@ -15,7 +15,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct timeline *t = timeline_new(4, 1000);
 	struct attr_msg msgs[64];
 	struct attr_result res[64];
-	struct tl_residency r[32];
 	size_t nm = 0, i;
 	uint64_t ts = 1000;
 
@@ -45,12 +44,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	timeline_finish(t, ts + 10);
 	for (uint32_t c = 0; c < 4; c++) {
-		size_t n, k = timeline_residency(t, c, 0, UINT64_MAX, r, 32);
+		struct tl_residency *r;
+		ssize_t k = timeline_residency(t, c, 0, UINT64_MAX, &r);
 		uint64_t sum = 0;
+		size_t n;
 		const struct tl_interval *iv = timeline_intervals(t, c, &n);
 
-		for (size_t j = 0; j < k; j++)
+		if (k < 0)
+			break;
+		for (ssize_t j = 0; j < k; j++) {
 			sum += r[j].time_ns;
+			/* one row per state, in state order */
+			if (j && r[j].state <= r[j - 1].state)
+				__builtin_trap();
+		}
+		free(r);
 		/* Residency covers the trace exactly; intervals are ordered. */
 		if (sum != timeline_end(t) - timeline_start(t))
 			__builtin_trap();

@@ -6,6 +6,11 @@
 "$WB" nosuchcmd 2>/dev/null; [ $? -eq 2 ] || fail "unknown command exit"
 "$WB" client --help | grep -q -- '--prequery\|--dist' || fail "client --help"
 "$WB" server --help | grep -q -- '--busy-poll' || fail "server --help"
+# Every command listed by --help answers --help with its usage, exit 0.
+for c in $("$WB" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
+	out=$("$WB" $c --help 2>&1) || fail "$c --help exited $?: $out"
+	echo "$out" | grep -q "^Usage: wakebench $c" || fail "$c --help: $out"
+done
 
 expect_usage() {
 	local err rc

@@ -36,3 +36,15 @@ exec 5<>/dev/tcp/127.0.0.1/$PORT
 exec 5>&-
 stop_server
 grep -q 'idle_closed=1$' "$SERVER_ERR" || fail "idle count: $(cat "$SERVER_ERR")"
+
+# --max-payload: a request with a larger payload is rejected (connection
+# closed, counted), one within the limit is served.
+start_server --max-payload 100
+"$WB" client --server 127.0.0.1:$PORT --payload 100 --requests 20 --interval-us 100 -q \
+	|| fail "payload at --max-payload refused"
+err=$("$WB" client --server 127.0.0.1:$PORT --payload 101 --requests 20 \
+	--interval-us 100 -q 2>&1); rc=$?
+[ $rc -eq 1 ] || fail "over --max-payload: client exit $rc"
+echo "$err" | grep -q 'closed the connection\|receive\|send' || fail "over max-payload message: $err"
+stop_server
+grep -q 'rejected=1 ' "$SERVER_ERR" || fail "rejected count: $(cat "$SERVER_ERR")"
