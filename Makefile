@@ -51,6 +51,8 @@ SCRIPT_CMDS := $(patsubst scripts/wakebench-%,%,$(wildcard scripts/wakebench-*))
 SCRIPT_BINS := $(SCRIPT_CMDS:%=$(O)/bin/wakebench-%)
 TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRC:tests/tools/%.c=$(O)/tests/%)
+BENCH_TOOL_SRC := $(wildcard bench/tools/*.c)
+BENCH_TOOL_BINS := $(BENCH_TOOL_SRC:bench/tools/%.c=$(O)/bench/%)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(O)/tests/unit-tests
 
@@ -83,12 +85,18 @@ $(O)/tests/%: tests/tools/%.c $(LIBWB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(O)/bench/%: bench/tools/%.c $(LIBWB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bench-tools: $(BENCH_TOOL_BINS)
+
 $(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h) $(LIBWB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ \
 		$(UNIT_SRC) $(LIBWB) $(CHECK_LIBS) $(LDLIBS)
 
-tests: $(UNIT_BIN) $(TOOL_BINS)
+tests: $(UNIT_BIN) $(TOOL_BINS) $(BENCH_TOOL_BINS)
 
 check: all tests
 	$(UNIT_BIN)

@@ -4,6 +4,8 @@ set -u
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WB="$top/${O:-build}/bin/wakebench"
 [ -x "$WB" ] || { echo "bench: build first (make)" >&2; exit 1; }
+STALL="$top/${O:-build}/bench/wb-stall"
+[ -x "$STALL" ] || make -s -C "$top" bench-tools >&2 || { echo "bench: make bench-tools failed" >&2; exit 1; }
 BTMP=$(mktemp -d /tmp/wbbench.XXXXXX)
 bench_pids=()
 bench_cleanup() {

@@ -4,7 +4,8 @@
 # client to $CCPU, client busy-polling (wakebench --wait spin; sockperf
 # --nonblocked, which polls recvfrom without blocking). Once with C-states allowed, once holding
 # /dev/cpu_dma_latency at 0. Runs alternate, REPS times; the table has the
-# median p50/p99 RTT of each and the ratio of p50s.
+# median p50/p99 RTT of each, the ratio of the median p50s, and the median
+# of each rep's own ratio (the two runs of a rep are back to back).
 #   usage: bench/rtt-sockperf.sh [REPS] [SECONDS]
 . "$(dirname "$0")/lib.sh"
 REPS=${1:-5}
@@ -47,13 +48,15 @@ for rep in $(seq "$REPS"); do
 done
 
 echo "RTT on loopback, 1 ms fixed gaps, ${SECS}s per run, median of $REPS runs (us)"
-printf '%-12s %12s %12s %12s %12s %10s\n' "C-states" "wb_p50" "sockperf_p50" "wb_p99" "sockperf_p99" "p50_ratio"
+printf '%-12s %12s %12s %12s %12s %10s %12s\n' "C-states" "wb_p50" "sockperf_p50" "wb_p99" "sockperf_p99" "p50_ratio" "paired_ratio"
 for pm in on 0; do
 	wp50=$(awk -v pm=$pm '$1 == pm && $2 == "wakebench" { print $3 }' "$BTMP/rows" | median)
 	wp99=$(awk -v pm=$pm '$1 == pm && $2 == "wakebench" { print $4 }' "$BTMP/rows" | median)
 	sp50=$(awk -v pm=$pm '$1 == pm && $2 == "sockperf" { print $3 }' "$BTMP/rows" | median)
 	sp99=$(awk -v pm=$pm '$1 == pm && $2 == "sockperf" { print $4 }' "$BTMP/rows" | median)
+	# each rep's wakebench p50 over the sockperf p50 measured right after it
+	paired=$(awk -v pm=$pm '$1 == pm && $2 == "wakebench" { w = $3 } $1 == pm && $2 == "sockperf" { print w / $3 }' "$BTMP/rows" | median)
 	label=$([ $pm = on ] && echo "allowed" || echo "pmqos=0")
-	printf '%-12s %12.2f %12.2f %12.2f %12.2f %10.3f\n' "$label" "$wp50" "$sp50" "$wp99" "$sp99" \
-		"$(awk -v a="$wp50" -v b="$sp50" 'BEGIN { print a / b }')"
+	printf '%-12s %12.2f %12.2f %12.2f %12.2f %10.3f %12.3f\n' "$label" "$wp50" "$sp50" "$wp99" "$sp99" \
+		"$(awk -v a="$wp50" -v b="$sp50" 'BEGIN { print a / b }')" "$paired"
 done

@@ -25,6 +25,9 @@
 /* Below this distance to a send time we stop polling and spin on the clock. */
 #define SPIN_GUARD_NS 2000ull
 #define RX_BUF 65536
+/* Requests already due when the client is behind go out in one send()
+ * of at most this many bytes (TCP); see send_due(). */
+#define TX_BATCH_BYTES 16384
 
 struct conn {
 	int fd;
@@ -41,6 +44,7 @@ struct loop {
 	int epfd, sigfd;
 	uint64_t oldest;	/* lowest seq that may still be outstanding */
 	uint64_t polls;
+	uint64_t behind;	/* sends made late in a row */
 	uint8_t *txbuf;
 	size_t txlen;
 	uint8_t rx[RX_BUF];
@@ -318,8 +322,17 @@ static int wait_until(struct loop *l, uint64_t target)
 
 		if (check_timeouts(l, now))
 			return -1;
-		if (now >= target)
+		if (now >= target) {
+			/*
+			 * Behind schedule: keep reading replies now and then,
+			 * or a server whose replies go unread blocks (and
+			 * drops us) while we catch up.
+			 */
+			if (!(++l->behind & 7) && poll_replies(l, 0))
+				return -1;
 			return 0;
+		}
+		l->behind = 0;
 		left = target - now;
 		if (o->wait == WAIT_SLEEP ||
 		    (o->wait == WAIT_HYBRID && left > o->spin_margin_ns)) {
@@ -421,19 +434,69 @@ static int drain_all(struct loop *l)
 	return 0;
 }
 
+/*
+ * Sends request i and, on a single TCP connection without pre-queries,
+ * every following request already due, in one send(): when the client
+ * is behind, one syscall per request would keep it behind. They share
+ * one send time. Returns the number sent, or -1.
+ */
+static int64_t send_due(struct loop *l, uint64_t i)
+{
+	struct run *r = l->r;
+	const struct client_opts *o = l->o;
+	size_t frame = PROTO_HDR_LEN + o->payload;
+	uint64_t n = 1, now;
+	int err;
+
+	if (l->nconns != 1 || o->proto != NET_TCP || o->prequery ||
+	    l->txlen < 2 * frame)
+		return send_request(l, i) ? -1 : 1;
+	now = clock_now_ns();
+	while (i + n < r->total && r->reqs[i + n].intended_ns <= now &&
+	       (n + 1) * frame <= l->txlen)
+		n++;
+	if (n == 1)
+		return send_request(l, i) ? -1 : 1;
+	for (uint64_t k = 0; k < n; k++) {
+		struct proto_msg m = {
+			.type = PROTO_REQUEST, .seq = i + k,
+			.service_ns = o->service_ns,
+			.payload_len = (uint32_t)o->payload,
+			.client_send_ns = now,
+		};
+
+		proto_encode(&m, l->txbuf + k * frame);
+		r->reqs[i + k].sent_ns = now;
+	}
+	err = net_send_all(l->conns[0].fd, l->txbuf, n * frame, o->timeout_ns);
+	if (err) {
+		fail(r, "send request %llu: %s", (unsigned long long)i,
+		     strerror(-err));
+		return -1;
+	}
+	if (l->marker_fd >= 0)
+		for (uint64_t k = 0; k < n; k++)
+			marker_write(l->marker_fd, "send", i + k);
+	r->sent = i + n;
+	return (int64_t)n;
+}
+
 static int open_loop(struct loop *l)
 {
 	struct run *r = l->r;
 
-	for (uint64_t i = 0; i < r->total; i++) {
+	for (uint64_t i = 0; i < r->total;) {
 		uint64_t prev = i ? r->reqs[i - 1].intended_ns : r->start_ns;
+		int64_t n;
 
 		if (maybe_prequery(l, i, prev, r->reqs[i].intended_ns))
 			return -1;
 		if (wait_until(l, r->reqs[i].intended_ns))
 			return -1;
-		if (send_request(l, i))
+		n = send_due(l, i);
+		if (n < 0)
 			return -1;
+		i += (uint64_t)n;
 	}
 	return drain_all(l);
 }
@@ -492,7 +555,10 @@ static int loop_setup(struct loop *l)
 			return -1;
 		}
 	}
-	l->txbuf = calloc(1, PROTO_HDR_LEN + o->payload);
+	l->txlen = PROTO_HDR_LEN + o->payload;
+	if (l->txlen < TX_BATCH_BYTES)
+		l->txlen = TX_BATCH_BYTES;
+	l->txbuf = calloc(1, l->txlen);
 	l->conns = calloc(o->connections + 1, sizeof(*l->conns));
 	if (!l->txbuf || !l->conns) {
 		fail(l->r, "out of memory");

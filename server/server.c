@@ -37,6 +37,8 @@
 #define PROG "wakebench-server"
 #define MAX_EVENTS 64
 #define RX_BUF (64 * 1024)
+/* Replies to the requests of one read go out together (see queue_reply). */
+#define TX_BUF (PROTO_HDR_LEN * 256)
 /* A client that leaves its replies unread this long is dropped. */
 #define SEND_TIMEOUT_NS 1000000ull
 
@@ -94,7 +96,9 @@ struct server {
 	int marker_fd;		/* trace_marker, or -1 */
 	uint64_t rx_ns;		/* when the bytes being parsed were read */
 	int stop;		/* SIGINT or SIGTERM seen */
+	size_t txn;		/* bytes of replies waiting in tx */
 	uint8_t rx[RX_BUF];
+	uint8_t tx[TX_BUF];
 };
 
 static void usage(void)
@@ -274,6 +278,24 @@ static void log_msg(struct server *s, const struct proto_msg *m,
 }
 
 /*
+ * Sends the replies queued for a stream connection. Under load one read
+ * brings many requests: their replies leave in one send(), not one each
+ * (server_send_ns is when each reply was ready). A client that leaves
+ * them unread for SEND_TIMEOUT_NS is dropped: -1.
+ */
+static int flush_replies(struct server *s, struct endpoint *ep)
+{
+	int err = s->txn ? net_send_all(ep->fd, s->tx, s->txn, SEND_TIMEOUT_NS) : 0;
+
+	s->txn = 0;
+	if (err) {
+		s->st.dropped++;
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Serve one message: busy-wait the service time from when we start on it,
  * then reply. Returns 0, or -1 when the reply cannot be sent (the
  * connection is then dropped).
@@ -307,8 +329,12 @@ static int serve_msg(struct server *s, struct endpoint *ep,
 		return -1;
 	}
 	if (want_reply) {
-		uint64_t start = clock_now_ns();
+		uint64_t start;
 
+		/* Replies waiting must not wait for this one's service too. */
+		if (service_ns && s->txn && flush_replies(s, ep))
+			return -1;
+		start = clock_now_ns();
 		if (service_ns)
 			clock_spin_until(start + service_ns);
 		r = (struct proto_msg){
@@ -318,16 +344,19 @@ static int serve_msg(struct server *s, struct endpoint *ep,
 			.server_recv_ns = s->rx_ns,
 		};
 		r.server_send_ns = send_ns = clock_now_ns();
-		proto_encode(&r, buf);
 		if (ep->kind == EP_UDP) {
+			proto_encode(&r, buf);
 			if (sendto(ep->fd, buf, sizeof(buf), MSG_NOSIGNAL,
 				   (const struct sockaddr *)peer, peerlen) < 0)
 				s->st.dropped++;
-		} else if (net_send_all(ep->fd, buf, sizeof(buf),
-					SEND_TIMEOUT_NS)) {
-			s->st.dropped++;
-			log_msg(s, m, s->rx_ns, 0, service_ns, ep->id);
-			return -1;
+		} else {
+			if (s->txn + PROTO_HDR_LEN > sizeof(s->tx) &&
+			    flush_replies(s, ep)) {
+				log_msg(s, m, s->rx_ns, 0, service_ns, ep->id);
+				return -1;
+			}
+			proto_encode(&r, s->tx + s->txn);
+			s->txn += PROTO_HDR_LEN;
 		}
 	}
 	log_msg(s, m, s->rx_ns, send_ns, service_ns, ep->id);
@@ -411,6 +440,9 @@ static void conn_read(struct server *s, struct endpoint *c)
 				  &ctx);
 		if (ret < 0)
 			s->st.rejected++;
+		/* Replies to what came before a bad frame still go out. */
+		if (flush_replies(s, c) && !ret)
+			ret = 1;
 		if (ret) {
 			conn_close(s, c);
 			return;
