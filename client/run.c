@@ -531,6 +531,8 @@ static int loop_setup(struct loop *l)
 	struct epoll_event ev = { .events = EPOLLIN };
 	sigset_t mask;
 
+	/* sleep and hybrid pacing wake at the send time, not 50 us after */
+	clock_tight_timers();
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (l->epfd < 0) {
 		fail(l->r, "epoll_create1: %s", strerror(errno));

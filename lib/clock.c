@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include "clock.h"
 
 static const char *const wait_names[] = {
@@ -64,4 +65,9 @@ uint64_t clock_wait_until(uint64_t target_ns, enum clock_wait mode,
 		break;
 	}
 	return clock_spin_until(target_ns);
+}
+
+int clock_tight_timers(void)
+{
+	return prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) ? -errno : 0;
 }

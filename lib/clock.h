@@ -51,5 +51,11 @@ uint64_t clock_wait_until(uint64_t target_ns, enum clock_wait mode,
 			  uint64_t margin_ns);
 /* Busy-waits until target_ns; returns the time read last. */
 uint64_t clock_spin_until(uint64_t target_ns);
+/*
+ * Sets this thread's timer slack to 1 ns (from the default 50 us), so a
+ * sleep to an absolute time is not rounded up by up to 50 us: what
+ * cyclictest does. Returns 0 or -errno.
+ */
+int clock_tight_timers(void);
 
 #endif

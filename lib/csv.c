@@ -71,14 +71,49 @@ void csv_header(struct csv *c, const char *cols)
 static void sep(struct csv *c)
 {
 	if (!c->first)
-		fputc(',', c->f);
+		putc_unlocked(',', c->f);
 	c->first = 0;
+}
+
+/*
+ * Digits of v, right-aligned to end (at least min_digits, zero-padded);
+ * returns the first. printf() costs most of a trace analysis or a
+ * million-row requests.csv otherwise.
+ */
+static char *digits(char *end, uint64_t v, unsigned min_digits)
+{
+	char *p = end;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || (unsigned)(end - p) < min_digits);
+	return p;
 }
 
 void csv_u64(struct csv *c, uint64_t v)
 {
+	char buf[24], *p = digits(buf + sizeof(buf), v, 1);
+
 	sep(c);
-	fprintf(c->f, "%" PRIu64, v);
+	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), c->f);
+}
+
+void csv_fixed(struct csv *c, uint64_t v, unsigned decimals)
+{
+	char buf[48], *end = buf + sizeof(buf), *p;
+	uint64_t scale = 1;
+
+	if (decimals > 18)
+		decimals = 18;
+	for (unsigned i = 0; i < decimals; i++)
+		scale *= 10;
+	p = decimals ? digits(end, v % scale, decimals) : end;
+	if (decimals)
+		*--p = '.';
+	p = digits(p, v / scale, 1);
+	sep(c);
+	fwrite_unlocked(p, 1, (size_t)(end - p), c->f);
 }
 
 void csv_i64(struct csv *c, int64_t v)

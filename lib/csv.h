@@ -19,6 +19,9 @@ void csv_u64(struct csv *c, uint64_t v);
 void csv_i64(struct csv *c, int64_t v);
 /* %.*f with @prec digits; NaN is written as an empty field. */
 void csv_double(struct csv *c, double v, int prec);
+/* v / 10^decimals with exactly that many decimals ("1.234567" for
+ * 1234567, 6): nanoseconds as milliseconds, exactly and fast. */
+void csv_fixed(struct csv *c, uint64_t v, unsigned decimals);
 void csv_str(struct csv *c, const char *s);
 void csv_empty(struct csv *c);
 void csv_end_row(struct csv *c);

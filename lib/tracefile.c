@@ -253,7 +253,7 @@ static void str(struct tep_format_field *f, void *data, int size, char *out,
 }
 
 static long decode_cpu(struct decoder *d, const char *path, uint32_t cpu,
-		       uint32_t subbuf, struct timeline *t)
+		       uint32_t subbuf, struct timeline *t, uint64_t *recorded)
 {
 	struct kbuffer *kb = tep_kbuffer(d->tep);
 	char *page = malloc(subbuf);
@@ -282,6 +282,7 @@ static long decode_cpu(struct decoder *d, const char *path, uint32_t cpu,
 			char s[256];
 			int id = tep_data_type(d->tep, &rec);
 
+			(*recorded)++;
 			if (id == d->idle_id) {
 				e.type = TL_IDLE;
 				e.arg = num(d->idle_state, data);
@@ -315,10 +316,12 @@ out:
 }
 
 long tracefile_decode(const char *dir, const struct trace_meta *m,
-		      struct timeline *t, char *err, size_t errlen)
+		      struct timeline *t, uint64_t *recorded, char *err,
+		      size_t errlen)
 {
 	struct decoder d;
 	long total = 0;
+	uint64_t all = 0;
 	int ret = decoder_init(&d, dir, err, errlen);
 
 	if (ret)
@@ -328,7 +331,7 @@ long tracefile_decode(const char *dir, const struct trace_meta *m,
 		long n;
 
 		snprintf(path, sizeof(path), "%s/cpu%u.raw", dir, cpu);
-		n = decode_cpu(&d, path, cpu, m->subbuf_size, t);
+		n = decode_cpu(&d, path, cpu, m->subbuf_size, t, &all);
 		if (n < 0) {
 			ret = (int)n;
 			snprintf(err, errlen, "%s: %s", path, strerror((int)-n));
@@ -339,5 +342,7 @@ long tracefile_decode(const char *dir, const struct trace_meta *m,
 out:
 	if (d.tep)
 		tep_free(d.tep);
+	if (recorded)
+		*recorded = all;
 	return ret ? ret : total;
 }

@@ -42,10 +42,12 @@ const char *tracefile_state_name(const struct trace_meta *m, uint32_t cpu,
 				 int32_t state, char *buf, size_t len);
 /*
  * Decodes every CPU's raw data into t (created by the caller with
- * m->ncpus CPUs). Returns the number of events fed, or -errno with a
- * message in err.
+ * m->ncpus CPUs). Returns the number of events fed (C-state, IRQ,
+ * marker), or -errno with a message in err; *recorded (if not NULL) gets
+ * the number of events of any kind in the trace.
  */
 long tracefile_decode(const char *dir, const struct trace_meta *m,
-		      struct timeline *t, char *err, size_t errlen);
+		      struct timeline *t, uint64_t *recorded, char *err,
+		      size_t errlen);
 
 #endif

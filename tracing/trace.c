@@ -53,9 +53,11 @@ void trace_usage(void)
 "cannot run, says why and falls back to residency.\n");
 }
 
-static int load(const char *dir, struct trace_meta *m, struct timeline **t)
+/* Loads a trace; returns the number of events in it (of any kind). */
+static uint64_t load(const char *dir, struct trace_meta *m, struct timeline **t)
 {
 	char err[4600];
+	uint64_t recorded = 0;
 	long n;
 
 	if (tracefile_meta(dir, m, err, sizeof(err)))
@@ -63,11 +65,11 @@ static int load(const char *dir, struct trace_meta *m, struct timeline **t)
 	*t = timeline_new(m->ncpus, m->start_ns);
 	if (!*t)
 		opt_die(TRACE_PROG, "out of memory");
-	n = tracefile_decode(dir, m, *t, err, sizeof(err));
+	n = tracefile_decode(dir, m, *t, &recorded, err, sizeof(err));
 	if (n < 0)
 		opt_die(TRACE_PROG, "%s", err);
 	timeline_finish(*t, m->end_ns);
-	return 0;
+	return recorded;
 }
 
 static double ms(uint64_t ns)
@@ -91,7 +93,7 @@ int trace_timeline(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	uint64_t from = 0, to = UINT64_MAX;
+	uint64_t from = 0, to = UINT64_MAX, recorded, lost = 0;
 	struct trace_meta m;
 	struct timeline *t;
 	unsigned char *mask = NULL;
@@ -118,7 +120,7 @@ int trace_timeline(int argc, char **argv)
 	if (optind + 1 != argc)
 		opt_usage(TRACE_PROG, "timeline needs one trace DIR");
 	dir = argv[optind];
-	load(dir, &m, &t);
+	recorded = load(dir, &m, &t);
 	if (maskarg)
 		mask = opt_cpus(TRACE_PROG, maskarg, (int)m.ncpus);
 	snprintf(path, sizeof(path), "%s/residency.csv", dir);
@@ -148,10 +150,10 @@ int trace_timeline(int argc, char **argv)
 		iv = timeline_intervals(t, cpu, &n);
 		for (size_t i = 0; i < n; i++) {
 			csv_u64(cs, i + 1);
-			csv_double(cs, ms(iv[i].end - timeline_start(t)), 6);
+			csv_fixed(cs, iv[i].end - timeline_start(t), 6);
 			csv_str(cs, tracefile_state_name(&m, cpu, iv[i].state, buf,
 							 sizeof(buf)));
-			csv_double(cs, ms(iv[i].end - iv[i].start), 6);
+			csv_fixed(cs, iv[i].end - iv[i].start, 6);
 			csv_end_row(cs);
 		}
 		if (csv_close(cs))
@@ -173,7 +175,7 @@ int trace_timeline(int argc, char **argv)
 			csv_double(res, pct, 4);
 			csv_u64(res, r[i].entries);
 			csv_double(res, avg, 3);
-			csv_double(res, ms(r[i].time_ns), 6);
+			csv_fixed(res, r[i].time_ns, 6);
 			csv_end_row(res);
 		}
 		free(r);
@@ -204,12 +206,12 @@ int trace_timeline(int argc, char **argv)
 			if (mask && (q[i].cpu >= m.ncpus || !mask[q[i].cpu]))
 				continue;
 			csv_u64(irq, ++k);
-			csv_double(irq, ms(q[i].ts - timeline_start(t)), 6);
+			csv_fixed(irq, q[i].ts - timeline_start(t), 6);
 			csv_u64(irq, q[i].irq);
 			csv_str(irq, timeline_string(t, q[i].name));
-			csv_double(irq, ms(q[i].since_prev_ns), 6);
+			csv_fixed(irq, q[i].since_prev_ns, 6);
 			csv_u64(irq, q[i].cpu);
-			csv_double(irq, ms(q[i].handler_ns), 6);
+			csv_fixed(irq, q[i].handler_ns, 6);
 			csv_end_row(irq);
 		}
 		if (csv_close(irq))
@@ -230,14 +232,18 @@ int trace_timeline(int argc, char **argv)
 		if (csv_close(mc))
 			rc = 1;
 	}
-	for (uint32_t cpu = 0; cpu < m.ncpus; cpu++)
+	for (uint32_t cpu = 0; cpu < m.ncpus; cpu++) {
+		lost += m.overrun[cpu] + m.dropped[cpu];
 		if (m.overrun[cpu] || m.dropped[cpu])
 			fprintf(stderr, "%s: cpu%u lost events: overrun %llu, dropped %llu (raise --buffer-kb)\n",
 				TRACE_PROG, cpu, (unsigned long long)m.overrun[cpu],
 				(unsigned long long)m.dropped[cpu]);
+	}
 	if (timeline_rejected(t))
 		fprintf(stderr, "%s: %llu events out of order or for unknown CPUs, skipped\n",
 			TRACE_PROG, (unsigned long long)timeline_rejected(t));
+	printf("events: %llu in the trace, %llu lost\n", (unsigned long long)recorded,
+	       (unsigned long long)lost);
 	printf("wrote %s/cstate-cpuN.csv, irq.csv, residency.csv, markers.csv\n", dir);
 	timeline_free(t);
 	tracefile_meta_free(&m);

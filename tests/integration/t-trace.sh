@@ -40,6 +40,12 @@ cs="$TMP/tr/cstate-cpu$SCPU.csv"
 	|| fail "IRQ CSV header"
 # Idle intervals between requests on the server CPU.
 idle=$(awk -F, 'NR > 1 && $3 != "C0" && $3 != "unknown"' "$cs" | wc -l)
+# Every interval after the first begins with a cpu_idle event, every
+# marker is an event: the trace holds at least that many.
+nev=$(sed -n 's/^events: \([0-9]*\) in the trace, \([0-9]*\) lost$/\1/p' "$TMP/timeline.out")
+[ -n "$nev" ] || fail "no events line: $(tail -3 "$TMP/timeline.out")"
+min=$(( $(wc -l < "$cs") - 2 + $(wc -l < "$TMP/tr/markers.csv") - 1 ))
+[ "$nev" -ge "$min" ] || fail "events: $nev in the trace, fewer than the $min intervals and markers"
 [ "$idle" -ge $((N / 2)) ] || fail "only $idle idle intervals on cpu$SCPU for $N requests"
 # Residency sums to 100 % per CPU.
 awk -F, 'NR > 1 { s[$1] += $3 } END { for (c in s) if (s[c] < 99.99 || s[c] > 100.01) exit 1 }' \

@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 #include "clock.h"
+#include <sys/prctl.h>
 
 START_TEST(parse_modes)
 {
@@ -46,6 +47,14 @@ START_TEST(timespec_conversion)
 }
 END_TEST
 
+/* The client's sleeps are not rounded up by the default 50 us slack. */
+START_TEST(tight_timers)
+{
+	ck_assert_int_eq(clock_tight_timers(), 0);
+	ck_assert_int_eq(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 1);
+}
+END_TEST
+
 Suite *clock_suite(void)
 {
 	Suite *s = suite_create("clock");
@@ -54,6 +63,7 @@ Suite *clock_suite(void)
 	tcase_add_test(tc, parse_modes);
 	tcase_add_test(tc, never_early);
 	tcase_add_test(tc, timespec_conversion);
+	tcase_add_test(tc, tight_timers);
 	suite_add_tcase(s, tc);
 	return s;
 }

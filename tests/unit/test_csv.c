@@ -46,6 +46,38 @@ START_TEST(csv_fields_and_quoting)
 }
 END_TEST
 
+/* csv_fixed prints exactly what "%.Nf" of v / 10^N would, zeros kept,
+ * and csv_u64 every digit; compared with printf over many values. */
+START_TEST(csv_fixed_matches_printf)
+{
+	char path[] = "/tmp/wb-csv-XXXXXX", want[256];
+	static const uint64_t vals[] = { 0, 1, 9, 10, 999999, 1000000, 1000001,
+					 1234567, 120000000, 18446744073709551615ull };
+	int fd = mkstemp(path);
+	struct csv *c;
+
+	close(fd);
+	for (size_t i = 0; i < sizeof(vals) / sizeof(*vals); i++) {
+		uint64_t v = vals[i];
+
+		c = csv_open(path);
+		ck_assert_ptr_nonnull(c);
+		csv_fixed(c, v, 6);
+		csv_fixed(c, v, 0);
+		csv_fixed(c, v, 3);
+		csv_u64(c, v);
+		csv_end_row(c);
+		ck_assert_int_eq(csv_close(c), 0);
+		snprintf(want, sizeof(want), "%llu.%06llu,%llu,%llu.%03llu,%llu\n",
+			 (unsigned long long)(v / 1000000), (unsigned long long)(v % 1000000),
+			 (unsigned long long)v, (unsigned long long)(v / 1000),
+			 (unsigned long long)(v % 1000), (unsigned long long)v);
+		ck_assert_str_eq(slurp(path), want);
+	}
+	unlink(path);
+}
+END_TEST
+
 START_TEST(json_nesting_and_escapes)
 {
 	char path[] = "/tmp/wb-json-XXXXXX";
@@ -103,6 +135,7 @@ Suite *csv_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, csv_fields_and_quoting);
+	tcase_add_test(tc, csv_fixed_matches_printf);
 	tcase_add_test(tc, json_nesting_and_escapes);
 	tcase_add_test(tc, open_errors);
 	tcase_add_test(tc, write_error_reported);
