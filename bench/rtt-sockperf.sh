@@ -5,7 +5,8 @@
 # --nonblocked, which polls recvfrom without blocking). Once with C-states allowed, once holding
 # /dev/cpu_dma_latency at 0. Runs alternate, REPS times; the table has the
 # median p50/p99 RTT of each, the ratio of the median p50s, and the median
-# of each rep's own ratio (the two runs of a rep are back to back).
+# of each rep's own ratio (the two runs of a rep are back to back, and
+# which goes first alternates between reps).
 #   usage: bench/rtt-sockperf.sh [REPS] [SECONDS]
 . "$(dirname "$0")/lib.sh"
 REPS=${1:-5}
@@ -40,8 +41,11 @@ printf '%-8s %-10s %10s %10s\n' "pmqos" "tool" "p50_us" "p99_us" > "$BTMP/raw"
 for rep in $(seq "$REPS"); do
 	for pm in on 0; do
 		[ "$pm" = 0 ] && pmqos_hold
-		read -r a b <<< "$(wakebench_rtt)"; echo "$pm wakebench $a $b" >> "$BTMP/rows"
-		read -r a b <<< "$(sockperf_rtt)"; echo "$pm sockperf $a $b" >> "$BTMP/rows"
+		# alternate which tool goes first so drift within a rep cancels
+		if [ $((rep % 2)) = 1 ]; then order="wakebench sockperf"; else order="sockperf wakebench"; fi
+		for tool in $order; do
+			read -r a b <<< "$(${tool}_rtt)"; echo "$pm $tool $a $b $rep" >> "$BTMP/rows"
+		done
 		[ "$pm" = 0 ] && pmqos_release
 	done
 	echo "rep $rep/$REPS done" >&2
@@ -54,8 +58,9 @@ for pm in on 0; do
 	wp99=$(awk -v pm=$pm '$1 == pm && $2 == "wakebench" { print $4 }' "$BTMP/rows" | median)
 	sp50=$(awk -v pm=$pm '$1 == pm && $2 == "sockperf" { print $3 }' "$BTMP/rows" | median)
 	sp99=$(awk -v pm=$pm '$1 == pm && $2 == "sockperf" { print $4 }' "$BTMP/rows" | median)
-	# each rep's wakebench p50 over the sockperf p50 measured right after it
-	paired=$(awk -v pm=$pm '$1 == pm && $2 == "wakebench" { w = $3 } $1 == pm && $2 == "sockperf" { print w / $3 }' "$BTMP/rows" | median)
+	# each rep's wakebench p50 over the sockperf p50 measured next to it
+	paired=$(awk -v pm=$pm '$1 == pm { v[$5, $2] = $3; r[$5] = 1 }
+		END { for (k in r) print v[k, "wakebench"] / v[k, "sockperf"] }' "$BTMP/rows" | median)
 	label=$([ $pm = on ] && echo "allowed" || echo "pmqos=0")
 	printf '%-12s %12.2f %12.2f %12.2f %12.2f %10.3f %12.3f\n' "$label" "$wp50" "$sp50" "$wp99" "$sp99" \
 		"$(awk -v a="$wp50" -v b="$sp50" 'BEGIN { print a / b }')" "$paired"

@@ -549,6 +549,17 @@ static int setup(struct server *s, char **err)
 		return -1;
 	}
 
+	/*
+	 * C-states first: once the port accepts connections a client may
+	 * start, and its first request must see the configured idle states
+	 * (a later setup failure exits, and the atexit hook restores them).
+	 */
+	if (o->have_cstates) {
+		s->cs = cstate_run_begin(&o->cstates, o->cpu, o->cmdline, msg,
+					 sizeof(msg));
+		if (!s->cs)
+			return -1;
+	}
 	fd = net_listen(o->proto, o->bind, o->port, 1024, &bound);
 	if (fd < 0) {
 		snprintf(msg, sizeof(msg), "cannot listen on %s port %u: %s",
@@ -591,12 +602,6 @@ static int setup(struct server *s, char **err)
 				 strerror(-s->marker_fd));
 			return -1;
 		}
-	}
-	if (o->have_cstates) {
-		s->cs = cstate_run_begin(&o->cstates, o->cpu, o->cmdline, msg,
-					 sizeof(msg));
-		if (!s->cs)
-			return -1;
 	}
 	if (o->log_path) {
 		char snap[4096];
