@@ -764,6 +764,17 @@ static const char *setup(struct mt *m)
 	m->sig.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (m->sig.fd < 0 || ep_add(m, &m->sig))
 		return "signalfd failed";
+	/*
+	 * C-states before listening, as in the server: a client that can
+	 * connect is served under the configured idle states (a later setup
+	 * failure exits, and the atexit hook restores them).
+	 */
+	if (o->have_cstates) {
+		m->cs = cstate_run_begin(&o->cstates, o->cpu, o->cmdline, msg,
+					 sizeof(msg));
+		if (!m->cs)
+			return msg;
+	}
 	fd = net_listen(NET_TCP, o->bind, o->port, 1024, &bound);
 	if (fd < 0) {
 		snprintf(msg, sizeof(msg), "cannot listen on %s port %u: %s",
@@ -803,23 +814,12 @@ static const char *setup(struct mt *m)
 		}
 		snprintf(snap, sizeof(snap), "%.*s.snapshot.json", (int)n,
 			 o->log_path);
-		if (o->have_cstates) {
-			m->cs = cstate_run_begin(&o->cstates, o->cpu, o->cmdline,
-						 msg, sizeof(msg));
-			if (!m->cs)
-				return msg;
-		}
 		ret = snapshot_write_json(snap, "midtier", o->cmdline);
 		if (ret) {
 			snprintf(msg, sizeof(msg), "cannot write %s: %s", snap,
 				 strerror(-ret));
 			return msg;
 		}
-	} else if (o->have_cstates) {
-		m->cs = cstate_run_begin(&o->cstates, o->cpu, o->cmdline, msg,
-					 sizeof(msg));
-		if (!m->cs)
-			return msg;
 	}
 	if (o->adaptive && o->traj_path) {
 		m->traj = csv_open(o->traj_path);

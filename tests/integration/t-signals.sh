@@ -87,13 +87,15 @@ for sig in INT TERM; do
 	[ "$n" = "$(($(wc -l < "$TMP/s-$sig.csv") - 1))" ] || fail "server SIG$sig: summary $n vs log"
 	cstates_clean || fail "server SIG$sig: C-states not restored"
 
-	# ---- midtier under load: its log complete, its summary printed.
+	# ---- midtier under load, with --cstates off: its log complete, its
+	# summary printed, C-states applied once it listens and restored.
 	start_server -q
 	pf="$TMP/mport-$sig"
 	"${dfl[@]}" "$WB" midtier --listen 0 --port-file "$pf" --backend 127.0.0.1:$PORT \
-		--log "$TMP/m-$sig.csv" 2>"$TMP/m-$sig.err" &
+		--cstates off --log "$TMP/m-$sig.csv" 2>"$TMP/m-$sig.err" &
 	mpid=$!
 	wait_for "[ -s $pf ]" || fail "midtier did not start: $(cat "$TMP/m-$sig.err")"
+	[ "$(disabled 1 2)" = 1 ] || fail "midtier --cstates off not applied when listening"
 	read -r mport < "$pf"
 	"$WB" client --server 127.0.0.1:$mport --requests 1000000 --interval-us 200 -q 2>/dev/null &
 	cpid=$!
@@ -105,6 +107,7 @@ for sig in INT TERM; do
 	[ "$(($(wc -l < "$TMP/m-$sig.csv") - 1))" -gt 100 ] || fail "midtier SIG$sig: log rows"
 	grep -q 'requests=' "$TMP/m-$sig.err" || fail "midtier SIG$sig: no summary: $(cat "$TMP/m-$sig.err")"
 	stop_server || fail "backend after midtier SIG$sig"
+	cstates_clean || fail "midtier SIG$sig: C-states not restored"
 
 	# ---- cstate: a held disable and a held PM QoS request.
 	"${dfl[@]}" "$WB" cstate disable C6 C1 &
