@@ -37,7 +37,6 @@ wakebench_rtt() {	# prints "p50 p99" of service latency (recv - sent) in us
 	echo "$(csv_col "$BTMP/wb/summary.csv" svc_p50_us) $(csv_col "$BTMP/wb/summary.csv" svc_p99_us)"
 }
 
-printf '%-8s %-10s %10s %10s\n' "pmqos" "tool" "p50_us" "p99_us" > "$BTMP/raw"
 for rep in $(seq "$REPS"); do
 	for pm in on 0; do
 		[ "$pm" = 0 ] && pmqos_hold
