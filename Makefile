@@ -20,13 +20,17 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
 CPPFLAGS += -std=gnu11 -D_GNU_SOURCE -Ilib -DWB_VERSION='"$(VERSION)"'
-TRACE_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
-TRACE_LIBS := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null)
+# Library flags come from pkg-config, asked when a recipe first needs them
+# (not when the Makefile is read), so `make deps demo` works on a machine
+# that has none of the -dev packages yet: deps runs first, then the build
+# asks. $(call cached,VAR,COMMAND) runs COMMAND once and keeps its output.
+cached = $(eval $(1) := $$(shell $(2) 2>/dev/null))$($(1))
+TRACE_CFLAGS = $(call cached,TRACE_CFLAGS,pkg-config --cflags libtracefs libtraceevent)
+TRACE_LIBS = $(call cached,TRACE_LIBS,pkg-config --libs libtracefs libtraceevent)
+CHECK_CFLAGS = $(call cached,CHECK_CFLAGS,pkg-config --cflags check)
+CHECK_LIBS = $(call cached,CHECK_LIBS,pkg-config --libs check)
 CPPFLAGS += $(TRACE_CFLAGS)
 LDLIBS += $(TRACE_LIBS) -lcpupower -lm -lpthread
-
-CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 # Debian 12 packages: build, test and peer tools.
 DEB_PKGS := build-essential pkg-config check libsubunit-dev libcpupower-dev \
@@ -58,7 +62,15 @@ UNIT_BIN := $(O)/tests/unit-tests
 
 all: $(O)/bin/wakebench $(PROG_BINS) $(SCRIPT_BINS)
 
-$(O)/obj/%.o: %.c $(wildcard lib/*.h */*.h) Makefile
+# A library pkg-config cannot find stops the build here, naming the Debian
+# package, instead of compiling on without its flags.
+need-libs:
+	@tools/check-deps.sh build
+
+need-check:
+	@tools/check-deps.sh check
+
+$(O)/obj/%.o: %.c $(wildcard lib/*.h */*.h) Makefile | need-libs
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
 
@@ -91,7 +103,7 @@ $(O)/bench/%: bench/tools/%.c $(LIBWB)
 
 bench-tools: $(BENCH_TOOL_BINS)
 
-$(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h) $(LIBWB)
+$(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h) $(LIBWB) | need-check
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ \
 		$(UNIT_SRC) $(LIBWB) $(CHECK_LIBS) $(LDLIBS)
@@ -125,7 +137,7 @@ fuzz_timeline_SRC := lib/timeline.c lib/attrib.c
 fuzz_turbostat_SRC := lib/turbostat.c lib/csv.c
 fuzz_readers_SRC := lib/tracefile.c lib/timeline.c lib/residency.c lib/idlestate.c \
 	lib/sysfs.c lib/opt.c lib/cpu.c lib/clock.c
-fuzz_readers_LIBS := $(TRACE_LIBS) -lcpupower -lm
+fuzz_readers_LIBS = $(TRACE_LIBS) -lcpupower -lm
 define fuzz_rule
 build-fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(fuzz_$(1)_SRC) $(wildcard lib/*.h)
 	@mkdir -p build-fuzz
@@ -167,4 +179,5 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all check unit tests asan fuzz deps demo install clean
+
+.PHONY: need-libs need-check all check unit tests asan fuzz deps demo install clean
