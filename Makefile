@@ -141,7 +141,7 @@ fuzz_readers_LIBS = $(TRACE_LIBS) -lcpupower -lm
 define fuzz_rule
 build-fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(fuzz_$(1)_SRC) $(wildcard lib/*.h)
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -o $$@ tests/fuzz/fuzz_$(1).c $$(fuzz_$(1)_SRC) $$(fuzz_$(1)_LIBS) -lm
+	$$(FUZZ_CC) $$(CPPFLAGS) $$(FUZZ_FLAGS) -o $$@ tests/fuzz/fuzz_$(1).c $$(fuzz_$(1)_SRC) $$(fuzz_$(1)_LIBS) -lm
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
 
