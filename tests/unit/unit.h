@@ -18,5 +18,6 @@ Suite *timeline_suite(void);
 Suite *attrib_suite(void);
 Suite *trace_suite(void);
 Suite *stats_suite(void);
+Suite *runcheck_suite(void);
 
 #endif
