@@ -130,14 +130,16 @@ asan:
 FUZZ_SECONDS ?= 10
 FUZZ_SEED ?= 0
 FUZZ_CC ?= clang
-FUZZERS := proto timeline turbostat readers
+FUZZERS := proto timeline turbostat readers tracepage
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 fuzz_proto_SRC := lib/proto.c lib/framer.c
 fuzz_timeline_SRC := lib/timeline.c lib/attrib.c
 fuzz_turbostat_SRC := lib/turbostat.c lib/csv.c
 fuzz_readers_SRC := lib/tracefile.c lib/timeline.c lib/residency.c lib/idlestate.c \
-	lib/sysfs.c lib/opt.c lib/cpu.c lib/clock.c
+	lib/sysfs.c lib/opt.c lib/cpu.c lib/clock.c lib/reqlog.c lib/csvread.c
 fuzz_readers_LIBS = $(TRACE_LIBS) -lcpupower -lm
+fuzz_tracepage_SRC := lib/tracefile.c lib/timeline.c
+fuzz_tracepage_LIBS = $(TRACE_LIBS)
 define fuzz_rule
 build-fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(fuzz_$(1)_SRC) $(wildcard lib/*.h)
 	@mkdir -p build-fuzz

@@ -21,7 +21,7 @@ for rep in $(seq "$REPS"); do
 	for rate in $RATES; do
 		"$WB" client --server 127.0.0.1:$PORT --cpu "$CCPU" --dist fixed --rate $rate \
 			--duration "$SECS" --warmup 1000 --wait spin --timeout-ms 5000 \
-			-q --out "$BTMP/c" 2>/dev/null
+			-q --out "$BTMP/c" --force 2>/dev/null
 		s="$BTMP/c/summary.csv"
 		ok=$(awk -F, -v r=$rate 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 			{ print ($c["status"] == "ok" && $c["unanswered"] == 0 && $c["rate_achieved"] >= 0.99 * r) ? 1 : 0 }' "$s")

@@ -16,7 +16,7 @@ run() {	# run NAME SERVER_ARGS -- CLIENT_ARGS
 	cargs=("$@")
 	wb_server "${sargs[@]}"
 	"$WB" client --server 127.0.0.1:$PORT --cpu "$CCPU" --interval-us "$INTERVAL" \
-		--requests "$N" --warmup 50 "${cargs[@]}" -q --out "$BTMP/$name" || exit 1
+		--requests "$N" --warmup 50 "${cargs[@]}" -q --out "$BTMP/$name" --force || exit 1
 	stop_all
 	echo "$name $(csv_col "$BTMP/$name/summary.csv" lat_p50_us) $(csv_col "$BTMP/$name/summary.csv" lat_p99_us) $(csv_col "$BTMP/$name/summary.csv" lat_avg_us)" >> "$BTMP/rows"
 }

@@ -15,7 +15,7 @@ for rep in $(seq "$REPS"); do
 	for rate in 1000 10000 100000; do
 		for wait in spin sleep hybrid; do
 			"$WB" client --server 127.0.0.1:$PORT --cpu "$CCPU" --dist fixed --rate $rate \
-				--duration "$SECS" --warmup 100 --wait $wait -q --out "$BTMP/c" \
+				--duration "$SECS" --warmup 100 --wait $wait -q --out "$BTMP/c" --force \
 				--timeout-ms 5000 || exit 1
 			s="$BTMP/c/summary.csv"
 			echo "$rate $wait $(csv_col $s pace_p50_us) $(csv_col $s pace_p99_us)" \

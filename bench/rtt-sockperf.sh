@@ -32,7 +32,7 @@ sockperf_rtt() {	# prints "p50 p99" in us
 wakebench_rtt() {	# prints "p50 p99" of service latency (recv - sent) in us
 	wb_server
 	"$WB" client --server 127.0.0.1:$PORT --cpu "$CCPU" --dist fixed --interval-us 1000 \
-		--requests $N --warmup 200 --wait spin --payload 0 -q --out "$BTMP/wb" || exit 1
+		--requests $N --warmup 200 --wait spin --payload 0 -q --out "$BTMP/wb" --force || exit 1
 	stop_all
 	echo "$(csv_col "$BTMP/wb/summary.csv" svc_p50_us) $(csv_col "$BTMP/wb/summary.csv" svc_p99_us)"
 }

@@ -18,13 +18,13 @@ one() {	# one plain|traced|markers
 			\"$WB\" server --port 0 --port-file $BTMP/tport --cpu $SCPU $mk -q &
 			while [ ! -s $BTMP/tport ]; do sleep 0.01; done
 			read -r p < $BTMP/tport
-			\"$WB\" client --server 127.0.0.1:\$p --cpu $CCPU --interval-us 1000 --requests $N --warmup 100 $mk -q --out $BTMP/c
+			\"$WB\" client --server 127.0.0.1:\$p --cpu $CCPU --interval-us 1000 --requests $N --warmup 100 $mk -q --out $BTMP/c --force
 			rc=\$?; kill %1; wait; rm -f $BTMP/tport; exit \$rc" 2>/dev/null || exit 1
 		rm -rf "$BTMP/tr"
 	else
 		wb_server
 		"$WB" client --server 127.0.0.1:$PORT --cpu "$CCPU" --interval-us 1000 \
-			--requests "$N" --warmup 100 -q --out "$BTMP/c" || exit 1
+			--requests "$N" --warmup 100 -q --out "$BTMP/c" --force || exit 1
 		stop_all
 	fi
 	echo "$r $1 $(csv_col "$BTMP/c/summary.csv" lat_p50_us) $(csv_col "$BTMP/c/summary.csv" lat_p99_us)" >> "$BTMP/rows"

@@ -10,6 +10,7 @@
 #include "client.h"
 #include "cpu.h"
 #include "opt.h"
+#include "outdir.h"
 #include "proto.h"
 
 #define PROG "wakebench-client"
@@ -47,7 +48,10 @@ static void usage(void)
 "Pre-query (a PREQUERY message that wakes the server core before a request):\n"
 "      --prequery-lead-us L    send it L us before each request's send time;\n"
 "                              skipped and counted when the gap to the previous\n"
-"                              request is shorter than L (0: just before)\n"
+"                              request is shorter than L (0: just before). A\n"
+"                              lead shorter than one send() (measured) goes in\n"
+"                              the request's send(): the request never waits\n"
+"                              for its pre-query\n"
 "      --prequery-port P       send pre-queries to port P (default: in-band)\n"
 "      --prequery-policy fixed|adaptive\n"
 "                              adaptive: hill-climb the lead from L (default 0)\n"
@@ -59,20 +63,27 @@ static void usage(void)
 "\n"
 "      --trace-markers         mark sends (\"wb send SEQ\", \"wb pq SEQ\") in the\n"
 "                              trace instance of 'wakebench trace record'\n"
-"      --cstates on|off|max-latency-us=N\n"
-"                          idle states for the run on --cpu (all CPUs without\n"
-"                          it), restored at exit; off and max-latency also hold\n"
-"                          PM QoS (see wakebench cstate)\n"
+"      --cstates on|off|max-latency-us=N|system-off|system-max-latency-us=N\n"
+"                          idle states for the run on --cpu only (all CPUs\n"
+"                          without it: idle-state flags and per-CPU resume\n"
+"                          latency), restored at exit; system-* also holds the\n"
+"                          machine-wide /dev/cpu_dma_latency (wakebench cstate)\n"
 "  -o, --out DIR           write requests.csv, gaps.csv, summary.{txt,csv,json},\n"
-"                          cmdline.txt, snapshot.json\n"
+"                          cmdline.txt, snapshot.json; DIR is created and\n"
+"                          checked before the run and must be empty\n"
+"      --force             reuse a non-empty DIR: first remove the files a\n"
+"                          client run writes (and nothing else)\n"
 "  -q, --quiet             do not print the summary\n"
 "  -h, --help              this help\n"
 "\n"
 "requests.csv: seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,\n"
-"server_recv_ns,server_send_ns,prequery_sent_ns,status,prequery_lead_us where\n"
-"latency_ns = recv - intended and service_ns = recv - sent (CLOCK_MONOTONIC ns).\n"
+"server_recv_ns,server_send_ns,prequery_sent_ns,status,prequery_lead_us,\n"
+"prequery_lead_ns,prequery_planned_ns where latency_ns = recv - intended,\n"
+"service_ns = recv - sent and prequery_lead_ns = sent - prequery_sent\n"
+"(CLOCK_MONOTONIC ns). Summary counters are over measured requests only.\n"
 "Adaptive runs add prequery-trajectory.csv: window,value_us,step_us,\n"
-"window_avg_ns,best_us.\n"
+"window_avg_ns,best_us,next_us (one row per window: the lead used in it,\n"
+"its average; best_us: the lead of the lowest window average so far).\n"
 "Exit status: 0 ok, 1 runtime error (partial results written), 2 usage.\n");
 }
 
@@ -80,7 +91,8 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 {
 	enum { O_PROTO = 256, O_SEED, O_WAIT, O_MARGIN, O_CONNS, O_SVC,
 	       O_PAYLOAD, O_CLOSED, O_TIMEOUT, O_LATE, O_CSTATES, O_LEAD, O_PQPORT,
-	       O_POLICY, O_WINDOW, O_STEP, O_MINSTEP, O_MAXLEAD, O_MARKERS };
+	       O_POLICY, O_WINDOW, O_STEP, O_MINSTEP, O_MAXLEAD, O_MARKERS,
+	       O_FORCE };
 	static const struct option longopts[] = {
 		{ "server", required_argument, NULL, 's' },
 		{ "proto", required_argument, NULL, O_PROTO },
@@ -110,6 +122,7 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		{ "max-lead-us", required_argument, NULL, O_MAXLEAD },
 		{ "trace-markers", no_argument, NULL, O_MARKERS },
 		{ "out", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, O_FORCE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -267,6 +280,9 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		case 'o':
 			o->out_dir = optarg;
 			break;
+		case O_FORCE:
+			o->force = 1;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -309,6 +325,10 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		if (o->hc.min_step_us > o->hc.step_us)
 			opt_usage(PROG, "--min-step-us exceeds --step-us");
 	}
+	if (o->force && !o->out_dir)
+		opt_usage(PROG, "--force needs --out DIR");
+	if (o->out_dir && !*o->out_dir)
+		opt_usage(PROG, "--out needs a directory name");
 	if (o->prequery_port && !o->prequery)
 		opt_usage(PROG, "--prequery-port needs --prequery-lead-us or --prequery-policy adaptive");
 	if (o->prequery_port && o->prequery_port == o->port)
@@ -327,6 +347,10 @@ int main(int argc, char **argv)
 	o.cmdline = opt_cmdline(argc, argv);
 	if (!o.cmdline)
 		opt_die(PROG, "out of memory");
+	/* Before anything runs: a bad --out must not cost the experiment. */
+	if (o.out_dir &&
+	    outdir_prepare(o.out_dir, client_out_files, o.force, err, sizeof(err)))
+		opt_die(PROG, "--out: %s", err);
 	if (o.cpu >= 0) {
 		ret = cpu_pin_self(o.cpu);
 		if (ret)

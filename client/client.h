@@ -8,6 +8,8 @@
 #include "cstate.h"
 #include "hillclimb.h"
 #include "net.h"
+#include "pqplan.h"
+#include "tally.h"
 
 struct client_opts {
 	char host[256];
@@ -29,6 +31,7 @@ struct client_opts {
 	uint64_t timeout_ns;
 	uint64_t late_ns;
 	const char *out_dir;
+	int force;		/* --force: replace a previous run's files */
 	int quiet;
 	char *cmdline;
 	int have_cstates;
@@ -42,24 +45,8 @@ struct client_opts {
 	struct hillclimb_cfg hc;
 };
 
-/* One request's life; all times CLOCK_MONOTONIC ns, 0 = did not happen. */
-struct req {
-	uint64_t intended_ns;
-	uint64_t sent_ns;
-	uint64_t recv_ns;
-	uint64_t server_recv_ns;
-	uint64_t server_send_ns;
-	uint64_t prequery_sent_ns;
-	double lead_us;		/* lead in force when it was scheduled */
-	uint32_t window;	/* adaptive window it was sent in */
-	int error;		/* answered with PROTO_ERROR */
-};
-
-/* One completed adaptive window. */
-struct traj_point {
-	uint64_t window;
-	double value_us, step_us, avg_ns, best_us;
-};
+/* The files a client run writes into --out (what --force removes). */
+extern const char *const client_out_files[];
 
 enum run_status {
 	RUN_OK = 0,
@@ -71,12 +58,12 @@ struct run {
 	const struct client_opts *o;
 	uint64_t total;		/* warmup + measured */
 	uint64_t *gap_ns;	/* [total] */
-	struct req *reqs;	/* [total] */
+	struct req_rec *reqs;	/* [total]; lib/tally.h counts them */
 	uint64_t sent, received, error_replies;
-	uint64_t prequeries_sent, prequeries_skipped;
 	uint64_t start_ns, end_ns;
+	struct pqplan_cost send_cost;	/* a lone pre-query's send() */
 	struct hillclimb hc;
-	struct traj_point *traj;
+	struct hillclimb_row *traj;
 	uint64_t ntraj, traj_cap;
 	enum run_status status;
 	char err[256];

@@ -14,7 +14,14 @@
 #include "client.h"
 #include "csv.h"
 #include "hist.h"
+#include "runcheck.h"
 #include "snapshot.h"
+
+const char *const client_out_files[] = {
+	"requests.csv", "gaps.csv", "summary.txt", "summary.csv",
+	"summary.json", "cmdline.txt", "prequery-trajectory.csv",
+	"snapshot.json", NULL,
+};
 
 static const double pcts[] = { 0.5, 0.9, 0.99, 0.999 };
 static const char *const pct_names[] = { "p50", "p90", "p99", "p999" };
@@ -30,7 +37,36 @@ struct summary {
 	struct dist_summary lat, svc, pace;
 	double rate_target, rate_achieved;
 	uint64_t late;
+	struct tally meas, warm;	/* measured requests; warm-up apart */
+	int behind;			/* fell behind its schedule */
+	char behind_reason[160];
 };
+
+/* lib/runcheck's verdict on the measured sends. */
+static void check_behind(const struct run *r, struct summary *s)
+{
+	const struct client_opts *o = r->o;
+	struct runcheck_in in = {
+		.requests = s->meas.sent, .late = s->meas.late,
+		.pacing_p99_us = s->pace.pct[2],
+		.mean_gap_us = o->interval_ns / 1e3,
+	};
+	int ret;
+
+	s->behind = 0;
+	if (o->closed) {
+		/* Each send time is set by the previous reply: no schedule. */
+		snprintf(s->behind_reason, sizeof(s->behind_reason),
+			 "not checked: closed loop");
+		return;
+	}
+	ret = runcheck_behind(&in, s->behind_reason, sizeof(s->behind_reason));
+	if (ret < 0)
+		snprintf(s->behind_reason, sizeof(s->behind_reason),
+			 "not checked: no measured sends");
+	else
+		s->behind = ret;
+}
 
 static void summarize_hist(struct hist *h, struct dist_summary *d)
 {
@@ -52,29 +88,25 @@ static int summarize(const struct run *r, struct summary *s)
 	memset(s, 0, sizeof(*s));
 	if (!lat || !svc || !pace)
 		goto out;
+	/* What counts: lib/tally (measured requests only). */
+	tally_run(r->reqs, r->sent, o->warmup, o->late_ns, &s->meas, &s->warm);
+	s->count = s->meas.ok;
+	s->errors = s->meas.errors;
+	s->unanswered = s->meas.unanswered;
+	s->late = s->meas.late;
 	for (uint64_t i = o->warmup; i < r->sent; i++) {
-		const struct req *q = &r->reqs[i];
-		uint64_t pe = q->sent_ns - q->intended_ns;
+		const struct req_rec *q = &r->reqs[i];
 
 		if (!nsent++)
 			first_sent = q->sent_ns;
 		last_sent = q->sent_ns;
-		if (hist_add(pace, pe))
+		if (hist_add(pace, q->sent_ns - q->intended_ns))
 			goto out;
-		if (pe > o->late_ns)
-			s->late++;
-		if (!q->recv_ns) {
-			s->unanswered++;
+		if (!q->recv_ns || q->error)
 			continue;
-		}
-		if (q->error) {
-			s->errors++;
-			continue;
-		}
 		if (hist_add(lat, q->recv_ns - q->intended_ns) ||
 		    hist_add(svc, q->recv_ns - q->sent_ns))
 			goto out;
-		s->count++;
 	}
 	summarize_hist(lat, &s->lat);
 	summarize_hist(svc, &s->svc);
@@ -83,6 +115,7 @@ static int summarize(const struct run *r, struct summary *s)
 	if (nsent > 1 && last_sent > first_sent)
 		s->rate_achieved = (double)(nsent - 1) * 1e9 /
 				   (double)(last_sent - first_sent);
+	check_behind(r, s);
 	ret = 0;
 out:
 	hist_free(lat);
@@ -120,9 +153,10 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 	fprintf(f, "rate: target %.1f/s achieved %.1f/s; late sends (> %.1f us): %llu\n",
 		s->rate_target, s->rate_achieved, o->late_ns / 1e3,
 		(unsigned long long)s->late);
-	fprintf(f, "prequeries: sent %llu skipped %llu",
-		(unsigned long long)r->prequeries_sent,
-		(unsigned long long)r->prequeries_skipped);
+	fprintf(f, "prequeries: sent %llu skipped %llu late %llu",
+		(unsigned long long)s->meas.prequeries_sent,
+		(unsigned long long)s->meas.prequeries_skipped,
+		(unsigned long long)s->meas.prequeries_late);
 	if (o->adaptive)
 		fprintf(f, " (adaptive lead: now %.3f us, best %.3f us, %llu windows)",
 			r->hc.value_us, r->hc.best_us,
@@ -133,6 +167,13 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 	else
 		fprintf(f, " (off)");
 	fputc('\n', f);
+	if (o->prequery && o->warmup)
+		fprintf(f, "warm-up prequeries (not counted above): sent %llu skipped %llu\n",
+			(unsigned long long)s->warm.prequeries_sent,
+			(unsigned long long)s->warm.prequeries_skipped);
+	if (s->behind)
+		fprintf(f, "WARNING: behind schedule: %s; this run is not the workload it claims to be\n",
+			s->behind_reason);
 	if (r->status == RUN_FAILED)
 		fprintf(f, "error: %s\n", r->err);
 	else if (r->status == RUN_INTERRUPTED)
@@ -165,7 +206,7 @@ static int write_summary_csv(const char *path, const struct run *r,
 {
 	const struct client_opts *o = r->o;
 	struct csv *c = csv_open(path);
-	char lat[256], svc[256], pace[256], hdr[1024];
+	char lat[256], svc[256], pace[256], hdr[2048];
 
 	if (!c)
 		return -errno;
@@ -177,7 +218,9 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 "rate_achieved,late_sends,prequeries_sent,prequeries_skipped,"
 		 "dist,interval_us,wait,seed,warmup,service_us,payload,"
 		 "connections,proto,closed,cstates,prequery,prequery_lead_us,"
-		 "prequery_port", lat, svc, pace);
+		 "prequery_port,prequeries_late,warmup_prequeries_sent,"
+		 "warmup_prequeries_skipped,behind_schedule,behind_reason",
+		 lat, svc, pace);
 	csv_header(c, hdr);
 	csv_str(c, status_name(r->status));
 	csv_u64(c, s->count);
@@ -189,8 +232,8 @@ static int write_summary_csv(const char *path, const struct run *r,
 	csv_double(c, s->rate_target, 3);
 	csv_double(c, s->rate_achieved, 3);
 	csv_u64(c, s->late);
-	csv_u64(c, r->prequeries_sent);
-	csv_u64(c, r->prequeries_skipped);
+	csv_u64(c, s->meas.prequeries_sent);
+	csv_u64(c, s->meas.prequeries_skipped);
 	csv_str(c, arrival_dist_name(o->dist));
 	csv_double(c, o->interval_ns / 1e3, 3);
 	csv_str(c, clock_wait_name(o->wait));
@@ -217,6 +260,11 @@ static int write_summary_csv(const char *path, const struct run *r,
 		csv_u64(c, o->prequery_port);
 	else
 		csv_empty(c);
+	csv_u64(c, s->meas.prequeries_late);
+	csv_u64(c, s->warm.prequeries_sent);
+	csv_u64(c, s->warm.prequeries_skipped);
+	csv_u64(c, (uint64_t)s->behind);
+	csv_str(c, s->behind_reason);
 	csv_end_row(c);
 	return csv_close(c);
 }
@@ -280,8 +328,13 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_double(j, "rate_achieved", s->rate_achieved);
 	json_u64(j, "late_sends", s->late);
 	json_double(j, "late_threshold_us", o->late_ns / 1e3);
-	json_u64(j, "prequeries_sent", r->prequeries_sent);
-	json_u64(j, "prequeries_skipped", r->prequeries_skipped);
+	json_u64(j, "prequeries_sent", s->meas.prequeries_sent);
+	json_u64(j, "prequeries_skipped", s->meas.prequeries_skipped);
+	json_u64(j, "prequeries_late", s->meas.prequeries_late);
+	json_u64(j, "warmup_prequeries_sent", s->warm.prequeries_sent);
+	json_u64(j, "warmup_prequeries_skipped", s->warm.prequeries_skipped);
+	json_u64(j, "behind_schedule", (uint64_t)s->behind);
+	json_str(j, "behind_reason", s->behind_reason);
 	json_obj_begin(j, "prequery");
 	json_str(j, "policy", !o->prequery ? "off" : o->adaptive ? "adaptive" :
 		 "fixed");
@@ -309,9 +362,9 @@ static int write_requests(const char *path, const struct run *r)
 		return -errno;
 	csv_header(c, "seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,"
 		   "server_recv_ns,server_send_ns,prequery_sent_ns,status,"
-		   "prequery_lead_us");
+		   "prequery_lead_us,prequery_lead_ns,prequery_planned_ns");
 	for (uint64_t i = r->o->warmup; i < r->sent; i++) {
-		const struct req *q = &r->reqs[i];
+		const struct req_rec *q = &r->reqs[i];
 
 		csv_u64(c, i);
 		csv_u64(c, q->intended_ns);
@@ -336,6 +389,14 @@ static int write_requests(const char *path, const struct run *r)
 			csv_double(c, q->lead_us, 3);
 		else
 			csv_empty(c);
+		if (q->pq == REQ_PQ_SENT) {
+			csv_u64(c, pqplan_effective_lead(q->prequery_sent_ns,
+							 q->sent_ns));
+			csv_u64(c, q->prequery_plan_ns);
+		} else {
+			csv_empty(c);
+			csv_empty(c);
+		}
 		csv_end_row(c);
 	}
 	return csv_close(c);
@@ -363,17 +424,9 @@ static int write_trajectory(const char *path, const struct run *r)
 
 	if (!c)
 		return -errno;
-	csv_header(c, "window,value_us,step_us,window_avg_ns,best_us");
-	for (uint64_t i = 0; i < r->ntraj; i++) {
-		const struct traj_point *t = &r->traj[i];
-
-		csv_u64(c, t->window);
-		csv_double(c, t->value_us, 3);
-		csv_double(c, t->step_us, 3);
-		csv_double(c, t->avg_ns, 1);
-		csv_double(c, t->best_us, 3);
-		csv_end_row(c);
-	}
+	csv_header(c, HILLCLIMB_CSV_HEADER);
+	for (uint64_t i = 0; i < r->ntraj; i++)
+		hillclimb_row_write(c, &r->traj[i]);
 	return csv_close(c);
 }
 
@@ -412,14 +465,9 @@ int output_write(const struct run *r, char *err, size_t errlen)
 	}
 	if (!o->quiet)
 		print_text(stdout, r, &s);
+	/* The directory was made ready before the run (outdir_prepare). */
 	if (!o->out_dir)
 		return 0;
-	if (mkdir(o->out_dir, 0755) && errno != EEXIST) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot create %s: %s", o->out_dir,
-			 strerror(errno));
-		return ret;
-	}
 #define WRITE(name, call)                                                    \
 	do {                                                                 \
 		snprintf(path, sizeof(path), "%s/%s", o->out_dir, name);     \

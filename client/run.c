@@ -15,12 +15,15 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "client.h"
 #include "framer.h"
 #include "marker.h"
 #include "proto.h"
+#include "schedule.h"
 
 /* Below this distance to a send time we stop polling and spin on the clock. */
 #define SPIN_GUARD_NS 2000ull
@@ -52,66 +55,31 @@ struct loop {
 
 int run_schedule(struct run *r, const struct client_opts *o)
 {
-	struct arrival a;
-	uint64_t t, cap;
+	struct schedule_cfg cfg = {
+		.dist = o->dist, .mean_ns = o->interval_ns, .seed = o->seed,
+		.warmup = o->warmup, .requests = o->requests,
+		.duration_ns = o->requests ? 0 : (uint64_t)(o->duration_s * 1e9),
+	};
+	struct schedule sch;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->o = o;
-	if (arrival_init(&a, o->dist, o->interval_ns, o->seed))
-		return -EINVAL;
-	if (o->requests) {
-		r->total = o->warmup + o->requests;
-		cap = r->total;
-	} else {
-		/* --duration: measured gaps until their sum passes it. */
-		cap = o->warmup + (uint64_t)(o->duration_s * 1e9 /
-					     o->interval_ns * 1.1) + 16;
-	}
-	r->gap_ns = malloc(cap * sizeof(*r->gap_ns));
-	r->reqs = calloc(cap, sizeof(*r->reqs));
-	if (!r->gap_ns || !r->reqs)
+	pqplan_cost_init(&r->send_cost);
+	ret = schedule_build(&sch, &cfg);
+	if (ret)
+		return ret;
+	r->total = sch.n;
+	r->reqs = calloc(r->total, sizeof(*r->reqs));
+	if (!r->reqs) {
+		schedule_free(&sch);
 		return -ENOMEM;
-	if (o->requests) {
-		for (uint64_t i = 0; i < r->total; i++)
-			r->gap_ns[i] = arrival_next_ns(&a);
-	} else {
-		uint64_t limit = (uint64_t)(o->duration_s * 1e9), sum = 0;
-		uint64_t i = 0;
-
-		for (;;) {
-			uint64_t g = arrival_next_ns(&a);
-
-			if (i >= o->warmup) {
-				if (sum + g > limit && i > o->warmup)
-					break;
-				sum += g;
-			}
-			if (i == cap) {
-				uint64_t *ng;
-				struct req *nr;
-
-				cap *= 2;
-				ng = realloc(r->gap_ns, cap * sizeof(*ng));
-				if (!ng)
-					return -ENOMEM;
-				r->gap_ns = ng;
-				nr = realloc(r->reqs, cap * sizeof(*nr));
-				if (!nr)
-					return -ENOMEM;
-				memset(nr + i, 0, (cap - i) * sizeof(*nr));
-				r->reqs = nr;
-			}
-			r->gap_ns[i++] = g;
-		}
-		r->total = i;
 	}
-	/* The first request goes out one gap after the start; t is relative
-	 * until run_experiment() adds the start time. */
-	t = 0;
-	for (uint64_t i = 0; i < r->total; i++) {
-		t += r->gap_ns[i];
-		r->reqs[i].intended_ns = t;
-	}
+	/* Relative until run_experiment() adds the start time. */
+	for (uint64_t i = 0; i < r->total; i++)
+		r->reqs[i].intended_ns = sch.intended_ns[i];
+	r->gap_ns = sch.gap_ns;
+	free(sch.intended_ns);
 	return 0;
 }
 
@@ -137,29 +105,22 @@ static void fail(struct run *r, const char *fmt, ...)
 
 static void traj_add(struct run *r)
 {
-	struct traj_point *t;
-
 	if (r->ntraj == r->traj_cap) {
 		uint64_t ncap = r->traj_cap ? 2 * r->traj_cap : 64;
-		struct traj_point *n = realloc(r->traj, ncap * sizeof(*n));
+		struct hillclimb_row *n = realloc(r->traj, ncap * sizeof(*n));
 
 		if (!n)
 			return;	/* the trajectory is a log: drop, do not fail */
 		r->traj = n;
 		r->traj_cap = ncap;
 	}
-	t = &r->traj[r->ntraj++];
-	*t = (struct traj_point){
-		.window = r->hc.windows, .value_us = r->hc.value_us,
-		.step_us = r->hc.step_us, .avg_ns = r->hc.last_avg_ns,
-		.best_us = r->hc.best_us,
-	};
+	r->traj[r->ntraj++] = r->hc.row;
 }
 
 static int on_reply(struct loop *l, const struct proto_msg *m, uint64_t now)
 {
 	struct run *r = l->r;
-	struct req *q;
+	struct req_rec *q;
 
 	if (m->type != PROTO_REPLY && m->type != PROTO_ERROR) {
 		fail(r, "unexpected %s message from the server (seq %llu)",
@@ -352,20 +313,35 @@ static int wait_until(struct loop *l, uint64_t target)
 	}
 }
 
+static void encode(const struct client_opts *o, uint8_t type, uint64_t seq,
+		   uint64_t now, uint8_t *buf)
+{
+	struct proto_msg m = {
+		.type = type, .seq = seq, .client_send_ns = now,
+		.service_ns = type == PROTO_REQUEST ? o->service_ns : 0,
+		.payload_len = type == PROTO_REQUEST ? (uint32_t)o->payload : 0,
+	};
+
+	proto_encode(&m, buf);
+}
+
+static size_t frame_len(const struct client_opts *o, uint8_t type)
+{
+	return PROTO_HDR_LEN + (type == PROTO_REQUEST ? o->payload : 0);
+}
+
 static int send_msg(struct loop *l, struct conn *c, uint8_t type,
 		    uint64_t seq, uint64_t *sent_ns)
 {
-	struct proto_msg m = {
-		.type = type, .seq = seq,
-		.service_ns = type == PROTO_REQUEST ? l->o->service_ns : 0,
-		.payload_len = type == PROTO_REQUEST ? (uint32_t)l->o->payload : 0,
-	};
-	size_t len = PROTO_HDR_LEN + m.payload_len;
 	int err;
 
-	m.client_send_ns = *sent_ns = clock_now_ns();
-	proto_encode(&m, l->txbuf);
-	err = net_send_all(c->fd, l->txbuf, len, l->o->timeout_ns);
+	*sent_ns = clock_now_ns();
+	encode(l->o, type, seq, *sent_ns, l->txbuf);
+	err = net_send_all(c->fd, l->txbuf, frame_len(l->o, type),
+			   l->o->timeout_ns);
+	/* What a pre-query's own send() costs decides how early it must go. */
+	if (!err && type == PROTO_PREQUERY)
+		pqplan_cost_add(&l->r->send_cost, clock_now_ns() - *sent_ns);
 	if (!err && l->marker_fd >= 0)
 		marker_write(l->marker_fd, type == PROTO_REQUEST ? "send" : "pq", seq);
 	if (err) {
@@ -373,6 +349,70 @@ static int send_msg(struct loop *l, struct conn *c, uint8_t type,
 		     (unsigned long long)seq, strerror(-err));
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * Pre-query and request i in one system call, so the request does not
+ * wait for a send() of its own pre-query: one send() on TCP, one
+ * sendmmsg() of two datagrams on UDP. Both share one send time.
+ */
+static int send_together(struct loop *l, uint64_t i)
+{
+	const struct client_opts *o = l->o;
+	struct run *r = l->r;
+	struct req_rec *q = &r->reqs[i];
+	struct conn *c = &l->conns[i % l->nconns];
+	size_t pql = frame_len(o, PROTO_PREQUERY), rql = frame_len(o, PROTO_REQUEST);
+	uint64_t now = clock_now_ns();
+	int err = 0;
+
+	encode(o, PROTO_PREQUERY, i, now, l->txbuf);
+	encode(o, PROTO_REQUEST, i, now, l->txbuf + pql);
+	if (o->proto == NET_TCP) {
+		err = net_send_all(c->fd, l->txbuf, pql + rql, o->timeout_ns);
+	} else {
+		struct iovec iov[2] = {
+			{ l->txbuf, pql }, { l->txbuf + pql, rql },
+		};
+		struct mmsghdr mm[2] = {
+			{ .msg_hdr = { .msg_iov = &iov[0], .msg_iovlen = 1 } },
+			{ .msg_hdr = { .msg_iov = &iov[1], .msg_iovlen = 1 } },
+		};
+		int done = 0;
+
+		/* A full socket buffer: the datagrams left go one by one. */
+		while (done < 2) {
+			int n = sendmmsg(c->fd, mm + done, 2 - done, 0);
+
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				if (errno != EAGAIN) {
+					err = -errno;
+					break;
+				}
+				err = net_send_all(c->fd, iov[done].iov_base,
+						   iov[done].iov_len, o->timeout_ns);
+				if (err)
+					break;
+				n = 1;
+			}
+			done += n;
+		}
+	}
+	if (err) {
+		fail(r, "send request %llu with its pre-query: %s",
+		     (unsigned long long)i, strerror(-err));
+		return -1;
+	}
+	if (l->marker_fd >= 0) {
+		marker_write(l->marker_fd, "pq", i);
+		marker_write(l->marker_fd, "send", i);
+	}
+	q->prequery_sent_ns = q->sent_ns = now;
+	q->pq = REQ_PQ_SENT;
+	r->sent = i + 1;
 	return 0;
 }
 
@@ -388,16 +428,18 @@ static int send_request(struct loop *l, uint64_t i)
 }
 
 /*
- * The pre-query for request i, L us before its send time prev + gap: on
- * the request's connection or the pre-query port. Skipped (and counted)
- * when the gap is shorter than L: it would have to leave before the
- * previous request (the thesis' rule). Returns -1 on a fatal error.
+ * The pre-query for request i, due at send_ns with the previous one due
+ * at prev_ns, as lib/pqplan plans it: skipped, sent alone ahead of the
+ * request (done here), or to go together with the request (returns 1).
+ * Returns 0 when the request goes alone, 1 together, -1 on a fatal error.
  */
-static int maybe_prequery(struct loop *l, uint64_t i, uint64_t prev_ns,
-			  uint64_t send_ns)
+static int prequery(struct loop *l, uint64_t i, uint64_t prev_ns,
+		    uint64_t send_ns)
 {
 	struct run *r = l->r;
-	struct req *q = &r->reqs[i];
+	struct req_rec *q = &r->reqs[i];
+	int in_band = !l->pq;
+	struct pqplan p;
 	uint64_t lead_ns;
 
 	if (!l->o->prequery)
@@ -405,16 +447,30 @@ static int maybe_prequery(struct loop *l, uint64_t i, uint64_t prev_ns,
 	q->lead_us = l->o->adaptive ? hillclimb_value_us(&r->hc) : l->o->lead_us;
 	q->window = (uint32_t)r->hc.windows;
 	lead_ns = (uint64_t)llround(q->lead_us * 1e3);
-	if (lead_ns > send_ns - prev_ns) {
-		r->prequeries_skipped++;
+	p = pqplan_decide(prev_ns, send_ns, lead_ns,
+			  pqplan_cost_ns(&r->send_cost), in_band);
+	if (p.action == PQPLAN_SKIP) {
+		q->pq = REQ_PQ_SKIPPED;
 		return 0;
 	}
-	if (wait_until(l, send_ns - lead_ns))
+	q->prequery_plan_ns = p.at_ns;
+	if (p.action == PQPLAN_TOGETHER)
+		return 1;
+	if (wait_until(l, p.at_ns))
 		return -1;
+	/* Reached too late to go alone: never delay the request for it. */
+	if (!pqplan_fits(clock_now_ns(), p.at_ns, send_ns,
+			 pqplan_cost_ns(&r->send_cost))) {
+		if (in_band)
+			return 1;
+		q->pq = REQ_PQ_SKIPPED;
+		q->prequery_plan_ns = 0;
+		return 0;
+	}
 	if (send_msg(l, l->pq ? l->pq : &l->conns[i % l->nconns],
 		     PROTO_PREQUERY, i, &q->prequery_sent_ns))
 		return -1;
-	r->prequeries_sent++;
+	q->pq = REQ_PQ_SENT;
 	return 0;
 }
 
@@ -458,14 +514,7 @@ static int64_t send_due(struct loop *l, uint64_t i)
 	if (n == 1)
 		return send_request(l, i) ? -1 : 1;
 	for (uint64_t k = 0; k < n; k++) {
-		struct proto_msg m = {
-			.type = PROTO_REQUEST, .seq = i + k,
-			.service_ns = o->service_ns,
-			.payload_len = (uint32_t)o->payload,
-			.client_send_ns = now,
-		};
-
-		proto_encode(&m, l->txbuf + k * frame);
+		encode(o, PROTO_REQUEST, i + k, now, l->txbuf + k * frame);
 		r->reqs[i + k].sent_ns = now;
 	}
 	err = net_send_all(l->conns[0].fd, l->txbuf, n * frame, o->timeout_ns);
@@ -487,13 +536,15 @@ static int open_loop(struct loop *l)
 
 	for (uint64_t i = 0; i < r->total;) {
 		uint64_t prev = i ? r->reqs[i - 1].intended_ns : r->start_ns;
+		int together = prequery(l, i, prev, r->reqs[i].intended_ns);
 		int64_t n;
 
-		if (maybe_prequery(l, i, prev, r->reqs[i].intended_ns))
+		if (together < 0 || wait_until(l, r->reqs[i].intended_ns))
 			return -1;
-		if (wait_until(l, r->reqs[i].intended_ns))
-			return -1;
-		n = send_due(l, i);
+		if (together)
+			n = send_together(l, i) ? -1 : 1;
+		else
+			n = send_due(l, i);
 		if (n < 0)
 			return -1;
 		i += (uint64_t)n;
@@ -509,13 +560,13 @@ static int closed_loop(struct loop *l)
 
 	for (uint64_t i = 0; i < r->total; i++) {
 		uint64_t prev = next;
+		int together;
 
 		next += r->gap_ns[i];
-		if (maybe_prequery(l, i, prev, next))
+		together = prequery(l, i, prev, next);
+		if (together < 0 || wait_until(l, next))
 			return -1;
-		if (wait_until(l, next))
-			return -1;
-		if (send_request(l, i))
+		if (together ? send_together(l, i) : send_request(l, i))
 			return -1;
 		r->reqs[i].intended_ns = r->reqs[i].sent_ns;
 		if (drain_all(l))
@@ -541,6 +592,7 @@ static int loop_setup(struct loop *l)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	l->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	ev.data.ptr = NULL;
@@ -557,7 +609,8 @@ static int loop_setup(struct loop *l)
 			return -1;
 		}
 	}
-	l->txlen = PROTO_HDR_LEN + o->payload;
+	/* room for a pre-query and its request (send_together) */
+	l->txlen = 2 * PROTO_HDR_LEN + o->payload;
 	if (l->txlen < TX_BATCH_BYTES)
 		l->txlen = TX_BATCH_BYTES;
 	l->txbuf = calloc(1, l->txlen);

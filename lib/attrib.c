@@ -1,5 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include "attrib.h"
+
+const char *attrib_pq_name(enum attr_pq pq)
+{
+	static const char *const names[] = { "none", "woke", "awake", "together" };
+
+	return pq < ATTR_PQ_KINDS ? names[pq] : "?";
+}
+
+/* Bottom-up merge sort: stable, O(n log n) whatever the input. */
+int attrib_sort(struct attr_msg *msgs, size_t n)
+{
+	struct attr_msg *tmp, *src = msgs, *dst;
+
+	if (n < 2)
+		return 0;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	dst = tmp;
+	for (size_t w = 1; w < n; w = w > n / 2 ? n : 2 * w) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = mid + w < n ? mid + w : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				dst[k++] = src[j].recv_ns < src[i].recv_ns ?
+					   src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		struct attr_msg *s = src;
+
+		src = dst;
+		dst = s;
+	}
+	if (src != msgs)
+		memcpy(msgs, src, n * sizeof(*msgs));
+	free(tmp);
+	return 0;
+}
 
 /*
  * The idle period that ended last in (after, at]: found from the
@@ -30,13 +76,22 @@ static const struct tl_interval *woke_between(const struct timeline *t,
 	return NULL;
 }
 
+/* A pre-query for seq later in the run of messages received at recv_ns. */
+static int pq_later_same_read(const struct attr_msg *msgs, size_t n, size_t i)
+{
+	for (size_t j = i + 1; j < n && msgs[j].recv_ns == msgs[i].recv_ns; j++)
+		if (msgs[j].prequery && msgs[j].seq == msgs[i].seq)
+			return 1;
+	return 0;
+}
+
 size_t attrib_run(const struct timeline *t, uint32_t cpu,
 		  const struct attr_msg *msgs, size_t n,
 		  struct attr_result *out)
 {
 	uint64_t prev = timeline_start(t);
-	uint64_t pq_seq = UINT64_MAX;
-	int pq_woke = 0;
+	struct attr_result pq = { .seq = UINT64_MAX };	/* the last pre-query */
+	int have_pq = 0;
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -44,7 +99,7 @@ size_t attrib_run(const struct timeline *t, uint32_t cpu,
 		const struct tl_interval *iv = woke_between(t, cpu, prev,
 							    m->recv_ns);
 		struct attr_result r = { .seq = m->seq, .recv_ns = m->recv_ns,
-					 .state = TL_C0 };
+					 .send_ns = m->send_ns, .state = TL_C0 };
 
 		if (iv) {
 			r.state = iv->state;
@@ -53,10 +108,24 @@ size_t attrib_run(const struct timeline *t, uint32_t cpu,
 					    m->recv_ns - iv->end : 0;
 		}
 		if (m->prequery) {
-			pq_seq = m->seq;
-			pq_woke = iv != NULL;
+			pq = r;
+			have_pq = 1;
 		} else {
-			r.prequery_woke = pq_seq == m->seq && pq_woke;
+			if (have_pq && pq.seq == m->seq &&
+			    pq.recv_ns == m->recv_ns) {
+				/* One read brought both: the request found
+				 * the core as its pre-query did. */
+				r.state = pq.state;
+				r.idle_end_ns = pq.idle_end_ns;
+				r.exit_to_recv_ns = pq.exit_to_recv_ns;
+				r.prequery = ATTR_PQ_TOGETHER;
+			} else if (pq_later_same_read(msgs, n, i)) {
+				r.prequery = ATTR_PQ_TOGETHER;
+			} else if (have_pq && pq.seq == m->seq) {
+				r.prequery = pq.state != TL_C0 ? ATTR_PQ_WOKE :
+					     ATTR_PQ_AWAKE;
+			}
+			r.prequery_woke = r.prequery == ATTR_PQ_WOKE;
 			out[k++] = r;
 		}
 		prev = m->recv_ns > m->send_ns ? m->recv_ns : m->send_ns;

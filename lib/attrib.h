@@ -8,9 +8,16 @@
  * send) and before this message was received: the state at arrival is
  * that idle state, the idle period ended at the exit, and exit-to-receive
  * is how long the core took from waking to handing the message to the
- * server. Otherwise the core was already in C0. A request's pre-query
- * woke the core when the pre-query for the same sequence number arrived
- * just before it and found the core idle.
+ * server. Otherwise the core was already in C0.
+ *
+ * A request's pre-query (same sequence number) is classified:
+ *   none      no pre-query for it
+ *   woke      the pre-query arrived before it and found the core idle:
+ *             it woke the core ahead of the request (prequery_woke = 1)
+ *   awake     the pre-query arrived before it but the core was already up
+ *   together  both came in by one read (equal receive times): the
+ *             pre-query gave no head start; the request is given the
+ *             state the pair found the core in
  */
 #ifndef WB_ATTRIB_H
 #define WB_ATTRIB_H
@@ -25,18 +32,34 @@ struct attr_msg {
 	uint64_t recv_ns, send_ns;	/* send_ns 0: not answered */
 };
 
+enum attr_pq {
+	ATTR_PQ_NONE,
+	ATTR_PQ_WOKE,
+	ATTR_PQ_AWAKE,
+	ATTR_PQ_TOGETHER,
+	ATTR_PQ_KINDS
+};
+
 struct attr_result {
 	uint64_t seq;
-	uint64_t recv_ns;
+	uint64_t recv_ns, send_ns;	/* the message's (send_ns 0: none) */
 	int32_t state;		/* TL_C0, TL_UNKNOWN or an idle state */
 	uint64_t idle_end_ns;	/* 0 when the core was in C0 */
 	uint64_t exit_to_recv_ns;
-	int prequery_woke;
+	int prequery_woke;	/* 1 only for ATTR_PQ_WOKE */
+	enum attr_pq prequery;
 };
 
+/* "none", "woke", "awake", "together". */
+const char *attrib_pq_name(enum attr_pq pq);
 /*
- * msgs in receive order. Writes one result per request (not per
- * pre-query) to out (room for n); returns how many.
+ * Sorts msgs by receive time; messages with equal times (read by one
+ * read()) keep their log order. Returns 0 or -ENOMEM.
+ */
+int attrib_sort(struct attr_msg *msgs, size_t n);
+/*
+ * msgs in receive order (attrib_sort). Writes one result per request
+ * (not per pre-query) to out (room for n); returns how many.
  */
 size_t attrib_run(const struct timeline *t, uint32_t cpu,
 		  const struct attr_msg *msgs, size_t n,

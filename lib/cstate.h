@@ -2,24 +2,35 @@
 /*
  * cstate: changing CPU idle settings safely.
  *
- * A session records every idle state's original "disable" value in a
- * state file before it changes it, and restores the originals when it
- * ends (normal exit, atexit, or the signal paths of the commands). A
- * process killed with SIGKILL leaves its state file behind, and
- * `wakebench cstate restore` undoes it.
+ * Settings are per CPU: an idle state's "disable" flag, and the CPU's
+ * PM QoS resume latency limit (cpuN/power/pm_qos_resume_latency_us).
+ * The system-wide /dev/cpu_dma_latency is held only when asked for
+ * explicitly (spec.system, `cstate hold`), never implied by a CPU.
  *
- * Restoring writes an original value back only where the state still
- * holds the value this session set; where someone changed it since (a
- * nested session on the same host, say, that restored first) it is left
- * alone. That makes overlapping sessions, like a client and a server on
- * one machine, restore correctly in either order.
+ * A session records every setting's original value in its state file
+ * before it changes it, and restores the originals when it ends (normal
+ * exit, atexit, or the signal paths of the commands). A process killed
+ * with SIGKILL leaves its state file behind, and `wakebench cstate
+ * restore` undoes it. A state file records the owner's PID and its start
+ * time (/proc/PID/stat field 22), so a PID reused by an unrelated process
+ * does not keep the file alive.
+ *
+ * Sessions on one host share the settings: the state files in the state
+ * directory, read under flock(2) on the directory, are the machine-wide
+ * record of who holds what. A session asking for the value another live
+ * session holds joins it (and records the true original from it); a
+ * session asking for a different value is refused (-EBUSY, the message
+ * names the holder's PID and command) unless forced. A setting comes back
+ * to its original only when its last holder ends. Where a setting changed
+ * since (someone outside wakebench) it is left alone.
  *
  * PM QoS (/dev/cpu_dma_latency) is held through an open file: the kernel
  * drops the request when the file is closed, even on SIGKILL, so it needs
- * no state file.
+ * no restore; the state file records it for the conflict check.
  *
  * State files: $WAKEBENCH_STATE_DIR or /run/wakebench, one per session,
- * cstate.<pid>.state.
+ * cstate.<pid>.state (cstate.<pid>.<n>.state for further sessions of one
+ * process).
  */
 #ifndef WB_CSTATE_H
 #define WB_CSTATE_H
@@ -31,18 +42,22 @@ struct cstate_session;
 
 enum cstate_mode {
 	CSTATE_ON,		/* every idle state enabled */
-	CSTATE_OFF,		/* every state but POLL disabled, PM QoS 0 */
+	CSTATE_OFF,		/* every state with exit latency > 0 disabled */
 	CSTATE_MAXLAT,		/* states over the exit latency disabled */
 };
 
 struct cstate_spec {
 	enum cstate_mode mode;
 	uint64_t max_latency_us;
+	int system;		/* also hold /dev/cpu_dma_latency */
 };
 
 #define CSTATE_PMQOS_DEV "/dev/cpu_dma_latency"
 
-/* "on", "off", "max-latency-us=N"; 0 or -1. */
+/*
+ * "on", "off", "max-latency-us=N", and the system-wide forms "system-off",
+ * "system-max-latency-us=N" (also hold /dev/cpu_dma_latency); 0 or -1.
+ */
 int cstate_spec_parse(const char *s, struct cstate_spec *spec);
 /* The --cstates option: parses or reports a usage error (exit 2). */
 void cstate_spec_opt(const char *prog, const char *arg,
@@ -57,8 +72,28 @@ struct cstate_session *cstate_begin(const char *cmdline);
  */
 int cstate_set(struct cstate_session *s, unsigned int cpu, unsigned int idx,
 	       int disabled);
+/*
+ * Sets cpu's pm_qos_resume_latency_us to val ("0": no constraint, "n/a":
+ * no latency tolerated, "N" microseconds), saving the original first.
+ * Returns 0 or -errno (-ENOENT: the CPU has no such file).
+ */
+int cstate_set_resume(struct cstate_session *s, unsigned int cpu,
+		      const char *val);
+/* The resume latency value that allows at most us of exit latency. */
+const char *cstate_resume_value(uint64_t us, char *buf, size_t len);
 /* Holds /dev/cpu_dma_latency (or $WAKEBENCH_PMQOS_DEV) at us. */
 int cstate_pmqos_hold(struct cstate_session *s, int32_t us);
+/* Later changes override other sessions' holds instead of failing. */
+void cstate_force(struct cstate_session *s, int force);
+/* The message of the last failed change (-EBUSY: the holder), or "". */
+const char *cstate_error(const struct cstate_session *s);
+/*
+ * A state on cpu by index ("2"), by its kernel name ("haltpoll idle",
+ * case-insensitive; '_' or '-' stand for a space), or by the first word
+ * of exactly one name ("haltpoll"). Returns the index, -ENOENT, or
+ * -ENOTUNIQ when a word names several states.
+ */
+int cstate_resolve(unsigned int cpu, const char *spec);
 /*
  * Applies a spec to the CPUs in mask[0..ncpus) (NULL: all). Checks
  * everything before changing anything; on a failure midway restores
@@ -85,8 +120,10 @@ int cstate_changes(const struct cstate_session *s);
 
 /*
  * The --cstates option of client, server and midtier: applies spec to
- * @cpu (or every CPU when cpu < 0) in a new session that is also ended
- * at exit. Returns the session, or NULL with a message in err.
+ * @cpu (or every CPU when cpu < 0) through per-CPU settings only (plus
+ * /dev/cpu_dma_latency when spec->system) in a new session that is also
+ * ended at exit; cstate_run_signals() first. Returns the session, or NULL
+ * with a message in err.
  */
 struct cstate_session *cstate_run_begin(const struct cstate_spec *spec,
 					int cpu, const char *cmdline,
@@ -96,8 +133,24 @@ const char *cstate_spec_name(const struct cstate_spec *spec, char *buf,
 
 /*
  * Restores a state file left by a dead process. report(msg) is called
- * per state. Returns states restored, or -errno (-EBUSY: owner alive).
+ * per setting. Returns settings restored, or -errno: -EBUSY when the
+ * owner is alive, -EINVAL when it is not a wakebench state file,
+ * -EBADMSG when a line could not be read (reported; what could be read is
+ * restored and the file is renamed to PATH.bad so it does not stay).
  */
 int cstate_restore_file(const char *path, void (*report)(const char *msg));
+
+/*
+ * For the commands that change settings: blocks SIGINT and SIGTERM (the
+ * caller takes them with signalfd or sigwait), turns SIGHUP into SIGTERM
+ * and ignores SIGPIPE, each only where it still has its default action.
+ * cstate_run_begin() calls it before its first change.
+ */
+void cstate_run_signals(void);
+
+/* The start time (clock ticks after boot) in a /proc/PID/stat line. */
+int cstate_parse_starttime(const char *stat, unsigned long long *start);
+/* 1 when pid runs and (start != 0) started at start; 0 when not. */
+int cstate_owner_alive(int pid, unsigned long long start);
 
 #endif

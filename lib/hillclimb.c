@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
 #include <string.h>
+#include "csv.h"
 #include "hillclimb.h"
 #include "opt.h"
 
@@ -42,12 +43,13 @@ int hillclimb_init(struct hillclimb *h, const struct hillclimb_cfg *cfg)
 	h->dir = 1;
 	h->prev_avg_ns = -1;
 	h->best_us = cfg->initial_us;
+	h->best_avg_ns = -1;
 	return 0;
 }
 
 int hillclimb_add(struct hillclimb *h, uint64_t response_ns)
 {
-	double avg;
+	double avg, used_us, used_step;
 
 	h->sum_ns += (double)response_ns;
 	if (++h->n < h->cfg.window)
@@ -55,11 +57,15 @@ int hillclimb_add(struct hillclimb *h, uint64_t response_ns)
 	avg = h->sum_ns / (double)h->n;
 	h->n = 0;
 	h->sum_ns = 0;
+	used_us = h->value_us;
+	used_step = h->step_us;
+	if (h->best_avg_ns < 0 || avg < h->best_avg_ns) {
+		h->best_avg_ns = avg;
+		h->best_us = used_us;
+	}
 	/* Keep going while it improves; reverse when it does not. */
 	if (h->prev_avg_ns >= 0 && avg >= h->prev_avg_ns)
 		h->dir = -h->dir;
-	else
-		h->best_us = h->value_us;
 	h->prev_avg_ns = avg;
 	h->last_avg_ns = avg;
 	h->value_us += h->dir * h->step_us;
@@ -74,5 +80,20 @@ int hillclimb_add(struct hillclimb *h, uint64_t response_ns)
 	if (h->step_us / 2 >= h->cfg.min_step_us)
 		h->step_us /= 2;
 	h->windows++;
+	h->row = (struct hillclimb_row){
+		.window = h->windows, .value_us = used_us, .step_us = used_step,
+		.avg_ns = avg, .best_us = h->best_us, .next_us = h->value_us,
+	};
 	return 1;
+}
+
+void hillclimb_row_write(struct csv *c, const struct hillclimb_row *row)
+{
+	csv_u64(c, row->window);
+	csv_double(c, row->value_us, 3);
+	csv_double(c, row->step_us, 3);
+	csv_double(c, row->avg_ns, 1);
+	csv_double(c, row->best_us, 3);
+	csv_double(c, row->next_us, 3);
+	csv_end_row(c);
 }

@@ -100,6 +100,47 @@ fail:
 	return err;
 }
 
+int net_connect_start(const char *host, uint16_t port, int *done)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1, err;
+
+	if (opt_resolve(host, port, SOCK_STREAM, &ss, &len))
+		return -EADDRNOTAVAIL;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	*done = 1;
+	if (!connect(fd, (struct sockaddr *)&ss, len))
+		return fd;
+	if (errno == EINPROGRESS || errno == EINTR) {
+		*done = 0;
+		return fd;
+	}
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+int net_connect_finish(int fd)
+{
+	int soerr = 0;
+	socklen_t len = sizeof(soerr);
+	struct sockaddr_storage ss;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len))
+		return -errno;
+	if (soerr)
+		return -soerr;
+	/* No error yet: connected only if the peer is known. */
+	len = sizeof(ss);
+	if (getpeername(fd, (struct sockaddr *)&ss, &len))
+		return errno == ENOTCONN ? -EINPROGRESS : -errno;
+	return 0;
+}
+
 int net_send_all(int fd, const void *buf, size_t len, uint64_t timeout_ns)
 {
 	const char *p = buf;

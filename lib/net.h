@@ -31,6 +31,16 @@ int net_listen(enum net_proto proto, const char *host, uint16_t port,
  * socket), then made non-blocking. Returns fd or -errno.
  */
 int net_connect(enum net_proto proto, const char *host, uint16_t port);
+/*
+ * Starts a non-blocking TCP connect to host:port (TCP_NODELAY): returns
+ * the non-blocking fd, with *done = 1 when already connected or 0 while
+ * the connection is in progress (wait for POLLOUT/EPOLLOUT, then call
+ * net_connect_finish), or -errno.
+ */
+int net_connect_start(const char *host, uint16_t port, int *done);
+/* The outcome of a connect in progress once the fd is writable:
+ * 0 connected, -EINPROGRESS not yet, or -errno (e.g. -ECONNREFUSED). */
+int net_connect_finish(int fd);
 /* Write all of buf to a non-blocking fd, spinning on EAGAIN for at most
  * timeout_ns. Returns 0 or -errno (-ETIMEDOUT). */
 int net_send_all(int fd, const void *buf, size_t len, uint64_t timeout_ns);

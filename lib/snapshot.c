@@ -201,6 +201,21 @@ static void emit_pmqos(struct emit *e)
 	}
 	if (fd >= 0)
 		close(fd);
+	/* Per CPU: "0" no constraint, "n/a" no latency tolerated. */
+	e_begin(e, "resume_latency_us", 1);
+	for (int cpu = 0; cpu < idlestate_cpu_count(); cpu++) {
+		char buf[32];
+
+		if (sysfs_read(buf, sizeof(buf),
+			       "devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
+			       cpu) < 0)
+			continue;
+		e_begin(e, NULL, 0);
+		e_u64(e, "cpu", (uint64_t)cpu);
+		e_str(e, "value", buf);
+		e_end(e, 0);
+	}
+	e_end(e, 1);
 	e_end(e, 0);
 }
 

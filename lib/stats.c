@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "prng.h"
 #include "stats.h"
 
-#define CONFIRM_TRIALS 200
-#define CONFIRM_MAX 1000
+/* CONFIRM steps through every subset size up to this, then by 5 %. */
+#define CONFIRM_STEP1_MAX 100
 
 void stats_ci_ranks(size_t n, double z, size_t *lo, size_t *hi)
 {
@@ -17,6 +18,43 @@ void stats_ci_ranks(size_t n, double z, size_t *lo, size_t *hi)
 
 	*lo = l < 1 ? 1 : (size_t)l;
 	*hi = h > (double)n ? n : (size_t)h;
+}
+
+double stats_ci_coverage(size_t n, size_t lo, size_t hi)
+{
+	double sum = 0;
+
+	if (lo < 1 || hi > n || lo >= hi)
+		return 0;
+	/* The median lies between the lo-th and hi-th smallest values iff
+	 * i of the n values fall below it with lo <= i < hi; i ~ Bin(n, 1/2). */
+	if (n <= 1000) {
+		/* C(n, i) / 2^n by the recurrence: exact for small n. */
+		double pmf = ldexp(1, -(int)n);
+
+		for (size_t i = 0; i < hi; i++) {
+			if (i >= lo)
+				sum += pmf;
+			pmf = pmf * (double)(n - i) / (double)(i + 1);
+		}
+	} else {
+		double ln2n = (double)n * log(2), lgn = lgamma((double)n + 1);
+
+		for (size_t i = lo; i < hi; i++)
+			sum += exp(lgn - lgamma((double)i + 1) -
+				   lgamma((double)(n - i) + 1) - ln2n);
+	}
+	return sum > 1 ? 1 : sum;
+}
+
+void stats_ci_label(const struct stats_summary *s, char *buf, size_t len)
+{
+	if (s->n >= 2 && s->ci_rank_lo == 1 && s->ci_rank_hi == s->n)
+		snprintf(buf, len, "%.1f %% CI (min-max of n=%zu)",
+			 100 * s->ci_coverage, s->n);
+	else
+		snprintf(buf, len, "%.1f %% CI (n=%zu)", 100 * s->ci_coverage,
+			 s->n);
 }
 
 double stats_median_sorted(const double *v, size_t n)
@@ -33,50 +71,89 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Half-width of the median CI of sorted v[n], relative to the median. */
-static double rel_halfwidth(const double *v, size_t n)
+/* The smallest sample size whose order-statistic CI covers >= 95 %. */
+static size_t min_ci_size(void)
 {
-	size_t lo, hi;
-	double med = stats_median_sorted(v, n);
+	static size_t k;
 
-	stats_ci_ranks(n, STATS_Z95, &lo, &hi);
-	if (med == 0)
-		return INFINITY;
-	return fmax(med - v[lo - 1], v[hi - 1] - med) / fabs(med);
+	if (!k) {
+		size_t lo, hi;
+
+		for (k = 2;; k++) {
+			stats_ci_ranks(k, STATS_Z95, &lo, &hi);
+			if (stats_ci_coverage(k, lo, hi) >= 0.95)
+				break;
+		}
+	}
+	return k;
 }
 
-/*
- * CONFIRM: for growing subset sizes k, draw k values with replacement
- * from the measured set many times, and take the median across trials of
- * the relative CI half-width; the first k where it is within r.
- */
-static long confirm(const double *sorted, size_t n, double r, uint64_t seed)
+long stats_confirm(const double *sorted, size_t n, double r_pct,
+		   uint64_t seed)
 {
-	double *sub = malloc(CONFIRM_MAX * sizeof(*sub));
-	double *w = malloc(CONFIRM_TRIALS * sizeof(*w));
+	double med = stats_median_sorted(sorted, n), r = r_pct / 100;
+	double *sub;
+	size_t *idx;
 	struct prng p;
-	long found = -1;
+	long found = STATS_REPS_MORE;
 
-	if (!sub || !w)
-		goto out;
+	if (n < min_ci_size())
+		return STATS_REPS_MORE;
+	sub = malloc(n * sizeof(*sub));
+	idx = malloc(n * sizeof(*idx));
+	if (!sub || !idx) {
+		free(sub);
+		free(idx);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
 	prng_seed(&p, seed);
-	for (size_t k = 6; k <= CONFIRM_MAX; k += k < 50 ? 1 : k / 10) {
-		for (int t = 0; t < CONFIRM_TRIALS; t++) {
-			for (size_t i = 0; i < k; i++)
-				sub[i] = sorted[prng_next(&p) % n];
+	for (size_t k = min_ci_size(); k <= n;) {
+		/* All n values are one subset; fewer: random ones. */
+		int subsets = k == n ? 1 : STATS_CONFIRM_SUBSETS;
+		double sum_lo = 0, sum_hi = 0, avg_lo, avg_hi;
+		size_t lo, hi;
+
+		stats_ci_ranks(k, STATS_Z95, &lo, &hi);
+		for (int t = 0; t < subsets; t++) {
+			/* Partial Fisher-Yates: k distinct indices. */
+			for (size_t i = 0; i < k; i++) {
+				size_t j = i + (size_t)(prng_next(&p) % (n - i));
+				size_t x = idx[i];
+
+				idx[i] = idx[j];
+				idx[j] = x;
+				sub[i] = sorted[idx[i]];
+			}
 			qsort(sub, k, sizeof(*sub), cmp_double);
-			w[t] = rel_halfwidth(sub, k);
+			sum_lo += sub[lo - 1];
+			sum_hi += sub[hi - 1];
 		}
-		qsort(w, CONFIRM_TRIALS, sizeof(*w), cmp_double);
-		if (stats_median_sorted(w, CONFIRM_TRIALS) <= r) {
+		avg_lo = sum_lo / subsets;
+		avg_hi = sum_hi / subsets;
+		if (med - avg_lo <= r * fabs(med) && avg_hi - med <= r * fabs(med)) {
 			found = (long)k;
 			break;
 		}
+		if (k == n)
+			break;
+		k += k < CONFIRM_STEP1_MAX ? 1 : k / 20;
+		if (k > n)
+			k = n;
 	}
-out:
 	free(sub);
-	free(w);
+	free(idx);
 	return found;
+}
+
+void stats_reps_confirm_str(const struct stats_summary *s, char *buf,
+			    size_t len)
+{
+	if (s->reps_confirm > 0)
+		snprintf(buf, len, "%ld", s->reps_confirm);
+	else
+		snprintf(buf, len, ">%zu", s->n);
 }
 
 int stats_summarize(const double *v, size_t n, double r_pct, uint64_t seed,
@@ -96,9 +173,12 @@ int stats_summarize(const double *v, size_t n, double r_pct, uint64_t seed,
 	s->n = n;
 	s->median = stats_median_sorted(sorted, n);
 	stats_ci_ranks(n, STATS_Z95, &lo, &hi);
-	s->ci_exact = n >= 6;
-	s->ci_lo = s->ci_exact ? sorted[lo - 1] : sorted[0];
-	s->ci_hi = s->ci_exact ? sorted[hi - 1] : sorted[n - 1];
+	s->ci_rank_lo = lo;
+	s->ci_rank_hi = hi;
+	s->ci_lo = sorted[lo - 1];
+	s->ci_hi = sorted[hi - 1];
+	s->ci_coverage = stats_ci_coverage(n, lo, hi);
+	s->ci_exact = s->ci_coverage >= 0.95;
 	for (size_t i = 0; i < n; i++)
 		sum += v[i];
 	s->mean = sum / (double)n;
@@ -107,7 +187,7 @@ int stats_summarize(const double *v, size_t n, double r_pct, uint64_t seed,
 	s->sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
 	s->reps_param = s->mean != 0 ?
 		pow(100 * STATS_Z95 * s->sd / (r_pct * s->mean), 2) : NAN;
-	s->reps_confirm = n > 1 ? confirm(sorted, n, r_pct / 100, seed) : -1;
+	s->reps_confirm = stats_confirm(sorted, n, r_pct, seed);
 	free(sorted);
-	return 0;
+	return s->reps_confirm == -ENOMEM ? -ENOMEM : 0;
 }

@@ -2,15 +2,23 @@
 /*
  * stats: across-repetition statistics (DESIGN.md "Sweeps, statistics").
  *
- * The median of n repetitions with a 95 % non-parametric confidence
- * interval from order statistics: the values at ranks
- * floor((n - z sqrt(n)) / 2) and ceil(1 + (n + z sqrt(n)) / 2), z = 1.96
- * (Le Boudec, "Performance Evaluation of Computer and Communication
- * Systems"), clamped to [1, n]; with n < 6 the interval is the whole
- * range and is flagged as such. Repetitions needed for +-r % at 95 %:
- * the parametric n = (100 z s / (r mean))^2, and a CONFIRM-style
- * estimate (Maricq et al., OSDI 2018) that resamples subsets of each
- * size and takes the smallest whose median CI stays within +-r %.
+ * The median of n repetitions with a non-parametric confidence interval
+ * from order statistics: the values at ranks floor((n - z sqrt(n)) / 2)
+ * and ceil(1 + (n + z sqrt(n)) / 2), z = 1.96 (Le Boudec, "Performance
+ * Evaluation of Computer and Communication Systems"), clamped to [1, n].
+ * Its real coverage is computed exactly (stats_ci_coverage): about 95 %
+ * for large n, but with n < 6 the clamped interval is the min-max range,
+ * which covers the median only 93.75 % of the time for n = 5 (50 % for
+ * n = 2); callers print the real figure, never "95 %".
+ *
+ * Repetitions needed for +-r %: the parametric n = (100 z s / (r mean))^2,
+ * and CONFIRM (Maricq et al., "Taming Performance Variability", OSDI
+ * 2018): for growing subset sizes k <= n, many random subsets of the
+ * measured values drawn WITHOUT replacement; the median CI bounds are
+ * averaged across the subsets of a size, and the answer is the smallest
+ * k whose averaged bounds lie within +-r % of the median of all n values.
+ * When no k <= n gets there the answer is "more than n"
+ * (STATS_REPS_MORE): CONFIRM cannot extrapolate beyond the data.
  */
 #ifndef WB_STATS_H
 #define WB_STATS_H
@@ -19,27 +27,54 @@
 #include <stdint.h>
 
 #define STATS_Z95 1.96
+/* reps_confirm when no subset size k <= n reaches the target. */
+#define STATS_REPS_MORE (-1L)
+/* CONFIRM: random subsets drawn per subset size. */
+#define STATS_CONFIRM_SUBSETS 200
 
 struct stats_summary {
 	size_t n;
-	double median, ci_lo, ci_hi;	/* ci over the whole range when n < 6 */
-	int ci_exact;			/* 0: n too small for a 95 % CI */
+	double median, ci_lo, ci_hi;	/* order statistics ci_rank_lo/hi */
+	size_t ci_rank_lo, ci_rank_hi;	/* 1-based */
+	double ci_coverage;		/* P(ci_lo <= true median <= ci_hi) */
+	int ci_exact;			/* ci_coverage >= 0.95 */
 	double mean, sd;
-	double reps_param;		/* parametric repetitions for +-1 % */
-	long reps_confirm;		/* CONFIRM estimate; -1: more than tried */
+	double reps_param;		/* parametric repetitions for +-r % */
+	long reps_confirm;		/* CONFIRM; STATS_REPS_MORE: > n */
 };
 
 /* 1-based ranks of the CI bounds for n samples. */
 void stats_ci_ranks(size_t n, double z, size_t *lo, size_t *hi);
+/*
+ * Exact coverage of the interval between the order statistics of 1-based
+ * ranks lo < hi of n samples for the median of a continuous
+ * distribution: sum_{i=lo}^{hi-1} C(n, i) / 2^n. 0 when lo >= hi or the
+ * ranks are outside [1, n].
+ */
+double stats_ci_coverage(size_t n, size_t lo, size_t hi);
+/*
+ * Writes a label for the interval, e.g. "93.8 % CI (min-max, n=5)" or
+ * "95.7 % CI (n=30)", into buf.
+ */
+void stats_ci_label(const struct stats_summary *s, char *buf, size_t len);
 /* Median of sorted v[n] (mean of the middle two when n is even). */
 double stats_median_sorted(const double *v, size_t n);
 /*
+ * CONFIRM estimate for sorted[n] (see above) at +-r_pct %, seeded.
+ * Returns k, STATS_REPS_MORE, or -ENOMEM.
+ */
+long stats_confirm(const double *sorted, size_t n, double r_pct,
+		   uint64_t seed);
+/*
  * Fills s from v[n] (any order; v is not modified). r_pct is the target
  * half-width in percent for the repetition estimates; seed drives the
- * CONFIRM resampling. Returns 0, -EINVAL for n = 0, -ENOMEM.
+ * CONFIRM subsets. Returns 0, -EINVAL for n = 0, -ENOMEM.
  */
 int stats_summarize(const double *v, size_t n, double r_pct, uint64_t seed,
 		    struct stats_summary *s);
+/* Writes reps_confirm as text: "12", or ">5" when more than n. */
+void stats_reps_confirm_str(const struct stats_summary *s, char *buf,
+			    size_t len);
 /* 1 when [a_lo, a_hi] and [b_lo, b_hi] overlap. */
 static inline int stats_overlap(double a_lo, double a_hi, double b_lo,
 				double b_hi)

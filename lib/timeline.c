@@ -18,6 +18,7 @@ struct cpu_tl {
 	int32_t state;		/* of the open interval */
 	uint64_t since;		/* its start */
 	uint64_t last_ts;
+	uint64_t idle_events;	/* power:cpu_idle events taken */
 	struct irq_open stack[IRQ_STACK];
 	int depth;
 };
@@ -209,6 +210,7 @@ int timeline_add(struct timeline *t, const struct tl_event *e)
 		t->end = e->ts;
 	switch (e->type) {
 	case TL_IDLE:
+		c->idle_events++;
 		return switch_state(c, e->ts, e->arg == TL_EXIT ? TL_C0 :
 				    (int32_t)(e->arg & 0x7fffffff));
 	case TL_IRQ_ENTRY:
@@ -242,6 +244,11 @@ uint32_t timeline_ncpus(const struct timeline *t) { return t->ncpus; }
 uint64_t timeline_start(const struct timeline *t) { return t->start; }
 uint64_t timeline_end(const struct timeline *t) { return t->end; }
 uint64_t timeline_rejected(const struct timeline *t) { return t->rejected; }
+
+uint64_t timeline_idle_events(const struct timeline *t, uint32_t cpu)
+{
+	return cpu < t->ncpus ? t->cpus[cpu].idle_events : 0;
+}
 
 const struct tl_interval *timeline_intervals(const struct timeline *t,
 					     uint32_t cpu, size_t *n)

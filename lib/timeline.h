@@ -79,6 +79,12 @@ uint32_t timeline_ncpus(const struct timeline *t);
 uint64_t timeline_start(const struct timeline *t);
 uint64_t timeline_end(const struct timeline *t);
 uint64_t timeline_rejected(const struct timeline *t);
+/*
+ * power:cpu_idle events taken for cpu. 0 means the CPU's state is unknown
+ * for the whole trace: it was busy throughout, or its idle loop emits no
+ * cpu_idle events (a CPU that never enters cpuidle); callers say so.
+ */
+uint64_t timeline_idle_events(const struct timeline *t, uint32_t cpu);
 const struct tl_interval *timeline_intervals(const struct timeline *t,
 					     uint32_t cpu, size_t *n);
 /* The interval of cpu containing ts (start <= ts < end), or NULL. */

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 
 #include "tracefile.h"
 
@@ -24,10 +23,47 @@ static int err_set(char *err, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* A strict unsigned decimal in [min, max]; 0 or -1. */
+static int meta_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Splits "A B rest" into two numbers and the rest (trimmed). */
+static int meta_two(char *val, uint64_t *a, uint64_t *b, char **rest)
+{
+	char *sa = val, *sb, *r;
+
+	sb = strchr(sa, ' ');
+	if (!sb)
+		return -1;
+	*sb++ = '\0';
+	r = strchr(sb, ' ');
+	if (r)
+		*r++ = '\0';
+	if (meta_u64(sa, 0, UINT32_MAX, a) || meta_u64(sb, 0, UINT64_MAX, b))
+		return -1;
+	*rest = r ? r : sb + strlen(sb);
+	return 0;
+}
+
 int tracefile_meta(const char *dir, struct trace_meta *m, char *err,
 		   size_t errlen)
 {
-	char path[4096], line[4096];
+	char path[4096], *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned int lineno = 1;
 	FILE *f;
 	int ret = 0;
 
@@ -41,51 +77,95 @@ int tracefile_meta(const char *dir, struct trace_meta *m, char *err,
 			 path, strerror(e));
 		return -e;
 	}
-	if (!fgets(line, sizeof(line), f) || strncmp(line, "wakebench-trace 1", 17)) {
+	if (getline(&line, &cap, f) < 17 || strncmp(line, "wakebench-trace 1", 17)) {
+		free(line);
 		fclose(f);
 		return err_set(err, errlen, "%s: not a wakebench trace (version line)",
 			       path);
 	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int cpu, idx;
-		unsigned long long a, b;
-		char name[32];
+	while (!ret && (len = getline(&line, &cap, f)) >= 0) {
+		char *key = line, *val;
+		uint64_t a, b;
 
-		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "ncpus %u", &cpu) == 1) {
-			if (!cpu || cpu > 4096 || m->ncpus) {
-				ret = err_set(err, errlen, "%s: bad ncpus", path);
+		lineno++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
+			       line[len - 1] == ' ' || line[len - 1] == '\t'))
+			line[--len] = '\0';
+		if ((size_t)len != strlen(line)) {
+			ret = err_set(err, errlen, "%s:%u: NUL byte", path, lineno);
+			break;
+		}
+		val = strchr(line, ' ');
+		if (!val)
+			continue;	/* a key of a later version: ignored */
+		*val++ = '\0';
+		if (!strcmp(key, "ncpus")) {
+			if (m->ncpus || meta_u64(val, 1, 4096, &a)) {
+				ret = err_set(err, errlen, "%s:%u: bad ncpus '%.40s' (1-4096, once)",
+					      path, lineno, val);
 				break;
 			}
-			m->ncpus = cpu;
-			m->names = calloc(cpu, sizeof(*m->names));
-			m->overrun = calloc(cpu, sizeof(*m->overrun));
-			m->dropped = calloc(cpu, sizeof(*m->dropped));
+			m->ncpus = (uint32_t)a;
+			m->names = calloc(a, sizeof(*m->names));
+			m->overrun = calloc(a, sizeof(*m->overrun));
+			m->dropped = calloc(a, sizeof(*m->dropped));
 			if (!m->names || !m->overrun || !m->dropped) {
 				ret = -ENOMEM;
 				snprintf(err, errlen, "out of memory");
+			}
+		} else if (!strcmp(key, "start_ns") || !strcmp(key, "end_ns")) {
+			if (meta_u64(val, 0, UINT64_MAX, &a)) {
+				ret = err_set(err, errlen, "%s:%u: bad %s '%.40s'", path,
+					      lineno, key, val);
 				break;
 			}
-		} else if (sscanf(line, "start_ns %llu", &a) == 1) {
-			m->start_ns = a;
-		} else if (sscanf(line, "end_ns %llu", &a) == 1) {
-			m->end_ns = a;
-		} else if (sscanf(line, "subbuf_size %u", &idx) == 1) {
-			m->subbuf_size = idx;
-		} else if (sscanf(line, "clock %15s", m->clock) == 1) {
-			continue;
-		} else if (sscanf(line, "idle_driver %63s", m->driver) == 1) {
-			continue;
-		} else if (sscanf(line, "state %u %u %31s", &cpu, &idx, name) == 3) {
-			if (cpu < m->ncpus && idx < TRACEFILE_MAX_STATES)
-				snprintf(m->names[cpu][idx], 32, "%s", name);
-		} else if (sscanf(line, "missed %u %llu %llu", &cpu, &a, &b) == 3) {
-			if (cpu < m->ncpus) {
-				m->overrun[cpu] = a;
-				m->dropped[cpu] = b;
+			*(key[0] == 's' ? &m->start_ns : &m->end_ns) = a;
+		} else if (!strcmp(key, "subbuf_size")) {
+			if (meta_u64(val, TRACEFILE_MIN_SUBBUF, TRACEFILE_MAX_SUBBUF, &a)) {
+				ret = err_set(err, errlen, "%s:%u: bad subbuf_size '%.40s' (%u-%u)",
+					      path, lineno, val, TRACEFILE_MIN_SUBBUF,
+					      TRACEFILE_MAX_SUBBUF);
+				break;
 			}
+			m->subbuf_size = (uint32_t)a;
+		} else if (!strcmp(key, "clock")) {
+			snprintf(m->clock, sizeof(m->clock), "%s", val);
+		} else if (!strcmp(key, "idle_driver")) {
+			snprintf(m->driver, sizeof(m->driver), "%s", val);
+		} else if (!strcmp(key, "state")) {
+			/* "state CPU INDEX NAME": the name is the rest of the
+			 * line, spaces included ("haltpoll idle"). */
+			char *name;
+
+			if (!m->ncpus || meta_two(val, &a, &b, &name) || a >= m->ncpus ||
+			    !*name) {
+				ret = err_set(err, errlen, "%s:%u: bad state line (state CPU INDEX NAME, after ncpus)",
+					      path, lineno);
+				break;
+			}
+			if (b >= TRACEFILE_MAX_STATES)
+				continue;	/* named "stateN" */
+			if (strlen(name) >= sizeof(m->names[0][0])) {
+				ret = err_set(err, errlen, "%s:%u: state name '%.40s' longer than %zu characters",
+					      path, lineno, name, sizeof(m->names[0][0]) - 1);
+				break;
+			}
+			snprintf(m->names[a][b], sizeof(m->names[0][0]), "%s", name);
+		} else if (!strcmp(key, "missed")) {
+			char *rest;
+			uint64_t c;
+
+			if (!m->ncpus || meta_two(val, &a, &b, &rest) || a >= m->ncpus ||
+			    meta_u64(rest, 0, UINT64_MAX, &c)) {
+				ret = err_set(err, errlen, "%s:%u: bad missed line (missed CPU OVERRUN DROPPED, after ncpus)",
+					      path, lineno);
+				break;
+			}
+			m->overrun[a] = b;
+			m->dropped[a] = c;
 		}
 	}
+	free(line);
 	fclose(f);
 	if (!ret && (!m->ncpus || !m->subbuf_size || m->end_ns < m->start_ns))
 		ret = err_set(err, errlen, "%s: incomplete (ncpus, subbuf_size, start/end)",
@@ -141,14 +221,14 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-struct decoder {
+struct tf_decoder {
 	struct tep_handle *tep;
 	int idle_id, irq_entry_id, irq_exit_id, print_id;
 	struct tep_format_field *idle_state, *irq_entry_irq, *irq_entry_name;
 	struct tep_format_field *irq_exit_irq, *print_buf;
 };
 
-static int load_event(struct decoder *d, const char *dir, const char *sys,
+static int load_event(struct tf_decoder *d, const char *dir, const char *sys,
 		      const char *name)
 {
 	char path[4096];
@@ -174,7 +254,7 @@ static struct tep_format_field *field(struct tep_handle *tep, int id,
 	return ev ? tep_find_field(ev, name) : NULL;
 }
 
-static int decoder_init(struct decoder *d, const char *dir, char *err,
+static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
 			size_t errlen)
 {
 	char path[4096];
@@ -183,8 +263,10 @@ static int decoder_init(struct decoder *d, const char *dir, char *err,
 
 	memset(d, 0, sizeof(*d));
 	d->tep = tep_alloc();
-	if (!d->tep)
+	if (!d->tep) {
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
 	tep_set_file_bigendian(d->tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(d->tep, TEP_LITTLE_ENDIAN);
 	tep_set_long_size(d->tep, sizeof(long));
@@ -211,37 +293,46 @@ static int decoder_init(struct decoder *d, const char *dir, char *err,
 	return 0;
 }
 
-static uint32_t num(struct tep_format_field *f, void *data)
+/* A number field inside an event of `size` bytes; 0 when it is not. */
+static int num(struct tep_format_field *f, const void *data, int size,
+	       uint32_t *out)
 {
 	unsigned long long v = 0;
 
-	if (f)
-		tep_read_number_field(f, data, &v);
-	return (uint32_t)v;
+	*out = 0;
+	if (!f)
+		return 0;
+	if (f->offset < 0 || f->size <= 0 || f->size > 8 ||
+	    f->offset + f->size > size)
+		return -1;
+	if (tep_read_number_field(f, data, &v))
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
 }
 
 /* A string field: __data_loc (dynamic) or a trailing char[]. */
-static void str(struct tep_format_field *f, void *data, int size, char *out,
-		size_t len)
+static int str(struct tep_format_field *f, const void *data, int size,
+	       char *out, size_t len)
 {
 	const char *p;
 	size_t max;
 
 	out[0] = '\0';
 	if (!f)
-		return;
+		return 0;
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		uint32_t loc = num(f, data);
+		uint32_t loc;
 
-		if ((int)(loc & 0xffff) >= size)
-			return;
+		if (num(f, data, size, &loc))
+			return -1;
+		if ((loc & 0xffff) + (size_t)(loc >> 16) > (size_t)size)
+			return -1;
 		p = (const char *)data + (loc & 0xffff);
 		max = loc >> 16;
-		if ((loc & 0xffff) + max > (size_t)size)
-			max = (size_t)size - (loc & 0xffff);
 	} else {
-		if (f->offset >= size)
-			return;
+		if (f->offset < 0 || f->offset > size)
+			return -1;
 		p = (const char *)data + f->offset;
 		max = (size_t)(size - f->offset);
 	}
@@ -250,99 +341,439 @@ static void str(struct tep_format_field *f, void *data, int size, char *out,
 	memcpy(out, p, max);
 	out[max] = '\0';
 	out[strcspn(out, "\n")] = '\0';
+	return 0;
 }
 
-static long decode_cpu(struct decoder *d, const char *path, uint32_t cpu,
-		       uint32_t subbuf, struct timeline *t, uint64_t *recorded)
-{
-	struct kbuffer *kb = tep_kbuffer(d->tep);
-	char *page = malloc(subbuf);
-	long events = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+/* ---- ring-buffer pages -------------------------------------------------- */
 
-	if (fd < 0 || !page || !kb) {
+#define PAGE_COMMIT_MASK ((1u << 27) - 1)
+#define PAGE_MISSED_EVENTS (1ull << 31)
+#define PAGE_MISSED_STORED (1ull << 30)
+#define RB_TS_SHIFT 27
+#define RB_TS_MSB (0xf8ull << 56)
+enum { RB_PADDING = 29, RB_TIME_EXTEND = 30, RB_TIME_STAMP = 31 };
+
+/* The files are little-endian (the decoder says so); so is the host. */
+static uint32_t rd4(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t rd8(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+__attribute__((format(printf, 5, 6)))
+static long page_bad(size_t at, size_t *bad_off, char *err, size_t errlen,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (bad_off)
+		*bad_off = at;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EBADMSG;
+}
+
+long tracefile_page_walk(const void *page, size_t len, int long_size,
+			 tf_event_fn fn, void *ctx, struct tf_page *info,
+			 size_t *bad_off, char *err, size_t errlen)
+{
+	const uint8_t *p = page, *d;
+	size_t hdr = 8 + (size_t)long_size, size, off = 0;
+	uint64_t commit, ts;
+	long n = 0;
+
+	if (long_size != 4 && long_size != 8)
+		return page_bad(0, bad_off, err, errlen,
+				"commit field of %d bytes (4 or 8 expected)", long_size);
+	if (len < hdr)
+		return page_bad(0, bad_off, err, errlen,
+				"page of %zu bytes is shorter than its %zu-byte header",
+				len, hdr);
+	ts = rd8(p);
+	commit = long_size == 8 ? rd8(p + 8) : rd4(p + 8);
+	size = (size_t)(commit & PAGE_COMMIT_MASK);
+	if (info)
+		*info = (struct tf_page){ .ts = ts, .commit = commit,
+					  .data_len = size };
+	if (size > len - hdr)
+		return page_bad(8, bad_off, err, errlen,
+				"commit %#llx: %zu bytes of data in a %zu-byte page",
+				(unsigned long long)commit, size, len);
+	if ((commit & PAGE_MISSED_EVENTS) && (commit & PAGE_MISSED_STORED)) {
+		if ((size_t)long_size > len - hdr - size)
+			return page_bad(8, bad_off, err, errlen,
+					"commit %#llx: no room for the missed-events count",
+					(unsigned long long)commit);
+		if (info)
+			info->missed = long_size == 8 ? rd8(p + hdr + size) :
+				       rd4(p + hdr + size);
+	} else if (commit & PAGE_MISSED_EVENTS && info) {
+		info->missed = UINT64_MAX;	/* some, count unknown */
+	}
+	d = p + hdr;
+	while (off < size) {
+		uint32_t w = 0, tl, delta;
+		size_t evlen = 0, at = 0;
+		struct tf_event ev;
+
+		if (size - off < 4)
+			return page_bad(hdr + off, bad_off, err, errlen,
+					"event header cut by the end of data (%zu bytes)",
+					size);
+		w = rd4(d + off);
+		tl = w & 31;
+		delta = w >> 5;
+		switch (tl) {
+		case RB_PADDING:
+			/* The rest of the page, or a discarded event. */
+			if (!delta || size - off < 8)
+				return n;
+			off += 4 + (size_t)rd4(d + off + 4);
+			continue;
+		case RB_TIME_EXTEND:
+		case RB_TIME_STAMP: {
+			uint64_t ext;
+
+			if (size - off < 8)
+				return page_bad(hdr + off, bad_off, err, errlen,
+						"time stamp cut by the end of data (%zu bytes)",
+						size);
+			ext = ((uint64_t)rd4(d + off + 4) << RB_TS_SHIFT) + delta;
+			ts = tl == RB_TIME_EXTEND ? ts + ext : ext | (ts & RB_TS_MSB);
+			off += 8;
+			continue;
+		}
+		case 0: {
+			uint32_t l;
+
+			if (size - off < 8)
+				return page_bad(hdr + off, bad_off, err, errlen,
+						"event length cut by the end of data (%zu bytes)",
+						size);
+			l = rd4(d + off + 4);
+			if (l < 4)
+				return page_bad(hdr + off, bad_off, err, errlen,
+						"event length %u (at least 4)", l);
+			evlen = (((size_t)l - 4) + 3) & ~(size_t)3;
+			at = off + 8;
+			break;
+		}
+		default:
+			evlen = (size_t)tl * 4;
+			at = off + 4;
+			break;
+		}
+		if (evlen > size - at)
+			return page_bad(hdr + off, bad_off, err, errlen,
+					"event of %zu bytes runs past the end of data (%zu bytes)",
+					evlen, size);
+		ts += delta;
+		ev = (struct tf_event){ .ts = ts, .data = d + at,
+					.size = (uint32_t)evlen,
+					.offset = (uint32_t)(hdr + off) };
+		if (fn) {
+			int r = fn(ctx, &ev);
+
+			if (r < 0) {
+				if (bad_off)
+					*bad_off = hdr + off;
+				return r;
+			}
+		}
+		n++;
+		off = at + evlen;
+	}
+	return n;
+}
+
+/* ---- decoding ------------------------------------------------------------ */
+
+struct feed_ctx {
+	struct tf_decoder *d;
+	struct timeline *t;
+	uint32_t cpu;
+	int dry;		/* check only */
+	uint64_t recorded;
+	long fed;
+	char *err;
+	size_t errlen;
+};
+
+#define COMMON_HEADER 8	/* common_type, flags, preempt_count, pid */
+
+static int feed(void *arg, const struct tf_event *ev)
+{
+	struct feed_ctx *c = arg;
+	struct tf_decoder *d = c->d;
+	struct tep_record rec = { .ts = ev->ts, .data = (void *)ev->data,
+				  .size = (int)ev->size, .cpu = (int)c->cpu };
+	struct tl_event e = { .ts = ev->ts, .cpu = c->cpu };
+	const char *what = NULL;
+	char s[256];
+	int id, bad = 0;
+
+	if (ev->size < COMMON_HEADER) {
+		snprintf(c->err, c->errlen, "event of %u bytes, shorter than the common header",
+			 ev->size);
+		return -EBADMSG;
+	}
+	id = tep_data_type(d->tep, &rec);
+	if (id == d->idle_id) {
+		e.type = TL_IDLE;
+		bad = num(d->idle_state, ev->data, rec.size, &e.arg);
+		what = "power:cpu_idle state";
+	} else if (id == d->irq_entry_id) {
+		e.type = TL_IRQ_ENTRY;
+		bad = num(d->irq_entry_irq, ev->data, rec.size, &e.arg) ||
+		      str(d->irq_entry_name, ev->data, rec.size, s, sizeof(s));
+		e.str = s;
+		what = "irq:irq_handler_entry irq or name";
+	} else if (id == d->irq_exit_id) {
+		e.type = TL_IRQ_EXIT;
+		bad = num(d->irq_exit_irq, ev->data, rec.size, &e.arg);
+		what = "irq:irq_handler_exit irq";
+	} else if (id == d->print_id) {
+		e.type = TL_MARKER;
+		bad = str(d->print_buf, ev->data, rec.size, s, sizeof(s));
+		e.str = s;
+		what = "ftrace:print buf";
+	} else {
+		if (!c->dry)
+			c->recorded++;
+		return 0;
+	}
+	if (bad) {
+		snprintf(c->err, c->errlen, "%s field outside the %u-byte event",
+			 what, ev->size);
+		return -EBADMSG;
+	}
+	if (c->dry)
+		return 0;
+	c->recorded++;
+	if (timeline_add(c->t, &e) == -ENOMEM) {
+		snprintf(c->err, c->errlen, "out of memory");
+		return -ENOMEM;
+	}
+	c->fed++;
+	return 0;
+}
+
+/* Reads up to len bytes; returns how many (short only at end of file). */
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/*
+ * One corrupt page: an error, or with skip_corrupt a count and the first
+ * message kept. Returns 0 to go on, -EBADMSG to stop.
+ */
+static int corrupt(struct tf_decode *o, char *err, size_t errlen,
+		   const char *msg)
+{
+	if (!o->skip_corrupt) {
+		snprintf(err, errlen, "%s", msg);
+		return -EBADMSG;
+	}
+	if (!o->corrupt_pages++)
+		snprintf(o->first_corrupt, sizeof(o->first_corrupt), "%s", msg);
+	return 0;
+}
+
+/* One page (len bytes, less than subbuf: truncated) at page index pg. */
+static int decode_page(struct tf_decoder *d, const uint8_t *page, size_t len,
+		       uint32_t subbuf, uint32_t cpu, const char *name,
+		       uint64_t pg, struct timeline *t, struct tf_decode *o,
+		       char *err, size_t errlen)
+{
+	int long_size = tep_get_header_page_size(d->tep);
+	char why[512], msg[4800];
+	struct feed_ctx c = { .d = d, .t = t, .cpu = cpu, .err = why,
+			      .errlen = sizeof(why) };
+	uint64_t at = pg * subbuf;
+	size_t bad = 0;
+	struct tf_page info;
+	long n;
+
+	if (len < subbuf) {
+		snprintf(msg, sizeof(msg),
+			 "%s: CPU %u, page %llu, offset %llu: truncated page (%zu of %u bytes)",
+			 name, cpu, (unsigned long long)pg, (unsigned long long)at,
+			 len, subbuf);
+		return corrupt(o, err, errlen, msg);
+	}
+	/* Checked whole first, so a corrupt page feeds nothing. */
+	c.dry = 1;
+	n = tracefile_page_walk(page, subbuf, long_size, feed, &c, &info, &bad,
+				why, sizeof(why));
+	if (n >= 0) {
+		c.dry = 0;
+		n = tracefile_page_walk(page, subbuf, long_size, feed, &c, NULL,
+					&bad, why, sizeof(why));
+	}
+	o->recorded += c.recorded;
+	o->fed += (uint64_t)c.fed;
+	if (n == -ENOMEM) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	if (n < 0) {
+		snprintf(msg, sizeof(msg),
+			 "%s: CPU %u, page %llu, offset %llu (byte %zu of the page): %s",
+			 name, cpu, (unsigned long long)pg,
+			 (unsigned long long)(at + bad), bad, why);
+		return corrupt(o, err, errlen, msg);
+	}
+	o->pages++;
+	if (info.missed)
+		o->missed_pages++;
+	return 0;
+}
+
+int tracefile_decode_pages(struct tf_decoder *d, const void *buf, size_t len,
+			   uint32_t subbuf, uint32_t cpu, const char *name,
+			   struct timeline *t, struct tf_decode *o, char *err,
+			   size_t errlen)
+{
+	const uint8_t *p = buf;
+	int ret = 0;
+
+	if (subbuf < TRACEFILE_MIN_SUBBUF || subbuf > TRACEFILE_MAX_SUBBUF)
+		return err_set(err, errlen, "%s: sub-buffer size %u out of range",
+			       name, subbuf);
+	for (uint64_t pg = 0; !ret && pg * subbuf < len; pg++) {
+		size_t left = len - (size_t)(pg * subbuf);
+
+		ret = decode_page(d, p + pg * subbuf, left < subbuf ? left : subbuf,
+				  subbuf, cpu, name, pg, t, o, err, errlen);
+	}
+	return ret;
+}
+
+static int decode_cpu(struct tf_decoder *d, const char *path, uint32_t cpu,
+		      uint32_t subbuf, struct timeline *t, struct tf_decode *o,
+		      char *err, size_t errlen)
+{
+	uint8_t *page = malloc(subbuf);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0 || !page) {
 		if (fd >= 0)
 			close(fd);
 		free(page);
-		kbuffer_free(kb);
-		return fd < 0 ? 0 : -ENOMEM;	/* a CPU with no file: no data */
+		if (fd < 0 && errno == ENOENT)
+			return 0;	/* a CPU that was not recorded: no data */
+		ret = fd < 0 ? -errno : -ENOMEM;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
 	}
-	while (read(fd, page, subbuf) == (ssize_t)subbuf) {
-		unsigned long long ts;
-		void *data;
+	/* Page by page: memory stays bounded whatever the file's size. */
+	for (uint64_t pg = 0; !ret; pg++) {
+		ssize_t got = read_full(fd, page, subbuf);
 
-		if (kbuffer_load_subbuffer(kb, page))
-			continue;
-		for (data = kbuffer_read_event(kb, &ts); data;
-		     data = kbuffer_next_event(kb, &ts)) {
-			struct tep_record rec = { .ts = ts, .data = data,
-						  .size = kbuffer_event_size(kb),
-						  .cpu = (int)cpu };
-			struct tl_event e = { .ts = ts, .cpu = cpu };
-			char s[256];
-			int id = tep_data_type(d->tep, &rec);
-
-			(*recorded)++;
-			if (id == d->idle_id) {
-				e.type = TL_IDLE;
-				e.arg = num(d->idle_state, data);
-			} else if (id == d->irq_entry_id) {
-				e.type = TL_IRQ_ENTRY;
-				e.arg = num(d->irq_entry_irq, data);
-				str(d->irq_entry_name, data, rec.size, s, sizeof(s));
-				e.str = s;
-			} else if (id == d->irq_exit_id) {
-				e.type = TL_IRQ_EXIT;
-				e.arg = num(d->irq_exit_irq, data);
-			} else if (id == d->print_id) {
-				e.type = TL_MARKER;
-				str(d->print_buf, data, rec.size, s, sizeof(s));
-				e.str = s;
-			} else {
-				continue;
-			}
-			if (timeline_add(t, &e) == -ENOMEM) {
-				events = -ENOMEM;
-				goto out;
-			}
-			events++;
+		if (got < 0) {
+			ret = (int)got;
+			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+			break;
 		}
+		if (!got)
+			break;
+		ret = decode_page(d, page, (size_t)got, subbuf, cpu, path, pg, t,
+				  o, err, errlen);
+		if ((size_t)got < subbuf)
+			break;
 	}
-out:
 	close(fd);
 	free(page);
-	kbuffer_free(kb);
-	return events;
+	return ret;
+}
+
+int tracefile_decoder_new(const char *dir, struct tf_decoder **out, char *err,
+			  size_t errlen)
+{
+	struct tf_decoder *d = calloc(1, sizeof(*d));
+	int ret;
+
+	*out = NULL;
+	if (!d) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = decoder_init(d, dir, err, errlen);
+	if (ret) {
+		tracefile_decoder_free(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
+}
+
+void tracefile_decoder_free(struct tf_decoder *d)
+{
+	if (!d)
+		return;
+	if (d->tep)
+		tep_free(d->tep);
+	free(d);
+}
+
+int tracefile_decode_opts(const char *dir, const struct trace_meta *m,
+			  struct timeline *t, struct tf_decode *o, char *err,
+			  size_t errlen)
+{
+	struct tf_decoder *d;
+	int ret;
+
+	o->recorded = o->fed = o->pages = o->missed_pages = o->corrupt_pages = 0;
+	o->first_corrupt[0] = '\0';
+	ret = tracefile_decoder_new(dir, &d, err, errlen);
+	if (!ret && (m->subbuf_size < TRACEFILE_MIN_SUBBUF ||
+		     m->subbuf_size > TRACEFILE_MAX_SUBBUF))
+		ret = err_set(err, errlen, "%s/meta.txt: subbuf_size %u out of range",
+			      dir, m->subbuf_size);
+	for (uint32_t cpu = 0; !ret && cpu < m->ncpus; cpu++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/cpu%u.raw", dir, cpu);
+		ret = decode_cpu(d, path, cpu, m->subbuf_size, t, o, err, errlen);
+	}
+	tracefile_decoder_free(d);
+	return ret;
 }
 
 long tracefile_decode(const char *dir, const struct trace_meta *m,
 		      struct timeline *t, uint64_t *recorded, char *err,
 		      size_t errlen)
 {
-	struct decoder d;
-	long total = 0;
-	uint64_t all = 0;
-	int ret = decoder_init(&d, dir, err, errlen);
+	struct tf_decode o = { 0 };
+	int ret = tracefile_decode_opts(dir, m, t, &o, err, errlen);
 
-	if (ret)
-		goto out;
-	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++) {
-		char path[4096];
-		long n;
-
-		snprintf(path, sizeof(path), "%s/cpu%u.raw", dir, cpu);
-		n = decode_cpu(&d, path, cpu, m->subbuf_size, t, &all);
-		if (n < 0) {
-			ret = (int)n;
-			snprintf(err, errlen, "%s: %s", path, strerror((int)-n));
-			goto out;
-		}
-		total += n;
-	}
-out:
-	if (d.tep)
-		tep_free(d.tep);
 	if (recorded)
-		*recorded = all;
-	return ret ? ret : total;
+		*recorded = o.recorded;
+	return ret ? ret : (long)o.fed;
 }

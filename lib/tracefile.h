@@ -9,7 +9,8 @@
  *   cpuN.raw           CPU N's ring-buffer sub-buffers from
  *                      trace_pipe_raw, as the kernel wrote them
  *
- * The reader decodes sub-buffers with libtraceevent's kbuffer and feeds
+ * The reader walks sub-buffers itself (every length bounds-checked), decodes
+ * the events with libtraceevent, and feeds
  * power:cpu_idle, irq:irq_handler_entry/exit and ftrace:print (markers)
  * into a timeline. It never parses the text `trace` file.
  */
@@ -40,12 +41,78 @@ void tracefile_meta_free(struct trace_meta *m);
 /* "C0", "unknown", the recorded name, or "stateN". */
 const char *tracefile_state_name(const struct trace_meta *m, uint32_t cpu,
 				 int32_t state, char *buf, size_t len);
+/* Sub-buffer sizes a trace may declare (the kernel's are 4 KB to 1 MB). */
+#define TRACEFILE_MIN_SUBBUF 64
+#define TRACEFILE_MAX_SUBBUF (16u << 20)
+
+/* One event of a ring-buffer page: its time and its data (the event's
+ * payload, common header first), `offset` its byte in the page. */
+struct tf_event {
+	uint64_t ts;
+	const void *data;
+	uint32_t size;
+	uint32_t offset;
+};
+
+/* A page's header: base time, the commit word, bytes of data, and the
+ * events the kernel lost before it (UINT64_MAX: some, count unknown). */
+struct tf_page {
+	uint64_t ts, commit;
+	size_t data_len;
+	uint64_t missed;
+};
+
+typedef int (*tf_event_fn)(void *ctx, const struct tf_event *ev);
+
+/*
+ * Walks one ring-buffer page of len bytes whose header is a u64 time
+ * stamp and a commit word of long_size (4 or 8) bytes, calling fn (may be
+ * NULL) for each data event in order; a negative return from fn stops
+ * the walk and is returned. Every length is checked against the page:
+ * a commit larger than the page, an event or time stamp cut by the end
+ * of the data, an event length below 4 are -EBADMSG with the reason in
+ * err and the byte of the page in *bad_off. Returns the number of data
+ * events. Padding ends the page's data.
+ */
+long tracefile_page_walk(const void *page, size_t len, int long_size,
+			 tf_event_fn fn, void *ctx, struct tf_page *info,
+			 size_t *bad_off, char *err, size_t errlen);
+
+struct tf_decode {
+	int skip_corrupt;	/* in: count corrupt pages instead of failing */
+	/* out */
+	uint64_t recorded;	/* events of any kind */
+	uint64_t fed;		/* C-state, IRQ and marker events fed */
+	uint64_t pages;		/* pages decoded */
+	uint64_t missed_pages;	/* pages after which the kernel lost events */
+	uint64_t corrupt_pages;	/* skipped (skip_corrupt) */
+	char first_corrupt[4800];	/* the first one's message */
+};
+
 /*
  * Decodes every CPU's raw data into t (created by the caller with
- * m->ncpus CPUs). Returns the number of events fed (C-state, IRQ,
- * marker), or -errno with a message in err; *recorded (if not NULL) gets
- * the number of events of any kind in the trace.
+ * m->ncpus CPUs). A corrupt or truncated page is an error naming the
+ * file, CPU, page and offset (-EBADMSG), or with o->skip_corrupt a page
+ * skipped and counted. Returns 0 or -errno with a message in err.
  */
+int tracefile_decode_opts(const char *dir, const struct trace_meta *m,
+			  struct timeline *t, struct tf_decode *o, char *err,
+			  size_t errlen);
+/*
+ * The same in parts: a decoder for the formats of trace DIR, and pages of
+ * one CPU from memory (buf of len bytes; a short last page is a
+ * truncated page; name is the file named in messages).
+ */
+struct tf_decoder;
+int tracefile_decoder_new(const char *dir, struct tf_decoder **d, char *err,
+			  size_t errlen);
+void tracefile_decoder_free(struct tf_decoder *d);
+int tracefile_decode_pages(struct tf_decoder *d, const void *buf, size_t len,
+			   uint32_t subbuf, uint32_t cpu, const char *name,
+			   struct timeline *t, struct tf_decode *o, char *err,
+			   size_t errlen);
+/* The same without skipping: the number of events fed, or -errno;
+ * *recorded (if not NULL) gets the number of events of any kind. */
 long tracefile_decode(const char *dir, const struct trace_meta *m,
 		      struct timeline *t, uint64_t *recorded, char *err,
 		      size_t errlen);

@@ -12,15 +12,24 @@
  * is claimed with compare-and-swap by whichever side gets there first, so
  * a request gets at most one pre-query and is always forwarded.
  *
+ * When the helper claims the flag, the main thread waits until the
+ * helper's send() of the pre-query has returned before it forwards the
+ * request: a pre-query that is sent always left the midtier before its
+ * request (they travel on different connections, so the backend may still
+ * read them in either order).
+ *
  * The delay is fixed (--prequery-delay-us) or hill-climbed on each
  * window's average backend response time (--prequery-adaptive). Backend
- * down or slow: the client gets an ERROR reply, the midtier goes on.
+ * down or slow: the client gets an ERROR reply, the midtier goes on and
+ * reconnects (non-blocking connects with --connect-timeout-ms; the helper
+ * owns its pre-query connection and reconnects it with bounded backoff).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -42,14 +51,20 @@
 #include "net.h"
 #include "opt.h"
 #include "proto.h"
+#include "relay.h"
 #include "snapshot.h"
 
 #define PROG "wakebench-midtier"
 #define SLOTS 65536		/* requests in flight to the backend */
 #define RX_BUF 65536
 #define SEND_TIMEOUT_NS 1000000ull
-/* pending flag: 0 = none, else (midtier seq + 1); CLAIMED bit once taken */
+/* pending flag: 0 = none, else (midtier seq + 1); CLAIMED bit once the
+ * helper took it, SENT bit too once its send() returned (sent or failed) */
 #define CLAIMED (1ull << 63)
+#define SENT (1ull << 62)
+#define MS 1000000ull
+#define RECONNECT_MIN_NS (10 * MS)	/* first wait after a failed connect */
+#define LIVENESS_NS (100 * MS)		/* idle helper checks its connection */
 
 struct mt_opts {
 	const char *bind;
@@ -64,6 +79,8 @@ struct mt_opts {
 	uint64_t work_ns;
 	uint64_t timeout_ns;
 	uint64_t max_conns;
+	uint64_t connect_timeout_ns, reconnect_max_ns;
+	uint32_t max_payload;
 	const char *log_path, *traj_path, *port_file;
 	int have_cstates;
 	struct cstate_spec cstates;
@@ -78,6 +95,8 @@ struct ep {
 	int fd;
 	uint64_t id;
 	int closed;
+	int rd_closed;		/* client shut its write side: replies still go */
+	int dead;		/* closed, nothing outstanding: freed by reap() */
 	uint64_t outstanding;	/* slots pointing at this client */
 	struct framer fr;
 	struct ep *prev, *next;	/* clients not yet freed, for shutdown */
@@ -85,8 +104,11 @@ struct ep {
 
 struct slot {
 	int used;
+	int queued;		/* waiting for the backend connection */
+	uint64_t bseq;		/* the midtier sequence this slot holds */
 	struct ep *client;
-	uint64_t client_seq, client_send_ns;
+	uint64_t client_seq, client_send_ns, service_ns;
+	uint32_t payload_len;
 	uint64_t recv_ns, forward_ns;
 	_Atomic uint64_t prequery_ns;	/* written by the helper */
 	double delay_us;
@@ -98,7 +120,13 @@ struct mt {
 	int epfd;
 	struct ep sig, listen, backend;
 	struct ep *clients;
-	int backend_up;
+	struct ep *graveyard;	/* clients to free at the end of the loop turn */
+	enum { BK_DOWN, BK_CONNECTING, BK_UP } bstate;
+	uint64_t connect_deadline;
+	struct backoff bo;
+	int backend_ever_up, backend_outage_told;
+	int stopping;		/* a signal arrived during the work spin */
+	sigset_t sigs;
 	struct slot *slots;
 	uint64_t next_seq;	/* midtier sequence to the backend */
 	uint64_t oldest;	/* lowest seq possibly outstanding */
@@ -115,10 +143,12 @@ struct mt {
 	_Atomic uint64_t delay_ns;
 	_Atomic int stop;
 	_Atomic uint64_t pq_sent, pq_failed;
+	_Atomic int helper_up;	/* the helper has a pre-query connection */
+	_Atomic uint64_t pq_reconnects;
 	uint64_t pq_skipped;
-	int helper_fd;
 	/* counters */
 	uint64_t requests, forwarded, errors, timeouts, late_replies;
+	uint64_t bogus_replies, too_large, backend_reconnects;
 	uint64_t connections, rejected, refused;
 };
 
@@ -153,24 +183,36 @@ static void usage(void)
 "                               (busy-wait, default 0)\n"
 "      --backend-timeout-ms MS  error reply after MS without a backend reply\n"
 "                               (default 1000)\n"
+"      --connect-timeout-ms MS  give up on a backend connect after MS\n"
+"                               (default 1000; never blocks the relay)\n"
+"      --reconnect-max-ms MS    longest wait between reconnect attempts\n"
+"                               (default 200; doubles from 10 ms)\n"
+"      --max-payload BYTES      largest request payload forwarded; larger\n"
+"                               requests get an ERROR reply (default 65536,\n"
+"                               the server's default)\n"
 "      --max-conns N            client connections at once (default 1024)\n"
 "      --log FILE               per-request CSV (and FILE.snapshot.json)\n"
 "      --trajectory FILE        adaptive trajectory CSV (default: beside --log)\n"
 "      --port-file FILE         write the bound port once listening\n"
-"      --cstates on|off|max-latency-us=N  for the run, restored at exit\n"
+"      --cstates on|off|max-latency-us=N|system-off|system-max-latency-us=N\n"
+"                               idle states on --cpu only for the run, restored\n"
+"                               at exit; system-* also holds /dev/cpu_dma_latency\n"
 "  -q, --quiet                  no start-up line\n"
 "  -h, --help                   this help\n"
 "\n"
 "Log columns: seq,conn,backend_seq,recv_ns,prequery_ns,forward_ns,\n"
-"backend_reply_ns,reply_ns,delay_us,status (prequery_ns empty: no pre-query).\n"
-"Trajectory columns: window,value_us,step_us,window_avg_ns,best_us.\n");
+"backend_reply_ns,reply_ns,delay_us,status (prequery_ns empty: no pre-query;\n"
+"set: its send() returned before the request's forward began).\n"
+"Trajectory columns: window,value_us,step_us,window_avg_ns,best_us,next_us\n"
+"(per window: the delay used in it, its average; see wakebench-client(1)).\n");
 }
 
 static void parse_opts(struct mt_opts *o, int argc, char **argv)
 {
 	enum { O_BPQ = 256, O_HELPER, O_DELAY, O_ADAPT, O_WINDOW, O_STEP,
 	       O_MINSTEP, O_MAXDELAY, O_WORK, O_TIMEOUT, O_MAXCONN, O_LOG,
-	       O_TRAJ, O_PORTFILE, O_CSTATES, O_HWAIT };
+	       O_TRAJ, O_PORTFILE, O_CSTATES, O_HWAIT, O_CTIMEOUT, O_RECONN,
+	       O_MAXPAY };
 	static const struct option longopts[] = {
 		{ "listen", required_argument, NULL, 'l' },
 		{ "bind", required_argument, NULL, 'b' },
@@ -188,6 +230,9 @@ static void parse_opts(struct mt_opts *o, int argc, char **argv)
 		{ "work-us", required_argument, NULL, O_WORK },
 		{ "backend-timeout-ms", required_argument, NULL, O_TIMEOUT },
 		{ "max-conns", required_argument, NULL, O_MAXCONN },
+		{ "connect-timeout-ms", required_argument, NULL, O_CTIMEOUT },
+		{ "reconnect-max-ms", required_argument, NULL, O_RECONN },
+		{ "max-payload", required_argument, NULL, O_MAXPAY },
 		{ "log", required_argument, NULL, O_LOG },
 		{ "trajectory", required_argument, NULL, O_TRAJ },
 		{ "port-file", required_argument, NULL, O_PORTFILE },
@@ -201,7 +246,10 @@ static void parse_opts(struct mt_opts *o, int argc, char **argv)
 	double d;
 
 	*o = (struct mt_opts){ .bind = "127.0.0.1", .cpu = -1, .helper_cpu = -1,
-			       .timeout_ns = 1000000000ull, .max_conns = 1024 };
+			       .timeout_ns = 1000000000ull, .max_conns = 1024,
+			       .connect_timeout_ns = 1000 * MS,
+			       .reconnect_max_ns = 200 * MS,
+			       .max_payload = 65536 };
 	hillclimb_defaults(&o->hc);
 	while ((c = getopt_long(argc, argv, "l:b:B:c:qh", longopts, &idx)) != -1) {
 		switch (c) {
@@ -274,6 +322,24 @@ static void parse_opts(struct mt_opts *o, int argc, char **argv)
 				opt_usage(PROG, "invalid --max-conns '%s'", optarg);
 			o->max_conns = v;
 			break;
+		case O_CTIMEOUT:
+			if (opt_u64(optarg, 1, 600000, &v))
+				opt_usage(PROG, "invalid --connect-timeout-ms '%s' (1-600000)",
+					  optarg);
+			o->connect_timeout_ns = v * MS;
+			break;
+		case O_RECONN:
+			if (opt_u64(optarg, 10, 600000, &v))
+				opt_usage(PROG, "invalid --reconnect-max-ms '%s' (10-600000)",
+					  optarg);
+			o->reconnect_max_ns = v * MS;
+			break;
+		case O_MAXPAY:
+			if (opt_u64(optarg, 0, PROTO_MAX_PAYLOAD, &v))
+				opt_usage(PROG, "invalid --max-payload '%s' (0-%u)", optarg,
+					  PROTO_MAX_PAYLOAD);
+			o->max_payload = (uint32_t)v;
+			break;
 		case O_LOG:
 			o->log_path = optarg;
 			break;
@@ -313,9 +379,10 @@ static void parse_opts(struct mt_opts *o, int argc, char **argv)
 
 /* ---- the helper thread ------------------------------------------------ */
 
-static void futex_wait(_Atomic uint32_t *word, uint32_t val)
+static void futex_wait(_Atomic uint32_t *word, uint32_t val, uint64_t ns)
 {
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = 100000000 };
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
+			       .tv_nsec = (long)(ns % 1000000000ull) };
 
 	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
 }
@@ -325,26 +392,149 @@ static void futex_wake(_Atomic uint32_t *word)
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+static int stopping(struct mt *m)
+{
+	return atomic_load_explicit(&m->stop, memory_order_relaxed);
+}
+
+/* Sleep up to ns, woken early at exit (the main thread bumps wake). */
+static void helper_sleep(struct mt *m, uint64_t ns)
+{
+	uint32_t w = atomic_load(&m->wake);
+
+	if (!stopping(m))
+		futex_wait(&m->wake, w, ns);
+}
+
+/*
+ * Connect the pre-query connection: non-blocking, given up after
+ * --connect-timeout-ms, and at once when the midtier stops. Returns the
+ * fd or -errno.
+ */
+static int helper_connect(struct mt *m)
+{
+	uint16_t port = m->o.backend_pq_port ? m->o.backend_pq_port :
+			m->o.backend_port;
+	uint64_t deadline = clock_now_ns() + m->o.connect_timeout_ns;
+	int done, fd = net_connect_start(m->o.backend_host, port, &done);
+
+	while (fd >= 0 && !done) {
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		uint64_t now = clock_now_ns();
+		int ret;
+
+		if (stopping(m) || now >= deadline) {
+			close(fd);
+			return stopping(m) ? -EINTR : -ETIMEDOUT;
+		}
+		/* Slices of at most 50 ms, to see the stop flag. */
+		poll(&p, 1, deadline - now > 50 * MS ? 50 :
+			    (int)((deadline - now) / MS) + 1);
+		ret = net_connect_finish(fd);
+		if (!ret)
+			done = 1;
+		else if (ret != -EINPROGRESS) {
+			close(fd);
+			return ret;
+		}
+	}
+	return fd;
+}
+
+/* Still connected? Reads (and drops) anything the backend sent; 0 when it
+ * closed or reset the connection. */
+static int conn_alive(int fd)
+{
+	uint8_t buf[256];
+
+	for (;;) {
+		ssize_t n = net_read(fd, buf, sizeof(buf));
+
+		if (n == -EAGAIN)
+			return 1;
+		if (n <= 0)
+			return 0;
+	}
+}
+
+static void helper_lost(struct mt *m, int *fd, const char *why)
+{
+	close(*fd);
+	*fd = -1;
+	atomic_store(&m->helper_up, 0);
+	fprintf(stderr, "%s: pre-query connection to %s:%u lost (%s); reconnecting\n",
+		PROG, m->o.backend_host,
+		m->o.backend_pq_port ? m->o.backend_pq_port : m->o.backend_port, why);
+}
+
+/*
+ * The helper owns its connection (fd is this thread's alone): it
+ * connects, reconnects after a failure with bounded backoff, and tells
+ * the main thread through helper_up whether pre-queries can be sent.
+ */
 static void *helper_main(void *arg)
 {
 	struct mt *m = arg;
-	uint64_t last = 0;
+	uint64_t last = 0, next_check = 0, failed_connects = 0;
 	uint8_t buf[PROTO_HDR_LEN];
+	struct backoff bo;
+	int fd = -1, ever_up = 0;
 
 	if (m->o.helper_cpu >= 0)
 		cpu_pin_self(m->o.helper_cpu);
-	while (!atomic_load_explicit(&m->stop, memory_order_relaxed)) {
+	backoff_init(&bo, RECONNECT_MIN_NS, m->o.reconnect_max_ns);
+	while (!stopping(m)) {
+		uint64_t now = clock_now_ns();
+
+		if (fd < 0) {
+			if (!backoff_due(&bo, now)) {
+				helper_sleep(m, bo.next_ns - now);
+				continue;
+			}
+			fd = helper_connect(m);
+			if (fd < 0) {
+				if (fd != -EINTR && !failed_connects++ && !ever_up)
+					fprintf(stderr, "%s: pre-query connection: %s; retrying\n",
+						PROG, strerror(-fd));
+				backoff_fail(&bo, clock_now_ns());
+				continue;
+			}
+			backoff_reset(&bo);
+			if (ever_up) {
+				atomic_fetch_add(&m->pq_reconnects, 1);
+				fprintf(stderr, "%s: pre-query connection restored\n", PROG);
+			}
+			ever_up = 1;
+			failed_connects = 0;
+			next_check = clock_now_ns() + LIVENESS_NS;
+			atomic_store(&m->helper_up, 1);
+		}
+
 		uint32_t w = atomic_load_explicit(&m->wake, memory_order_acquire);
 		uint64_t id = atomic_load_explicit(&m->pending, memory_order_acquire);
-		uint64_t deadline, now;
+		uint64_t deadline;
 
 		if (!id || (id & CLAIMED) || id == last) {
-			/* Idle until the main thread flags the next request. */
+			/* Idle until the main thread flags the next request;
+			 * now and then make sure the backend is still there. */
 			if (!m->o.helper_spin)
-				futex_wait(&m->wake, w);
+				futex_wait(&m->wake, w, LIVENESS_NS);
+			now = clock_now_ns();
+			if (now >= next_check) {
+				next_check = now + LIVENESS_NS;
+				if (!conn_alive(fd))
+					helper_lost(m, &fd, "closed by the backend");
+			}
 			continue;
 		}
 		last = id;
+		/* A connection the backend closed would swallow this one
+		 * pre-query silently: look first (the main thread counts the
+		 * request's pre-query as failed once helper_up is 0). */
+		if (!conn_alive(fd)) {
+			helper_lost(m, &fd, "closed by the backend");
+			continue;
+		}
 		deadline = atomic_load(&m->pending_recv_ns) +
 			   atomic_load(&m->delay_ns);
 		do {
@@ -356,23 +546,29 @@ static void *helper_main(void *arg)
 		if (!atomic_compare_exchange_strong(&m->pending, &expect,
 						    id | CLAIMED))
 			continue;	/* forwarded first: counted there */
+		/* Claimed: the main thread now waits for SENT before it
+		 * forwards the request. */
 		struct proto_msg pq = { .type = PROTO_PREQUERY, .seq = id - 1 };
-
 		_Atomic uint64_t *logged = &m->slots[(id - 1) % SLOTS].prequery_ns;
+		int err;
 
 		pq.client_send_ns = now = clock_now_ns();
 		proto_encode(&pq, buf);
-		/* Stored before the send: the reply, and the log row, may
-		 * come back before this thread runs again. */
 		atomic_store(logged, now);
-		if (m->helper_fd < 0 ||
-		    net_send_all(m->helper_fd, buf, sizeof(buf), SEND_TIMEOUT_NS)) {
+		err = net_send_all(fd, buf, sizeof(buf), SEND_TIMEOUT_NS);
+		if (err) {
 			atomic_store(logged, 0);
 			atomic_fetch_add(&m->pq_failed, 1);
-			continue;
+		} else {
+			atomic_fetch_add(&m->pq_sent, 1);
 		}
-		atomic_fetch_add(&m->pq_sent, 1);
+		atomic_store_explicit(&m->pending, id | CLAIMED | SENT,
+				      memory_order_release);
+		if (err)
+			helper_lost(m, &fd, strerror(-err));
 	}
+	if (fd >= 0)
+		close(fd);
 	return NULL;
 }
 
@@ -385,7 +581,7 @@ static int ep_add(struct mt *m, struct ep *e)
 	return epoll_ctl(m->epfd, EPOLL_CTL_ADD, e->fd, &ev) ? -errno : 0;
 }
 
-static void client_free(struct mt *m, struct ep *c)
+static void client_unlink(struct mt *m, struct ep *c)
 {
 	if (c->prev)
 		c->prev->next = c->next;
@@ -393,20 +589,42 @@ static void client_free(struct mt *m, struct ep *c)
 		m->clients = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	free(c);
+	c->prev = c->next = NULL;
 }
 
+/*
+ * A client's lifetime has one owner: a closed client with no request in
+ * flight moves to the graveyard, and only reap(), at the end of a turn of
+ * the event loop, frees it. Until then every pointer to it (the epoll
+ * events of this turn, a handle_request() or client_read() up the stack)
+ * stays valid and sees closed = 1.
+ */
 static void client_release(struct mt *m, struct ep *c)
 {
-	if (c->closed && !c->outstanding)
-		client_free(m, c);
+	if (!c->closed || c->outstanding || c->dead)
+		return;
+	client_unlink(m, c);
+	c->dead = 1;
+	c->next = m->graveyard;
+	m->graveyard = c;
+}
+
+static void reap(struct mt *m)
+{
+	while (m->graveyard) {
+		struct ep *c = m->graveyard;
+
+		m->graveyard = c->next;
+		free(c);
+	}
 }
 
 static void client_close(struct mt *m, struct ep *c)
 {
 	if (c->closed)
 		return;
-	epoll_ctl(m->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	if (!c->rd_closed)
+		epoll_ctl(m->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->closed = 1;
 	m->nconns--;
@@ -482,79 +700,194 @@ static void finish(struct mt *m, uint64_t bseq, const struct proto_msg *br,
 		m->errors++;
 	log_row(m, s, bseq, br ? m->rx_ns : 0, now, status);
 	s->used = 0;
+	s->queued = 0;
 	s->client->outstanding--;
+	/* A client that half-closed is closed once it has all its replies. */
+	if (s->client->rd_closed && !s->client->outstanding)
+		client_close(m, s->client);
 	client_release(m, s->client);
+}
+
+/* Every request in flight to the backend gets an ERROR reply. */
+static void fail_outstanding(struct mt *m, const char *status)
+{
+	for (uint64_t b = m->oldest; b < m->next_seq; b++)
+		if (m->slots[b % SLOTS].used)
+			finish(m, b, NULL, status);
+	m->oldest = m->next_seq;
+}
+
+static void backend_close(struct mt *m)
+{
+	epoll_ctl(m->epfd, EPOLL_CTL_DEL, m->backend.fd, NULL);
+	close(m->backend.fd);
+	m->backend.fd = -1;
+	m->bstate = BK_DOWN;
 }
 
 static void backend_down(struct mt *m, const char *why)
 {
-	if (!m->backend_up)
+	uint64_t inflight = 0;
+
+	if (m->bstate != BK_UP)
 		return;
-	fprintf(stderr, "%s: backend %s:%u %s\n", PROG, m->o.backend_host,
-		m->o.backend_port, why);
-	epoll_ctl(m->epfd, EPOLL_CTL_DEL, m->backend.fd, NULL);
-	close(m->backend.fd);
-	m->backend_up = 0;
 	for (uint64_t b = m->oldest; b < m->next_seq; b++)
-		if (m->slots[b % SLOTS].used)
-			finish(m, b, NULL, "backend_down");
-	m->oldest = m->next_seq;
+		inflight += m->slots[b % SLOTS].used;
+	fprintf(stderr, "%s: backend %s:%u %s; %llu requests in flight get error replies; reconnecting\n",
+		PROG, m->o.backend_host, m->o.backend_port, why,
+		(unsigned long long)inflight);
+	backend_close(m);
+	m->backend_outage_told = 1;
+	fail_outstanding(m, "backend_down");
 }
 
-static int backend_connect(struct mt *m)
+/* A connection attempt failed: its queued requests get ERROR replies. A
+ * refused connect costs nothing, so the next request may try again at
+ * once (that is how a restarted backend is found on its first request);
+ * a slow failure (timeout) waits the backoff first. */
+static void backend_connect_failed(struct mt *m, int err)
 {
-	int fd;
-
-	if (m->backend_up)
-		return 0;
-	fd = net_connect(NET_TCP, m->o.backend_host, m->o.backend_port);
-	if (fd < 0)
-		return fd;
-	m->backend.kind = EP_BACKEND;
-	m->backend.fd = fd;
-	framer_init(&m->backend.fr, PROTO_MAX_PAYLOAD);
-	if (ep_add(m, &m->backend)) {
-		close(fd);
-		return -EIO;
+	if (m->bstate == BK_CONNECTING)
+		backend_close(m);
+	if (err != -ECONNREFUSED)
+		backoff_fail(&m->bo, clock_now_ns());
+	if (!m->backend_outage_told) {
+		fprintf(stderr, m->backend_ever_up ?
+			"%s: backend %s:%u: cannot reconnect (%s); requests get error replies until it is back\n" :
+			"%s: backend %s:%u not reachable yet (%s); requests get error replies until it is\n",
+			PROG, m->o.backend_host, m->o.backend_port,
+			strerror(-err));
+		m->backend_outage_told = 1;
 	}
-	m->backend_up = 1;
+	fail_outstanding(m, "backend_down");
+}
+
+static int forward(struct mt *m, struct slot *s)
+{
+	uint8_t buf[PROTO_HDR_LEN];
+	struct proto_msg f = { .type = PROTO_REQUEST, .seq = s->bseq,
+			       .service_ns = s->service_ns,
+			       .payload_len = s->payload_len };
+	int err;
+
+	f.client_send_ns = s->forward_ns = clock_now_ns();
+	proto_encode(&f, buf);
+	err = net_send_all(m->backend.fd, buf, sizeof(buf), SEND_TIMEOUT_NS);
+	for (uint32_t left = s->payload_len; !err && left;) {
+		uint32_t n = left < sizeof(m->rx) ? left : sizeof(m->rx);
+
+		memset(m->rx, 0, n);
+		err = net_send_all(m->backend.fd, m->rx, n, SEND_TIMEOUT_NS);
+		left -= n;
+	}
+	if (err) {
+		backend_down(m, strerror(-err));
+		return err;
+	}
+	s->queued = 0;
+	m->forwarded++;
 	return 0;
 }
 
-static void helper_connect(struct mt *m)
+static void backend_connected(struct mt *m)
 {
-	uint16_t port = m->o.backend_pq_port ? m->o.backend_pq_port :
-			m->o.backend_port;
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &m->backend };
 
-	if (m->helper_fd >= 0 || !m->o.prequery)
+	if (epoll_ctl(m->epfd, EPOLL_CTL_MOD, m->backend.fd, &ev)) {
+		backend_connect_failed(m, -errno);
 		return;
-	m->helper_fd = net_connect(NET_TCP, m->o.backend_host, port);
+	}
+	m->bstate = BK_UP;
+	backoff_reset(&m->bo);
+	if (m->backend_ever_up) {
+		m->backend_reconnects++;
+		fprintf(stderr, "%s: backend %s:%u reconnected\n", PROG,
+			m->o.backend_host, m->o.backend_port);
+	}
+	m->backend_ever_up = 1;
+	m->backend_outage_told = 0;
+	/* The requests that waited for the connection, in order. */
+	for (uint64_t b = m->oldest; b < m->next_seq; b++) {
+		struct slot *s = &m->slots[b % SLOTS];
+
+		if (s->used && s->queued && forward(m, s))
+			return;
+	}
+}
+
+/* Starts a non-blocking connect; never waits. */
+static void backend_connect(struct mt *m)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT,
+				  .data.ptr = &m->backend };
+	int done, fd;
+
+	if (m->bstate != BK_DOWN)
+		return;
+	fd = net_connect_start(m->o.backend_host, m->o.backend_port, &done);
+	if (fd < 0) {
+		backend_connect_failed(m, fd);
+		return;
+	}
+	m->backend.kind = EP_BACKEND;
+	m->backend.fd = fd;
+	framer_init(&m->backend.fr, PROTO_MAX_PAYLOAD);
+	if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		close(fd);
+		m->backend.fd = -1;
+		backend_connect_failed(m, -EIO);
+		return;
+	}
+	m->bstate = BK_CONNECTING;
+	m->connect_deadline = clock_now_ns() + m->o.connect_timeout_ns;
+	if (done)
+		backend_connected(m);
+}
+
+/* The backend's fd is writable or in error while connecting. */
+static void backend_connect_progress(struct mt *m)
+{
+	int ret = net_connect_finish(m->backend.fd);
+
+	if (!ret)
+		backend_connected(m);
+	else if (ret != -EINPROGRESS)
+		backend_connect_failed(m, ret);
 }
 
 static int on_backend_msg(const struct proto_msg *r, void *arg)
 {
 	struct mt *m = arg;
-	struct slot *s;
+	struct slot *s = &m->slots[r->seq % SLOTS];
 
-	if (r->type != PROTO_REPLY || r->seq >= m->next_seq ||
-	    !m->slots[r->seq % SLOTS].used) {
-		/* Answered already by a timeout error, or not ours. */
+	switch (relay_reply_match(r->seq, s->used && !s->queued, s->bseq,
+				  m->next_seq)) {
+	case RELAY_LATE:
+		/* Answered already by a timeout or backend error; its slot
+		 * may hold a later request now, which this must not finish. */
 		m->late_replies++;
 		return 0;
+	case RELAY_BOGUS:
+		m->bogus_replies++;
+		return 0;
+	case RELAY_MATCH:
+		break;
 	}
-	s = &m->slots[r->seq % SLOTS];
+	if (r->type != PROTO_REPLY) {
+		/* A backend that is itself a relay: pass its ERROR on. */
+		if (r->type == PROTO_ERROR) {
+			finish(m, r->seq, NULL, "backend_error");
+			return 0;
+		}
+		m->bogus_replies++;
+		return 0;
+	}
 	if (m->o.adaptive && s->window == m->hc.windows &&
 	    hillclimb_add(&m->hc, m->rx_ns - s->forward_ns)) {
 		atomic_store(&m->delay_ns,
 			     (uint64_t)llround(hillclimb_value_us(&m->hc) * 1e3));
-		if (m->traj) {
-			csv_u64(m->traj, m->hc.windows);
-			csv_double(m->traj, m->hc.value_us, 3);
-			csv_double(m->traj, m->hc.step_us, 3);
-			csv_double(m->traj, m->hc.last_avg_ns, 1);
-			csv_double(m->traj, m->hc.best_us, 3);
-			csv_end_row(m->traj);
-		}
+		if (m->traj)
+			hillclimb_row_write(m->traj, &m->hc.row);
 	}
 	finish(m, r->seq, r, "ok");
 	return 0;
@@ -587,17 +920,83 @@ struct client_ctx {
 	struct ep *c;
 };
 
+/* Answer a request that gets no slot with an ERROR reply, and log it. */
+static int refuse_request(struct mt *m, struct ep *c, const struct proto_msg *q,
+			  const char *status)
+{
+	struct slot tmp = { .client = c, .client_seq = q->seq,
+			    .client_send_ns = q->client_send_ns,
+			    .recv_ns = m->rx_ns };
+
+	reply_client(m, c, PROTO_ERROR, q->seq, q->client_send_ns, 0, 0);
+	m->errors++;
+	log_row(m, &tmp, 0, 0, clock_now_ns(), status);
+	return c->closed;
+}
+
+static int signal_pending(struct mt *m)
+{
+	sigset_t p;
+
+	if (sigpending(&p))
+		return 0;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&m->sigs, sig) && sigismember(&p, sig))
+			return 1;
+	return 0;
+}
+
+/* The midtier's own work: busy-wait until `until`, but look for a
+ * pending SIGINT/SIGTERM/SIGHUP every millisecond and stop early. */
+static void do_work(struct mt *m, uint64_t until)
+{
+	uint64_t now, next = 0;
+
+	while ((now = clock_now_ns()) < until) {
+		if (now >= next) {
+			if (signal_pending(m)) {
+				m->stopping = 1;
+				return;
+			}
+			next = now + MS;
+		}
+	}
+}
+
+/*
+ * Hand the request's pre-query over: take the flag back (no pre-query:
+ * skipped, or failed when the helper has no connection), or, when the
+ * helper claimed it, wait until its send() has returned, so a pre-query
+ * never leaves after its request.
+ */
+static void prequery_resolve(struct mt *m, uint64_t id)
+{
+	uint64_t expect = id;
+
+	if (atomic_compare_exchange_strong(&m->pending, &expect, 0)) {
+		if (atomic_load(&m->helper_up))
+			m->pq_skipped++;	/* forwarded before the delay ran out */
+		else
+			atomic_fetch_add(&m->pq_failed, 1);
+		return;
+	}
+	/* The helper's send is bounded (SEND_TIMEOUT_NS); yield so that a
+	 * helper sharing this CPU can finish it. */
+	for (unsigned spins = 0;
+	     atomic_load_explicit(&m->pending, memory_order_acquire) == (id | CLAIMED);
+	     spins++)
+		if (spins > 64)
+			sched_yield();
+}
+
 /* One client request: flag it for the helper, work, forward. */
 static int handle_request(const struct proto_msg *q, void *arg)
 {
 	struct client_ctx *ctx = arg;
 	struct mt *m = ctx->m;
 	struct ep *c = ctx->c;
-	uint64_t bseq = m->next_seq, expect;
+	uint64_t bseq = m->next_seq;
 	struct slot *s = &m->slots[bseq % SLOTS];
-	uint8_t buf[PROTO_HDR_LEN];
-	struct proto_msg f;
-	int err;
 
 	if (q->type == PROTO_PREQUERY)
 		return 0;	/* a client pre-query: the midtier is awake now */
@@ -606,20 +1005,25 @@ static int handle_request(const struct proto_msg *q, void *arg)
 		return 1;
 	}
 	m->requests++;
-	if (s->used || backend_connect(m)) {
-		struct slot tmp = { .client = c, .client_seq = q->seq,
-				    .client_send_ns = q->client_send_ns,
-				    .recv_ns = m->rx_ns };
-
-		reply_client(m, c, PROTO_ERROR, q->seq, q->client_send_ns, 0, 0);
-		m->errors++;
-		log_row(m, &tmp, 0, 0, clock_now_ns(),
-			s->used ? "overloaded" : "backend_down");
-		return c->closed;
+	if (q->payload_len > m->o.max_payload) {
+		/* The backend would reset the shared connection and fail
+		 * every other client's requests with it. */
+		m->too_large++;
+		return refuse_request(m, c, q, "too_large");
 	}
+	if (s->used)
+		return refuse_request(m, c, q, "overloaded");
+	if (m->bstate == BK_DOWN && backoff_due(&m->bo, clock_now_ns()))
+		backend_connect(m);
+	if (m->bstate == BK_DOWN)
+		return refuse_request(m, c, q, "backend_down");
+	/* Up, or connecting: then the request waits in its slot. */
 	m->next_seq++;
-	*s = (struct slot){ .used = 1, .client = c, .client_seq = q->seq,
+	*s = (struct slot){ .used = 1, .queued = 1, .bseq = bseq, .client = c,
+			    .client_seq = q->seq,
 			    .client_send_ns = q->client_send_ns,
+			    .service_ns = q->service_ns,
+			    .payload_len = q->payload_len,
 			    .recv_ns = m->rx_ns, .window = m->hc.windows };
 	atomic_store(&s->prequery_ns, 0);
 	s->delay_us = atomic_load(&m->delay_ns) / 1e3;
@@ -633,30 +1037,12 @@ static int handle_request(const struct proto_msg *q, void *arg)
 		}
 	}
 	if (m->o.work_ns)
-		clock_spin_until(m->rx_ns + m->o.work_ns);
-	/* Claim the request back; if the helper took it, its pre-query is
-	 * on the way and the request follows it. */
-	expect = bseq + 1;
-	if (m->o.prequery &&
-	    atomic_compare_exchange_strong(&m->pending, &expect, 0))
-		m->pq_skipped++;	/* forwarded before the delay ran out */
-	f = (struct proto_msg){ .type = PROTO_REQUEST, .seq = bseq,
-				.service_ns = q->service_ns,
-				.payload_len = q->payload_len };
-	f.client_send_ns = s->forward_ns = clock_now_ns();
-	proto_encode(&f, buf);
-	err = net_send_all(m->backend.fd, buf, sizeof(buf), SEND_TIMEOUT_NS);
-	for (uint32_t left = q->payload_len; !err && left;) {
-		uint32_t n = left < sizeof(m->rx) ? left : sizeof(m->rx);
-
-		memset(m->rx, 0, n);
-		err = net_send_all(m->backend.fd, m->rx, n, SEND_TIMEOUT_NS);
-		left -= n;
-	}
-	if (err)
-		backend_down(m, strerror(-err));
-	else
-		m->forwarded++;
+		do_work(m, m->rx_ns + m->o.work_ns);
+	if (m->o.prequery)
+		prequery_resolve(m, bseq + 1);
+	if (m->bstate == BK_UP)
+		forward(m, s);
+	/* c stays allocated until reap(), even if that closed it. */
 	return c->closed;
 }
 
@@ -664,17 +1050,27 @@ static void client_read(struct mt *m, struct ep *c)
 {
 	struct client_ctx ctx = { m, c };
 
-	for (;;) {
+	while (!c->closed && !c->rd_closed) {
 		uint8_t buf[RX_BUF];
 		ssize_t n = net_read(c->fd, buf, sizeof(buf));
 		int ret;
 
 		if (n == -EAGAIN)
 			return;
-		if (n <= 0) {
-			if (n < 0 || framer_partial(&c->fr))
-				m->rejected++;
+		if (n < 0 || (n == 0 && framer_partial(&c->fr))) {
+			m->rejected++;
 			client_close(m, c);
+			return;
+		}
+		if (n == 0) {
+			/* The client shut its write side: no more requests,
+			 * but the replies to those in flight still go. */
+			if (!c->outstanding) {
+				client_close(m, c);
+				return;
+			}
+			epoll_ctl(m->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+			c->rd_closed = 1;
 			return;
 		}
 		m->rx_ns = clock_now_ns();
@@ -733,8 +1129,9 @@ static void check_timeouts(struct mt *m)
 		struct slot *s = &m->slots[m->oldest % SLOTS];
 
 		if (s->used) {
-			if (now - s->forward_ns < m->o.timeout_ns)
-				return;
+			if (s->queued ||
+			    now - s->forward_ns < m->o.timeout_ns)
+				return;	/* queued: the connect timeout rules */
 			m->timeouts++;
 			finish(m, m->oldest, NULL, "timeout");
 		}
@@ -750,7 +1147,8 @@ static const char *setup(struct mt *m)
 	sigset_t mask;
 	int fd;
 
-	m->helper_fd = -1;
+	m->backend.fd = -1;
+	backoff_init(&m->bo, RECONNECT_MIN_NS, o->reconnect_max_ns);
 	m->slots = calloc(SLOTS, sizeof(*m->slots));
 	m->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (!m->slots || m->epfd < 0)
@@ -758,6 +1156,8 @@ static const char *setup(struct mt *m)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	m->sigs = mask;
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	m->sig.kind = EP_SIGNAL;
@@ -828,16 +1228,15 @@ static const char *setup(struct mt *m)
 				 o->traj_path, strerror(errno));
 			return msg;
 		}
-		csv_header(m->traj, "window,value_us,step_us,window_avg_ns,best_us");
+		csv_header(m->traj, HILLCLIMB_CSV_HEADER);
 	}
 	if (o->cpu >= 0 && cpu_pin_self(o->cpu)) {
 		snprintf(msg, sizeof(msg), "cannot pin to CPU %d", o->cpu);
 		return msg;
 	}
-	if (backend_connect(m))
-		fprintf(stderr, "%s: backend %s:%u not reachable yet; requests get error replies until it is\n",
-			PROG, o->backend_host, o->backend_port);
-	helper_connect(m);
+	/* Started here, finished by the event loop (it says when the
+	 * backend cannot be reached). */
+	backend_connect(m);
 	if (o->port_file) {
 		FILE *f = fopen(o->port_file, "w");
 
@@ -860,8 +1259,10 @@ static void run(struct mt *m)
 	int stop = 0;
 
 	while (!stop) {
-		/* Poll for timeouts while anything is outstanding. */
-		int timeout = m->oldest < m->next_seq ? 10 : 1000;
+		/* Poll for timeouts while anything is outstanding or a
+		 * connect is under way. */
+		int timeout = m->oldest < m->next_seq ||
+			      m->bstate == BK_CONNECTING ? 10 : 1000;
 		int n = epoll_wait(m->epfd, evs, 64, timeout);
 
 		for (int i = 0; i < n; i++) {
@@ -875,16 +1276,24 @@ static void run(struct mt *m)
 				do_accept(m);
 				break;
 			case EP_BACKEND:
-				backend_read(m);
+				if (m->bstate == BK_CONNECTING)
+					backend_connect_progress(m);
+				else if (m->bstate == BK_UP)
+					backend_read(m);
 				break;
 			case EP_CLIENT:
 				client_read(m, e);
 				break;
 			}
 		}
+		if (m->stopping)
+			stop = 1;
+		if (m->bstate == BK_CONNECTING &&
+		    clock_now_ns() >= m->connect_deadline)
+			backend_connect_failed(m, -ETIMEDOUT);
 		check_timeouts(m);
-		if (m->o.prequery && m->helper_fd < 0 && m->backend_up)
-			helper_connect(m);
+		/* The one place clients are freed. */
+		reap(m);
 	}
 }
 
@@ -906,20 +1315,24 @@ int main(int argc, char **argv)
 		opt_die(PROG, "cannot start the helper thread");
 	run(m);
 	atomic_store(&m->stop, 1);
+	/* Ends a helper busy-waiting the delay for a request. */
+	atomic_store(&m->pending, 0);
 	if (m->o.prequery) {
 		atomic_fetch_add(&m->wake, 1);
 		futex_wake(&m->wake);
 		pthread_join(helper, NULL);
 	}
 	while (m->clients) {
-		if (!m->clients->closed)
-			close(m->clients->fd);
-		client_free(m, m->clients);
+		struct ep *c = m->clients;
+
+		if (!c->closed)
+			close(c->fd);
+		client_unlink(m, c);
+		free(c);
 	}
-	if (m->backend_up)
+	reap(m);
+	if (m->bstate != BK_DOWN)
 		close(m->backend.fd);
-	if (m->helper_fd >= 0)
-		close(m->helper_fd);
 	ret = csv_close(m->log);
 	if (!ret)
 		ret = csv_close(m->traj);
@@ -931,7 +1344,7 @@ int main(int argc, char **argv)
 	if (ret < 0)
 		rc = 1;
 	fprintf(stderr,
-		"%s: requests=%llu forwarded=%llu prequeries=%llu prequeries_skipped=%llu prequery_failures=%llu errors=%llu timeouts=%llu late_replies=%llu connections=%llu rejected=%llu refused=%llu\n",
+		"%s: requests=%llu forwarded=%llu prequeries=%llu prequeries_skipped=%llu prequery_failures=%llu errors=%llu timeouts=%llu late_replies=%llu connections=%llu rejected=%llu refused=%llu bogus_replies=%llu too_large=%llu backend_reconnects=%llu prequery_reconnects=%llu\n",
 		PROG, (unsigned long long)m->requests,
 		(unsigned long long)m->forwarded,
 		(unsigned long long)atomic_load(&m->pq_sent),
@@ -940,7 +1353,11 @@ int main(int argc, char **argv)
 		(unsigned long long)m->errors, (unsigned long long)m->timeouts,
 		(unsigned long long)m->late_replies,
 		(unsigned long long)m->connections,
-		(unsigned long long)m->rejected, (unsigned long long)m->refused);
+		(unsigned long long)m->rejected, (unsigned long long)m->refused,
+		(unsigned long long)m->bogus_replies,
+		(unsigned long long)m->too_large,
+		(unsigned long long)m->backend_reconnects,
+		(unsigned long long)atomic_load(&m->pq_reconnects));
 	free(m->slots);
 	free(m->o.cmdline);
 	free(m);

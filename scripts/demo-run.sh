@@ -17,4 +17,4 @@ for _ in $(seq 200); do [ -s "$pf" ] && break; sleep 0.02; done
 read -r port _ < "$pf"
 "$WB" client --server "127.0.0.1:$port" --cpu "$ccpu" --dist exp --interval-us 5000 \
 	--requests "$REQUESTS" --warmup 50 --seed 1 --service-us 20 "${markers[@]}" \
-	--out "$out/$name" "$@"
+	--out "$out/$name" --force "$@"

@@ -17,7 +17,7 @@ export ccpu=$(($(nproc) - 1))
 export REQUESTS=${WB_DEMO_REQUESTS:-2000}
 LEAD=${WB_DEMO_LEAD_US:-50}
 mkdir -p "$out"
-trap 'exit 130' INT TERM
+trap 'exit 130' INT TERM HUP
 
 trace=0
 if [ "$(id -u)" = 0 ] && { [ -d /sys/kernel/tracing/events/power/cpu_idle ] ||

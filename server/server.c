@@ -12,6 +12,7 @@
  * (TCP) or is dropped (UDP) and is counted; everyone else is served on.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -33,6 +35,7 @@
 #include "marker.h"
 #include "proto.h"
 #include "snapshot.h"
+#include "srvlimit.h"
 
 #define PROG "wakebench-server"
 #define MAX_EVENTS 64
@@ -41,6 +44,8 @@
 #define TX_BUF (PROTO_HDR_LEN * 256)
 /* A client that leaves its replies unread this long is dropped. */
 #define SEND_TIMEOUT_NS 1000000ull
+/* Out of fds even after refusing with the spare one: stop accepting this long. */
+#define ACCEPT_PAUSE_NS 100000000ull
 
 enum ep_kind {
 	EP_SIGNAL,
@@ -95,7 +100,10 @@ struct server {
 	struct cstate_session *cs;
 	int marker_fd;		/* trace_marker, or -1 */
 	uint64_t rx_ns;		/* when the bytes being parsed were read */
-	int stop;		/* SIGINT or SIGTERM seen */
+	int stop;		/* SIGINT, SIGTERM or SIGHUP seen */
+	uint64_t turn_msgs, turn_ns;	/* this turn's messages, service */
+	int spare_fd;		/* given up to refuse a connection on EMFILE */
+	uint64_t accept_resume_ns;	/* listeners paused until then, or 0 */
 	size_t txn;		/* bytes of replies waiting in tx */
 	uint8_t rx[RX_BUF];
 	uint8_t tx[TX_BUF];
@@ -121,16 +129,20 @@ static void usage(void)
 "      --idle-timeout-ms MS  close connections idle this long (default 0: never)\n"
 "  -l, --log FILE            per-request CSV: seq,type,recv_ns,send_ns,service_ns,conn\n"
 "                            and the host snapshot beside it (FILE.snapshot.json)\n"
-"      --cstates on|off|max-latency-us=N\n"
-"                            idle states for the run on --cpu (all CPUs without\n"
-"                            it), restored at exit (see wakebench cstate)\n"
+"      --cstates on|off|max-latency-us=N|system-off|system-max-latency-us=N\n"
+"                            idle states for the run on --cpu only (all CPUs\n"
+"                            without it), restored at exit; system-* also holds\n"
+"                            /dev/cpu_dma_latency (see wakebench cstate)\n"
 "      --trace-markers       mark each message (\"wb recv SEQ\", \"wb pqrecv SEQ\")\n"
 "                            in the trace instance of 'wakebench trace record'\n"
 "      --port-file FILE      write the bound ports (\"PORT [PQPORT]\") once listening\n"
 "  -q, --quiet               no start-up line\n"
 "  -h, --help                this help\n"
 "\n"
-"SIGINT/SIGTERM: stop, flush the log, print a one-line summary.\n");
+"Ready connections are served in turns of at most 64 messages or 1 ms of\n"
+"service time each, round-robin, so one client cannot starve the others.\n"
+"\n"
+"SIGINT/SIGTERM/SIGHUP: stop, flush the log, print a one-line summary.\n");
 }
 
 static void parse_opts(struct server_opts *o, int argc, char **argv)
@@ -309,6 +321,7 @@ static int serve_msg(struct server *s, struct endpoint *ep,
 	uint64_t service_ns = 0, send_ns = 0;
 	int want_reply;
 
+	s->turn_msgs++;
 	if (s->marker_fd >= 0 && m->type <= PROTO_PREQUERY)
 		marker_write(s->marker_fd, m->type == PROTO_REQUEST ? "recv" :
 			     "pqrecv", m->seq);
@@ -337,6 +350,7 @@ static int serve_msg(struct server *s, struct endpoint *ep,
 		start = clock_now_ns();
 		if (service_ns)
 			clock_spin_until(start + service_ns);
+		s->turn_ns += service_ns;
 		r = (struct proto_msg){
 			.type = PROTO_REPLY, .seq = m->seq,
 			.client_send_ns = m->client_send_ns,
@@ -416,15 +430,31 @@ static int close_idle(struct server *s)
 	return -1;
 }
 
+/*
+ * One turn of a connection (see srvlimit.h): the bytes waiting are peeked,
+ * fed to the framer message by message until the turn is over, and only
+ * what was consumed is taken off the socket. The rest stays queued in the
+ * kernel, so the connection stays ready and level-triggered epoll brings
+ * it back after the other ready connections have had their turn.
+ */
 static void conn_read(struct server *s, struct endpoint *c)
 {
 	struct stream_ctx ctx = { s, c };
 
+	s->turn_msgs = s->turn_ns = 0;
 	for (;;) {
-		ssize_t n = net_read(c->fd, s->rx, sizeof(s->rx));
-		int ret;
+		size_t want = (SRV_TURN_MSGS - s->turn_msgs) * PROTO_HDR_LEN +
+			      c->fr.skip;
+		size_t pos = 0, len;
+		ssize_t n;
+		int ret = 0;
 
-		if (n == -EAGAIN)
+		if (want > sizeof(s->rx))
+			want = sizeof(s->rx);
+		do
+			n = recv(c->fd, s->rx, want, MSG_PEEK | MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
 		if (n <= 0) {
 			/* EOF mid-message: a truncated frame. */
@@ -436,20 +466,76 @@ static void conn_read(struct server *s, struct endpoint *c)
 		s->rx_ns = clock_now_ns();
 		if (s->o.idle_timeout_ns)
 			conn_touch(s, c, s->rx_ns);
-		ret = framer_feed(&c->fr, s->rx, (size_t)n, on_stream_msg,
-				  &ctx);
+		len = (size_t)n;
+		/* Each piece fed completes at most one message. */
+		while (pos < len && !ret &&
+		       !srv_turn_over(s->turn_msgs, s->turn_ns)) {
+			size_t k = c->fr.skip ? (c->fr.skip < len - pos ?
+				   (size_t)c->fr.skip : len - pos) :
+				   PROTO_HDR_LEN - c->fr.have;
+
+			if (k > len - pos)
+				k = len - pos;
+			ret = framer_feed(&c->fr, s->rx + pos, k, on_stream_msg,
+					  &ctx);
+			pos += k;
+		}
 		if (ret < 0)
 			s->st.rejected++;
 		/* Replies to what came before a bad frame still go out. */
 		if (flush_replies(s, c) && !ret)
 			ret = 1;
+		/* Take what was consumed off the socket (MSG_TRUNC: no copy). */
+		if (!ret && recv(c->fd, NULL, pos, MSG_TRUNC | MSG_DONTWAIT) !=
+			    (ssize_t)pos) {
+			s->st.rejected++;
+			ret = 1;
+		}
 		if (ret) {
 			conn_close(s, c);
 			return;
 		}
-		if ((size_t)n < sizeof(s->rx))
+		if (pos < len || len < want ||
+		    srv_turn_over(s->turn_msgs, s->turn_ns))
 			return;
 	}
+}
+
+static void listeners_events(struct server *s, uint32_t events)
+{
+	struct endpoint *ls[] = { &s->main_ep, &s->pq_ep };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct epoll_event ev = { .events = events, .data.ptr = ls[i] };
+
+		if (ls[i]->kind == EP_LISTEN)
+			epoll_ctl(s->epfd, EPOLL_CTL_MOD, ls[i]->fd, &ev);
+	}
+}
+
+/*
+ * Out of file descriptors (EMFILE, ENFILE) or memory: the pending
+ * connection would wake epoll again at once, forever. Give up the spare
+ * fd, accept the connection and close it (counted as refused), take the
+ * spare back. Returns 1 when one was refused, 0 when none is pending,
+ * -1 when that did not work either (the caller then pauses accepting).
+ */
+static int refuse_one(struct server *s, struct endpoint *l)
+{
+	int fd;
+
+	if (s->spare_fd < 0)
+		return -1;
+	close(s->spare_fd);
+	fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		s->st.refused++;
+	}
+	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return 1;
+	return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 }
 
 static void do_accept(struct server *s, struct endpoint *l)
@@ -460,9 +546,23 @@ static void do_accept(struct server *s, struct endpoint *l)
 		int one = 1;
 
 		if (fd < 0) {
+			int ret;
+
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			return;	/* EAGAIN, or EMFILE: retried next wake-up */
+			if (errno != EMFILE && errno != ENFILE &&
+			    errno != ENOBUFS && errno != ENOMEM)
+				return;	/* EAGAIN */
+			ret = refuse_one(s, l);
+			if (ret > 0)
+				continue;
+			if (ret < 0) {
+				/* Serve the connections we have; retry later. */
+				listeners_events(s, 0);
+				s->accept_resume_ns = clock_now_ns() +
+						      ACCEPT_PAUSE_NS;
+			}
+			return;
 		}
 		if (s->nconns >= s->o.max_conns) {
 			s->st.refused++;
@@ -497,9 +597,11 @@ static void do_accept(struct server *s, struct endpoint *l)
 	}
 }
 
+/* A UDP socket's turn is bounded like a connection's (srvlimit.h). */
 static void udp_read(struct server *s, struct endpoint *u)
 {
-	for (;;) {
+	s->turn_msgs = s->turn_ns = 0;
+	while (!srv_turn_over(s->turn_msgs, s->turn_ns)) {
 		struct sockaddr_storage peer;
 		socklen_t plen = sizeof(peer);
 		struct proto_msg m;
@@ -514,6 +616,7 @@ static void udp_read(struct server *s, struct endpoint *u)
 		if (proto_decode(s->rx, (size_t)n, s->o.max_payload, &m) ||
 		    (size_t)n != PROTO_HDR_LEN + m.payload_len) {
 			s->st.rejected++;
+			s->turn_msgs++;
 			continue;
 		}
 		serve_msg(s, u, &m, &peer, plen);
@@ -521,6 +624,36 @@ static void udp_read(struct server *s, struct endpoint *u)
 }
 
 
+
+/*
+ * Every connection is an fd: raise the soft RLIMIT_NOFILE to what
+ * --max-conns needs, or lower --max-conns to what the hard limit allows.
+ */
+static void fd_budget(struct server *s)
+{
+	struct srv_fd_budget b;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (!srv_fd_budget(s->o.max_conns,
+			   rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : rl.rlim_cur,
+			   rl.rlim_max == RLIM_INFINITY ? UINT64_MAX : rl.rlim_max,
+			   &b)) {
+		if (b.soft != (uint64_t)rl.rlim_cur) {
+			rl.rlim_cur = (rlim_t)b.soft;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		return;
+	}
+	rl.rlim_cur = (rlim_t)b.soft;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	fprintf(stderr, "%s: warning: open file limit %llu (ulimit -n): --max-conns lowered from %llu to %llu\n",
+		PROG, (unsigned long long)b.soft,
+		(unsigned long long)s->o.max_conns,
+		(unsigned long long)b.max_conns);
+	s->o.max_conns = b.max_conns;
+}
 
 static int setup(struct server *s, char **err)
 {
@@ -532,6 +665,8 @@ static int setup(struct server *s, char **err)
 	static char msg[4400];
 	*err = msg;
 	s->conns.next = s->conns.prev = &s->conns;
+	fd_budget(s);
+	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0) {
 		snprintf(msg, sizeof(msg), "epoll_create1: %s", strerror(errno));
@@ -540,6 +675,7 @@ static int setup(struct server *s, char **err)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);	/* the terminal closed: stop cleanly too */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	s->sig.kind = EP_SIGNAL;
@@ -665,7 +801,23 @@ static int run(struct server *s)
 
 	while (!s->stop) {
 		int timeout = s->o.busy_poll ? 0 : idle_ms;
-		int n = epoll_wait(s->epfd, evs, MAX_EVENTS, timeout);
+		int n;
+
+		if (s->accept_resume_ns) {
+			uint64_t now = clock_now_ns();
+
+			if (now >= s->accept_resume_ns) {
+				s->accept_resume_ns = 0;
+				listeners_events(s, EPOLLIN);
+			} else {
+				int ms = (int)((s->accept_resume_ns - now) /
+					       1000000) + 1;
+
+				if (timeout < 0 || ms < timeout)
+					timeout = ms;
+			}
+		}
+		n = epoll_wait(s->epfd, evs, MAX_EVENTS, timeout);
 
 		if (n < 0) {
 			if (errno == EINTR)

@@ -1,23 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wakebench stats DIR: per sweep point, the median across repetitions of
- * avg, p50, p99 and p99.9 latency with its 95 % CI, mean and standard
+ * avg, p50, p99 and p99.9 latency with its order-statistic confidence
+ * interval and that interval's exact coverage, mean and standard
  * deviation, repetitions needed for +-1 %, and the speedup against the
- * same point with pre-query off (flagged when the CIs overlap).
+ * same point with pre-query off (flagged when the CIs overlap). Runs that
+ * fell behind their schedule (lib/runcheck) are named, counted per point
+ * and left out of the medians unless --include-behind.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "csv.h"
 #include "opt.h"
+#include "runcheck.h"
 #include "stats.h"
 
 #define PROG "wakebench-stats"
-#define MAXCOL 64
+#define MAXCOL 128
 
 /* Parameters that name a point; the speedup base is the point with the
  * same values and prequery=off. */
@@ -33,21 +39,61 @@ struct point {
 	char name[512];
 	char param[NPARAMS][64];
 	double *val[NMETRICS];
-	size_t n, cap;
+	size_t n, cap;		/* runs in the medians */
+	size_t n_behind;	/* ok runs that fell behind (in or out) */
 	struct stats_summary s[NMETRICS];
 };
 
+static const char *path;	/* sweep.csv, for messages */
+static unsigned long lineno;
+
+static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: %s:%lu: ", PROG, path, lineno);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* Splits a CSV line (RFC 4180 quotes allowed) in place; returns fields. */
 static int split(char *line, char **f)
 {
 	int n = 0;
+	char *r = line, *w;
 
 	line[strcspn(line, "\r\n")] = '\0';
-	for (char *p = line; n < MAXCOL;) {
-		f[n++] = p;
-		p = strchr(p, ',');
-		if (!p)
+	for (;;) {
+		if (n == MAXCOL)
+			bad("more than %d fields", MAXCOL);
+		f[n++] = w = r;
+		if (*r == '"') {
+			for (r++;; r++) {
+				if (!*r)
+					bad("unterminated quoted field");
+				if (*r == '"' && r[1] == '"')
+					r++;
+				else if (*r == '"')
+					break;
+				*w++ = *r;
+			}
+			r++;
+			if (*r && *r != ',')
+				bad("text after a quoted field");
+		} else {
+			while (*r && *r != ',')
+				*w++ = *r++;
+		}
+		if (!*r) {
+			*w = '\0';
 			break;
-		*p++ = '\0';
+		}
+		*w = '\0';
+		r++;
 	}
 	return n;
 }
@@ -58,6 +104,36 @@ static int col(char **hdr, int n, const char *name)
 		if (!strcmp(hdr[i], name))
 			return i;
 	return -1;
+}
+
+/*
+ * A non-negative finite decimal number: digits with an optional fraction
+ * and exponent. No sign, hex, inf, nan, or overflow.
+ */
+static int parse_num(const char *s, double *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)s[0]) && !(s[0] == '.' && isdigit((unsigned char)s[1])))
+		return -EINVAL;
+	for (const char *p = s; *p; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.' && *p != 'e' &&
+		    *p != 'E' && *p != '+' && *p != '-')
+			return -EINVAL;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (*end || errno == ERANGE || !isfinite(*v))
+		return -EINVAL;
+	return 0;
+}
+
+static double num_field(char **fld, int c, const char *name)
+{
+	double v;
+
+	if (parse_num(fld[c], &v))
+		bad("column %s: '%s' is not a non-negative number", name, fld[c]);
+	return v;
 }
 
 static struct point *find_point(struct point **pts, size_t *npts, size_t *cap,
@@ -80,7 +156,7 @@ static struct point *find_point(struct point **pts, size_t *npts, size_t *cap,
 	return &(*pts)[(*npts)++];
 }
 
-static void add_val(struct point *p, int m, double v)
+static void add_vals(struct point *p, const double *v)
 {
 	if (p->n == p->cap) {
 		size_t ncap = p->cap ? 2 * p->cap : 8;
@@ -94,7 +170,9 @@ static void add_val(struct point *p, int m, double v)
 		}
 		p->cap = ncap;
 	}
-	p->val[m][p->n] = v;
+	for (int m = 0; m < NMETRICS; m++)
+		p->val[m][p->n] = v[m];
+	p->n++;
 }
 
 /* The point with the same parameters and prequery=off, or NULL. */
@@ -104,7 +182,7 @@ static const struct point *base_of(const struct point *pts, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		size_t k;
 
-		if (strcmp(pts[i].param[2], "off"))
+		if (strcmp(pts[i].param[2], "off") || !pts[i].n)
 			continue;
 		for (k = 0; k < NPARAMS; k++)
 			if (k != 2 && strcmp(pts[i].param[k], p->param[k]))
@@ -115,85 +193,187 @@ static const struct point *base_of(const struct point *pts, size_t n,
 	return NULL;
 }
 
+struct cols {
+	int point, rep, status, param[NPARAMS], metric[NMETRICS];
+	int behind, reason, requests, late, pace_p99, interval;
+};
+
+/*
+ * Whether an ok run fell behind: the client's own verdict when sweep.csv
+ * carries it, else lib/runcheck on the run's numbers; -1 when neither is
+ * there (an old sweep) and the run cannot be checked.
+ */
+static int run_behind(char **fld, const struct cols *c, char *why, size_t len)
+{
+	struct runcheck_in in;
+	int r;
+
+	why[0] = '\0';
+	if (c->behind >= 0 && fld[c->behind][0]) {
+		if (strcmp(fld[c->behind], "0") && strcmp(fld[c->behind], "1"))
+			bad("column behind_schedule: '%s' is not 0 or 1", fld[c->behind]);
+		if (fld[c->behind][0] == '1')
+			snprintf(why, len, "%s", c->reason >= 0 && fld[c->reason][0] ?
+				 fld[c->reason] : "flagged by the client");
+		return fld[c->behind][0] == '1';
+	}
+	if (c->requests < 0 || c->late < 0 || c->pace_p99 < 0 ||
+	    !fld[c->requests][0] || !fld[c->late][0] || !fld[c->pace_p99][0])
+		return -1;
+	in.requests = (uint64_t)num_field(fld, c->requests, "requests");
+	in.late = (uint64_t)num_field(fld, c->late, "late_sends");
+	in.pacing_p99_us = num_field(fld, c->pace_p99, "pace_p99_us");
+	in.mean_gap_us = c->interval >= 0 && fld[c->interval][0] ?
+			 num_field(fld, c->interval, "interval_us") : 0;
+	r = runcheck_behind(&in, why, len);
+	if (r < 0)
+		bad("late_sends %s of requests %s is not a run", fld[c->late],
+		    fld[c->requests]);
+	return r;
+}
+
+static void usage(void)
+{
+	printf("Usage: wakebench stats [--include-behind] [--out FILE] DIR\n\n"
+	       "Reads DIR/sweep.csv (wakebench sweep) and writes DIR/summary.csv (or FILE):\n"
+	       "per point the median of avg/p50/p99/p99.9 latency across repetitions with\n"
+	       "its non-parametric CI from order statistics and that interval's exact\n"
+	       "coverage (ci_coverage: 95 %% or more from n = 6; with n < 6 the interval\n"
+	       "is the min-max range, 93.8 %% for n = 5), mean, standard deviation,\n"
+	       "repetitions needed for +-1 %% (parametric, and CONFIRM: random subsets\n"
+	       "without replacement; \">n\" when no subset size up to n gets there), and\n"
+	       "the speedup against the same point with prequery=off, with\n"
+	       "ci_overlap_* = 1 when the two CIs overlap (not significant).\n\n"
+	       "Runs that fell behind their schedule (the client's behind_schedule, or\n"
+	       "the same rule applied here to late_sends, requests, pace_p99_us and\n"
+	       "interval_us: more than 1 %% of sends late, or pacing p99 above 10 %% of\n"
+	       "the mean gap) are listed, counted per point (n_behind) and left out of\n"
+	       "the medians.\n\n"
+	       "  --include-behind  count them in the medians anyway\n"
+	       "  --out FILE        write the summary there instead of DIR/summary.csv\n"
+	       "  -h, --help        this help\n\n"
+	       "A latency that is not a non-negative decimal number in a run whose status\n"
+	       "is ok stops it with FILE:LINE and exit status 1.\n");
+}
+
 int main(int argc, char **argv)
 {
-	char path[4096], line[8192], *hdr[MAXCOL], hdrline[8192];
-	int nh, ci_point, ci_status, ci_param[NPARAMS], ci_metric[NMETRICS];
+	char spath[4096], *line = NULL, *hdr[MAXCOL], *hdrline = NULL;
+	const char *outpath = NULL;
+	size_t lcap = 0, hcap = 0;
+	int nh, include_behind = 0;
+	struct cols c;
 	struct point *pts = NULL;
-	size_t npts = 0, cap = 0, rows = 0;
+	size_t npts = 0, cap = 0, rows = 0, behind = 0, unchecked = 0;
 	struct csv *out;
 	FILE *f;
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "include-behind", no_argument, NULL, 'b' },
+		{ "out", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int o;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			printf("Usage: wakebench stats DIR\n\n"
-			       "Reads DIR/sweep.csv (wakebench sweep) and writes DIR/summary.csv: per\n"
-			       "point the median of avg/p50/p99/p99.9 latency across repetitions with\n"
-			       "its 95 %% non-parametric CI (order statistics; whole range when n < 6),\n"
-			       "mean, standard deviation, repetitions needed for +-1 %% at 95 %%\n"
-			       "(parametric and CONFIRM-style resampling), and the speedup against the\n"
-			       "same point with prequery=off, with ci_overlap_* = 1 when the two CIs\n"
-			       "overlap (the difference is not significant).\n");
+	while ((o = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (o) {
+		case 'h':
+			usage();
 			return 0;
+		case 'b':
+			include_behind = 1;
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		default:
+			opt_bad_option(PROG);
 		}
-		opt_bad_option(PROG);
 	}
 	if (optind + 1 != argc)
 		opt_usage(PROG, "give one sweep DIR");
-	snprintf(path, sizeof(path), "%s/sweep.csv", argv[optind]);
+	snprintf(spath, sizeof(spath), "%s/sweep.csv", argv[optind]);
+	path = spath;
 	f = fopen(path, "r");
 	if (!f)
 		opt_die(PROG, "cannot read %s: %s", path, strerror(errno));
-	if (!fgets(hdrline, sizeof(hdrline), f))
+	lineno = 1;
+	if (getline(&hdrline, &hcap, f) < 0)
 		opt_die(PROG, "%s is empty", path);
 	nh = split(hdrline, hdr);
-	ci_point = col(hdr, nh, "point");
-	ci_status = col(hdr, nh, "status");
+	c.point = col(hdr, nh, "point");
+	c.rep = col(hdr, nh, "rep");
+	c.status = col(hdr, nh, "status");
 	for (size_t k = 0; k < NPARAMS; k++)
-		ci_param[k] = col(hdr, nh, params[k]);
+		c.param[k] = col(hdr, nh, params[k]);
 	for (int m = 0; m < NMETRICS; m++) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "lat_%s_us", metrics[m]);
-		ci_metric[m] = col(hdr, nh, name);
-		if (ci_metric[m] < 0)
+		c.metric[m] = col(hdr, nh, name);
+		if (c.metric[m] < 0)
 			opt_die(PROG, "%s has no column %s", path, name);
 	}
-	if (ci_point < 0 || ci_status < 0)
+	if (c.point < 0 || c.status < 0)
 		opt_die(PROG, "%s has no point or status column", path);
-	while (fgets(line, sizeof(line), f)) {
-		char *fld[MAXCOL];
-		int n = split(line, fld);
+	c.behind = col(hdr, nh, "behind_schedule");
+	c.reason = col(hdr, nh, "behind_reason");
+	c.requests = col(hdr, nh, "requests");
+	c.late = col(hdr, nh, "late_sends");
+	c.pace_p99 = col(hdr, nh, "pace_p99_us");
+	c.interval = col(hdr, nh, "interval_us");
+	while (getline(&line, &lcap, f) >= 0) {
+		char *fld[MAXCOL], why[256];
+		double v[NMETRICS];
 		struct point *p;
+		int n, b;
 
-		if (n != nh || strcmp(fld[ci_status], "ok"))
+		lineno++;
+		if (!line[strspn(line, "\r\n")])
+			continue;
+		n = split(line, fld);
+		if (n != nh)
+			bad("%d fields, the header has %d", n, nh);
+		if (strcmp(fld[c.status], "ok"))
 			continue;	/* failed or partial runs do not count */
-		p = find_point(&pts, &npts, &cap, fld[ci_point]);
+		for (int m = 0; m < NMETRICS; m++)
+			v[m] = num_field(fld, c.metric[m], hdr[c.metric[m]]);
+		b = run_behind(fld, &c, why, sizeof(why));
+		p = find_point(&pts, &npts, &cap, fld[c.point]);
 		for (size_t k = 0; k < NPARAMS; k++)
 			snprintf(p->param[k], sizeof(p->param[k]), "%s",
-				 ci_param[k] >= 0 ? fld[ci_param[k]] : "");
-		for (int m = 0; m < NMETRICS; m++)
-			add_val(p, m, strtod(fld[ci_metric[m]], NULL));
-		p->n++;
+				 c.param[k] >= 0 ? fld[c.param[k]] : "");
+		if (b < 0)
+			unchecked++;
+		if (b > 0) {
+			behind++;
+			p->n_behind++;
+			printf("behind schedule%s: %s rep %s: %s\n",
+			       include_behind ? " (included)" : "", fld[c.point],
+			       c.rep >= 0 ? fld[c.rep] : "?", why);
+		}
+		if (b <= 0 || include_behind)
+			add_vals(p, v);
 		rows++;
 	}
+	if (ferror(f))
+		opt_die(PROG, "reading %s failed", path);
 	fclose(f);
+	free(line);
 	if (!rows)
 		opt_die(PROG, "no successful runs in %s", path);
 	for (size_t i = 0; i < npts; i++)
-		for (int m = 0; m < NMETRICS; m++)
-			if (stats_summarize(pts[i].val[m], pts[i].n, 1, i + 1, &pts[i].s[m]))
+		for (int m = 0; m < NMETRICS && pts[i].n; m++)
+			if (stats_summarize(pts[i].val[m], pts[i].n, 1, i + 1,
+					    &pts[i].s[m]))
 				opt_die(PROG, "out of memory");
 
-	snprintf(path, sizeof(path), "%s/summary.csv", argv[optind]);
-	out = csv_open(path);
+	snprintf(spath, sizeof(spath), "%s/summary.csv", argv[optind]);
+	if (!outpath)
+		outpath = spath;
+	out = csv_open(outpath);
 	if (!out)
-		opt_die(PROG, "cannot write %s: %s", path, strerror(errno));
+		opt_die(PROG, "cannot write %s: %s", outpath, strerror(errno));
 	{
 		char h[8192];
 		size_t len = (size_t)snprintf(h, sizeof(h), "point");
@@ -214,15 +394,17 @@ int main(int argc, char **argv)
 		for (int m = 0; m < NMETRICS; m++)
 			len += (size_t)snprintf(h + len, sizeof(h) - len, ",ci_overlap_%s",
 						metrics[m]);
-		snprintf(h + len, sizeof(h) - len, ",ci_exact");
+		snprintf(h + len, sizeof(h) - len,
+			 ",ci_exact,ci_coverage,n_behind,behind_included,ci_label");
 		csv_header(out, h);
 	}
-	printf("%-40s %3s %10s %21s %10s %8s\n", "point", "n", "p50_med", "p50 95% CI", "p99_med",
-	       "speedup");
+	printf("%-40s %3s %6s %9s %19s %6s %9s %5s %8s\n", "point", "n", "behind",
+	       "p50_med", "p50 CI", "cover", "p99_med", "reps", "speedup");
 	for (size_t i = 0; i < npts; i++) {
 		const struct point *p = &pts[i];
-		const struct point *b = strcmp(p->param[2], "off") ?
+		const struct point *b = strcmp(p->param[2], "off") && p->n ?
 					base_of(pts, npts, p) : NULL;
+		char reps[24], nb[16];
 
 		csv_str(out, p->name);
 		for (size_t k = 0; k < NPARAMS; k++)
@@ -231,16 +413,19 @@ int main(int argc, char **argv)
 		for (int m = 0; m < NMETRICS; m++) {
 			const struct stats_summary *s = &p->s[m];
 
+			if (!p->n) {
+				for (int k = 0; k < 7; k++)
+					csv_empty(out);
+				continue;
+			}
 			csv_double(out, s->median, 3);
 			csv_double(out, s->ci_lo, 3);
 			csv_double(out, s->ci_hi, 3);
 			csv_double(out, s->mean, 3);
 			csv_double(out, s->sd, 3);
 			csv_double(out, s->reps_param, 1);
-			if (s->reps_confirm > 0)
-				csv_i64(out, s->reps_confirm);
-			else
-				csv_empty(out);
+			stats_reps_confirm_str(s, reps, sizeof(reps));
+			csv_str(out, reps);
 		}
 		for (int m = 0; m < NMETRICS; m++)
 			csv_double(out, b && p->s[m].median > 0 ?
@@ -253,27 +438,66 @@ int main(int argc, char **argv)
 			else
 				csv_empty(out);
 		}
-		csv_u64(out, (uint64_t)p->s[0].ci_exact);
+		if (p->n) {
+			csv_u64(out, (uint64_t)p->s[0].ci_exact);
+			csv_double(out, p->s[0].ci_coverage, 4);
+		} else {
+			csv_empty(out);
+			csv_empty(out);
+		}
+		csv_u64(out, p->n_behind);
+		csv_u64(out, (uint64_t)include_behind);
+		if (p->n) {
+			char lab[64];
+
+			stats_ci_label(&p->s[0], lab, sizeof(lab));
+			csv_str(out, lab);
+		} else {
+			csv_empty(out);
+		}
 		csv_end_row(out);
+
+		snprintf(nb, sizeof(nb), "%zu%s", p->n_behind,
+			 p->n_behind ? (include_behind ? "+" : "!") : "");
+		if (!p->n) {
+			printf("%-40.40s %3zu %6s %9s %19s %6s %9s %5s %8s\n", p->name,
+			       p->n, nb, "-", "-", "-", "-", "-", "-");
+			continue;
+		}
 		{
-			char ci[48], sp[16] = "-";
+			char ci[48], cov[16], sp[16] = "-";
 
 			snprintf(ci, sizeof(ci), "[%.1f, %.1f]", p->s[1].ci_lo, p->s[1].ci_hi);
+			snprintf(cov, sizeof(cov), "%.1f%%", 100 * p->s[1].ci_coverage);
+			stats_reps_confirm_str(&p->s[1], reps, sizeof(reps));
 			if (b)
 				snprintf(sp, sizeof(sp), "%.3f%s", b->s[1].median / p->s[1].median,
 					 stats_overlap(p->s[1].ci_lo, p->s[1].ci_hi,
 						       b->s[1].ci_lo, b->s[1].ci_hi) ? "~" : "");
-			printf("%-40.40s %3zu %10.1f %21s %10.1f %8s\n", p->name, p->n,
-			       p->s[1].median, ci, p->s[2].median, sp);
+			printf("%-40.40s %3zu %6s %9.1f %19s %6s %9.1f %5s %8s\n", p->name,
+			       p->n, nb, p->s[1].median, ci, cov, p->s[2].median, reps, sp);
 		}
 	}
 	if (csv_close(out))
-		opt_die(PROG, "writing %s failed", path);
-	printf("%zu points, %zu runs -> %s (speedup: p50 of pre-query off / this; ~ = CIs overlap)\n",
-	       npts, rows, path);
+		opt_die(PROG, "writing %s failed", outpath);
+	printf("%zu points, %zu runs -> %s\n", npts, rows, outpath);
+	printf("n: runs in the medians; cover: the CI's exact coverage of the median "
+	       "(min-max of all n when n < 6); reps: CONFIRM repetitions for +-1 %% of the p50 "
+	       "median (>n: not reached with n); speedup: p50 of pre-query off / this, "
+	       "~ = CIs overlap\n");
+	if (behind)
+		printf("%zu run%s fell behind schedule (behind: ! = left out of the "
+		       "medians%s)\n", behind, behind == 1 ? "" : "s",
+		       include_behind ? "; included by --include-behind: +" :
+		       "; --include-behind counts them");
+	if (unchecked)
+		printf("%zu run%s could not be checked for falling behind (no late_sends, "
+		       "pace_p99_us or behind_schedule)\n", unchecked,
+		       unchecked == 1 ? "" : "s");
 	for (size_t i = 0; i < npts; i++)
 		for (int m = 0; m < NMETRICS; m++)
 			free(pts[i].val[m]);
 	free(pts);
+	free(hdrline);
 	return 0;
 }

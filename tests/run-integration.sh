@@ -8,6 +8,10 @@ export O=${O:-build}
 export WB_TOP=$(cd "$here/.." && pwd)
 export WB_BIN="$WB_TOP/$O/bin"
 export WB_TOOLS="$WB_TOP/$O/tests"
+# Every test runs between two snapshots of what it could leave changed on
+# the machine (guard.sh); a difference fails the test.
+. "$here/integration/guard.sh"
+guard_dir=$(mktemp -d)
 pass=0 fail=0 skip=0 failed=()
 tests=("$@")
 [ ${#tests[@]} -eq 0 ] && tests=("$here"/integration/t-*.sh)
@@ -15,6 +19,7 @@ for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	log=$(mktemp)
 	start=$(date +%s.%N)
+	guard_snapshot "$guard_dir/before"
 	bash "$t" >"$log" 2>&1
 	rc=$?
 	# A test must not leave wakebench processes behind (allow 2 s for
@@ -29,6 +34,13 @@ for t in "${tests[@]}"; do
 		kill $left 2>/dev/null
 		[ $rc -eq 0 ] && rc=1
 	fi
+	# Nor anything else on the machine: idle states, PM QoS, tracefs
+	# instances, state files, listening ports (guard.sh).
+	guard_snapshot "$guard_dir/after"
+	if ! guard_compare "$guard_dir/before" "$guard_dir/after" > "$guard_dir/diff"; then
+		{ echo "left behind on the machine:"; cat "$guard_dir/diff"; } >> "$log"
+		[ $rc -eq 0 ] && rc=1
+	fi
 	secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
 	case $rc in
 	0)  pass=$((pass + 1)); printf 'PASS %-28s %6.1fs\n' "$name" "$secs" ;;
@@ -39,5 +51,6 @@ for t in "${tests[@]}"; do
 	esac
 	rm -f "$log"
 done
+rm -rf "$guard_dir"
 echo "integration: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

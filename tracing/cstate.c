@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,21 +28,27 @@ static void usage(void)
 {
 	printf(
 "Usage: wakebench cstate list [--cpus LIST] [--json]\n"
-"       wakebench cstate disable STATE... [--cpus LIST] [--persist] [-- COMMAND...]\n"
-"       wakebench cstate enable STATE... [--cpus LIST] [--persist] [-- COMMAND...]\n"
-"       wakebench cstate limit --max-latency-us N [--cpus LIST] [--persist] [-- COMMAND...]\n"
-"       wakebench cstate hold --latency-us N [-- COMMAND...]\n"
+"       wakebench cstate disable STATE... [--cpus LIST] [--force] [--persist] [-- COMMAND...]\n"
+"       wakebench cstate enable STATE... [--cpus LIST] [--force] [--persist] [-- COMMAND...]\n"
+"       wakebench cstate limit --max-latency-us N [--cpus LIST] [--system] [--force]\n"
+"                              [--persist] [-- COMMAND...]\n"
+"       wakebench cstate hold --latency-us N [--cpus LIST] [--force] [-- COMMAND...]\n"
 "       wakebench cstate restore [STATEFILE...]\n"
 "\n"
-"STATE is an index (2) or a name (C1E, case-insensitive). LIST is a CPU\n"
-"list (0,2-3; default all). A change is saved first to\n"
+"STATE is an index (2) or the kernel's name ('haltpoll idle', C1E;\n"
+"case-insensitive, '_' or '-' for a space, or the first word of one name).\n"
+"LIST is a CPU list (0,2-3; default all). A change is saved first to\n"
 "%s/cstate.<pid>.state ($WAKEBENCH_STATE_DIR), then held while\n"
-"COMMAND runs, or until SIGINT/SIGTERM without one, and restored. With\n"
-"--persist the change stays; 'restore' undoes it. limit disables every\n"
-"state whose exit latency exceeds N us and holds PM QoS at N; hold keeps\n"
-"/dev/cpu_dma_latency at N (0: C-states off without sysfs writes).\n"
-"'restore' with no file undoes every state file left by a dead process.\n"
-"Exit status: COMMAND's, or 0; 1 on runtime errors; 2 on usage errors.\n",
+"COMMAND runs, or until SIGINT/SIGTERM/SIGHUP without one, and restored.\n"
+"With --persist the change stays; 'restore' undoes it. limit disables\n"
+"every state whose exit latency exceeds N us and sets each CPU's\n"
+"pm_qos_resume_latency_us to N; --system also holds /dev/cpu_dma_latency\n"
+"(all CPUs) at N. hold keeps /dev/cpu_dma_latency at N (0: C-states off\n"
+"without sysfs writes), or with --cpus the CPUs' resume latency limit.\n"
+"A setting another live session holds at another value is refused unless\n"
+"--force. 'restore' with no file undoes every state file left by a dead\n"
+"process. Exit status: COMMAND's, or 0; 1 on runtime errors; 2 on usage\n"
+"errors.\n",
 	       cstate_state_dir());
 }
 
@@ -50,6 +57,8 @@ struct cmd_opts {
 	int ncpus;
 	int json;
 	int persist;
+	int force;
+	int system;
 	int have_latency;
 	uint64_t latency_us;
 	char **states;
@@ -59,13 +68,15 @@ struct cmd_opts {
 
 static void parse(int argc, char **argv, struct cmd_opts *o, const char *verb)
 {
-	enum { O_JSON = 256, O_PERSIST, O_MAXLAT, O_LAT };
+	enum { O_JSON = 256, O_PERSIST, O_MAXLAT, O_LAT, O_FORCE, O_SYSTEM };
 	static const struct option longopts[] = {
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "persist", no_argument, NULL, O_PERSIST },
 		{ "max-latency-us", required_argument, NULL, O_MAXLAT },
 		{ "latency-us", required_argument, NULL, O_LAT },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "system", no_argument, NULL, O_SYSTEM },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -88,6 +99,12 @@ static void parse(int argc, char **argv, struct cmd_opts *o, const char *verb)
 			break;
 		case O_PERSIST:
 			o->persist = 1;
+			break;
+		case O_FORCE:
+			o->force = 1;
+			break;
+		case O_SYSTEM:
+			o->system = 1;
 			break;
 		case O_MAXLAT:
 		case O_LAT:
@@ -126,7 +143,7 @@ static int list_states(const struct cmd_opts *o)
 		json_arr_begin(j, "cpus");
 	} else {
 		printf("cpuidle driver: %s, governor: %s\n", drv, gov);
-		printf("%-4s %-5s %-12s %9s %9s %12s %14s %-8s %s\n", "cpu",
+		printf("%-4s %-5s %-14s %9s %9s %12s %14s %-8s %s\n", "cpu",
 		       "state", "name", "latency", "residency", "usage",
 		       "time_us", "disabled", "description");
 	}
@@ -148,7 +165,7 @@ static int list_states(const struct cmd_opts *o)
 				continue;
 			any = 1;
 			if (!j) {
-				printf("%-4d %-5u %-12s %9llu %9llu %12llu %14llu %-8s %s\n",
+				printf("%-4d %-5u %-14s %9llu %9llu %12llu %14llu %-8s %s\n",
 				       cpu, st.index, st.name,
 				       (unsigned long long)st.latency_us,
 				       (unsigned long long)st.residency_us,
@@ -191,7 +208,7 @@ static void report(const char *msg)
 
 static int restore_all(char **files, int nfiles)
 {
-	char path[600];
+	char path[600], bad[700];
 	struct dirent *de;
 	DIR *d;
 	int rc = 0, found = 0;
@@ -203,6 +220,7 @@ static int restore_all(char **files, int nfiles)
 			fprintf(stderr, "%s: %s: %s\n", PROG, files[i],
 				ret == -EBUSY ? "its process is still running" :
 				ret == -EINVAL ? "not a wakebench state file" :
+				ret == -EBADMSG ? "lines not understood; moved aside to .bad" :
 				strerror(-ret));
 			rc = 1;
 		}
@@ -211,10 +229,11 @@ static int restore_all(char **files, int nfiles)
 		return rc;
 	d = opendir(cstate_state_dir());
 	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
 		int ret;
 
-		if (strncmp(de->d_name, "cstate.", 7) ||
-		    strcmp(de->d_name + strlen(de->d_name) - 6, ".state"))
+		if (strncmp(de->d_name, "cstate.", 7) || len < 13 ||
+		    strcmp(de->d_name + len - 6, ".state"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", cstate_state_dir(),
 			 de->d_name);
@@ -222,7 +241,21 @@ static int restore_all(char **files, int nfiles)
 		if (ret == -EBUSY)
 			continue;	/* a live session restores itself */
 		found++;
-		if (ret < 0) {
+		if (ret == -EINVAL) {
+			/* Ours by name, unreadable: aside, not forever. */
+			snprintf(bad, sizeof(bad), "%s.bad", path);
+			if (!rename(path, bad))
+				fprintf(stderr, "%s: %s: not a wakebench state file; moved aside to %s\n",
+					PROG, path, bad);
+			else
+				fprintf(stderr, "%s: %s: not a wakebench state file\n",
+					PROG, path);
+			rc = 1;
+		} else if (ret == -EBADMSG) {
+			fprintf(stderr, "%s: %s: lines not understood; moved aside to %s.bad\n",
+				PROG, path, path);
+			rc = 1;
+		} else if (ret < 0) {
 			fprintf(stderr, "%s: %s: %s\n", PROG, path,
 				strerror(-ret));
 			rc = 1;
@@ -235,21 +268,81 @@ static int restore_all(char **files, int nfiles)
 	return rc;
 }
 
+/*
+ * From before the first change to the restore, SIGINT, SIGTERM and SIGHUP
+ * only note themselves (they are taken by sigwait while holding), and
+ * SIGPIPE does not kill: a closed stderr must not leave C-states changed.
+ * Handlers, not SIG_IGN or a blocked mask, so that COMMAND starts with
+ * the default actions.
+ */
+static volatile sig_atomic_t stop_sig;
+
+static void note_stop(int sig)
+{
+	if (!stop_sig)
+		stop_sig = sig;
+}
+
+static void no_op(int sig)
+{
+	(void)sig;
+}
+
+static void guard_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sa.sa_handler = note_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = no_op;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+static struct cstate_session *begin(const struct cmd_opts *o, char *cmdline)
+{
+	struct cstate_session *s;
+
+	guard_signals();
+	s = cstate_begin(cmdline);
+	if (!s)
+		opt_die(PROG, "out of memory");
+	cstate_force(s, o->force);
+	cstate_end_at_exit(s);
+	return s;
+}
+
 /* Holds the session while COMMAND runs or until a signal, then restores. */
 static int hold_and_restore(struct cstate_session *s, const struct cmd_opts *o)
 {
 	int rc = 0, sig = 0, left;
+	sigset_t set;
 
-	if (o->persist) {
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (o->persist && !stop_sig) {
 		cstate_detach(s);	/* the state file stays for `restore` */
 		printf("%s: left in place; undo with 'wakebench cstate restore'\n",
 		       PROG);
 		return 0;
 	}
-	if (o->cmd) {
+	if (stop_sig) {
+		/* A signal came while setting up: restore at once. */
+		sig = stop_sig;
+		rc = runcmd_sig_exit(sig);
+	} else if (o->cmd) {
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		rc = runcmd_run(o->cmd, &sig);
 	} else {
-		fprintf(stderr, "%s: holding; SIGINT or SIGTERM restores\n", PROG);
+		fprintf(stderr, "%s: holding; SIGINT, SIGTERM or SIGHUP restores\n",
+			PROG);
 		sig = runcmd_wait_signal();
 	}
 	left = cstate_end(s);
@@ -259,11 +352,22 @@ static int hold_and_restore(struct cstate_session *s, const struct cmd_opts *o)
 		return 1;
 	}
 	if (left > 0)
-		fprintf(stderr, "%s: %d state(s) changed by someone else since; left as is\n",
+		fprintf(stderr, "%s: %d setting(s) changed by someone else since; left as is\n",
 			PROG, left);
 	if (!o->cmd && sig)
 		return 0;
 	return rc;
+}
+
+static void die_change(struct cstate_session *s, const char *what, int ret)
+{
+	char msg[600];
+
+	snprintf(msg, sizeof(msg), "%s", ret == -EBUSY ? cstate_error(s) :
+		 strerror(-ret));
+	cstate_end(s);
+	opt_die(PROG, "cannot %s: %s%s; nothing changed", what, msg,
+		ret == -EACCES || ret == -EPERM ? " (needs root)" : "");
 }
 
 static int change_states(const struct cmd_opts *o, int disable, char *cmdline)
@@ -273,6 +377,8 @@ static int change_states(const struct cmd_opts *o, int disable, char *cmdline)
 
 	if (!o->nstates)
 		opt_usage(PROG, "%s: which STATE?", disable ? "disable" : "enable");
+	if (o->system)
+		opt_usage(PROG, "--system is for limit (and hold)");
 	for (int cpu = 0; cpu < o->ncpus; cpu++)
 		if (!o->mask || o->mask[cpu])
 			total += idlestate_count((unsigned int)cpu);
@@ -282,27 +388,30 @@ static int change_states(const struct cmd_opts *o, int disable, char *cmdline)
 	for (int cpu = 0; cpu < o->ncpus; cpu++) {
 		if (o->mask && !o->mask[cpu])
 			continue;
-		for (int k = 0; k < o->nstates; k++)
-			if (idlestate_resolve((unsigned int)cpu, o->states[k]) < 0)
+		for (int k = 0; k < o->nstates; k++) {
+			int idx = cstate_resolve((unsigned int)cpu, o->states[k]);
+
+			if (idx == -ENOTUNIQ)
+				opt_die(PROG, "idle state '%s' is ambiguous on cpu%d: give the full name or the index (see 'wakebench cstate list')",
+					o->states[k], cpu);
+			if (idx < 0)
 				opt_die(PROG, "unknown idle state '%s' on cpu%d", o->states[k], cpu);
+		}
 	}
-	s = cstate_begin(cmdline);
-	if (!s)
-		opt_die(PROG, "out of memory");
-	cstate_end_at_exit(s);
+	s = begin(o, cmdline);
 	for (int cpu = 0; cpu < o->ncpus; cpu++) {
 		if (o->mask && !o->mask[cpu])
 			continue;
 		for (int k = 0; k < o->nstates; k++) {
-			int idx = idlestate_resolve((unsigned int)cpu, o->states[k]);
+			int idx = cstate_resolve((unsigned int)cpu, o->states[k]);
 			int ret = cstate_set(s, (unsigned int)cpu, (unsigned int)idx, disable);
+			char what[300];
 
 			if (ret) {
-				cstate_end(s);
-				opt_die(PROG, "cannot %s cpu%d state %s: %s%s; nothing changed",
-					disable ? "disable" : "enable", cpu, o->states[k],
-					strerror(-ret),
-					ret == -EACCES || ret == -EPERM ? " (needs root)" : "");
+				snprintf(what, sizeof(what), "%s cpu%d state %s",
+					 disable ? "disable" : "enable", cpu,
+					 o->states[k]);
+				die_change(s, what, ret);
 			}
 		}
 	}
@@ -311,18 +420,15 @@ static int change_states(const struct cmd_opts *o, int disable, char *cmdline)
 
 static int limit_states(const struct cmd_opts *o, char *cmdline)
 {
-	struct cstate_spec spec = { CSTATE_MAXLAT, o->latency_us };
+	struct cstate_spec spec = { CSTATE_MAXLAT, o->latency_us, o->system };
 	struct cstate_session *s;
-	char err[256];
+	char err[1024];
 
 	if (!o->have_latency)
 		opt_usage(PROG, "limit needs --max-latency-us N");
 	if (o->nstates)
 		opt_usage(PROG, "limit takes no STATE");
-	s = cstate_begin(cmdline);
-	if (!s)
-		opt_die(PROG, "out of memory");
-	cstate_end_at_exit(s);
+	s = begin(o, cmdline);
 	if (cstate_apply(s, &spec, o->mask, o->ncpus, err, sizeof(err))) {
 		cstate_end(s);
 		opt_die(PROG, "%s; nothing changed", err);
@@ -333,21 +439,36 @@ static int limit_states(const struct cmd_opts *o, char *cmdline)
 static int hold_pmqos(const struct cmd_opts *o, char *cmdline)
 {
 	struct cstate_session *s;
+	char val[32], what[128];
 	int ret;
 
 	if (!o->have_latency)
 		opt_usage(PROG, "hold needs --latency-us N");
-	if (o->nstates || o->persist || o->mask)
-		opt_usage(PROG, "hold takes only --latency-us and a COMMAND (PM QoS is system-wide)");
-	s = cstate_begin(cmdline);
-	if (!s)
-		opt_die(PROG, "out of memory");
-	ret = cstate_pmqos_hold(s, (int32_t)o->latency_us);
-	if (ret) {
-		cstate_end(s);
-		opt_die(PROG, "cannot hold %s: %s%s", CSTATE_PMQOS_DEV,
-			strerror(-ret),
-			ret == -EACCES || ret == -EPERM ? " (needs root)" : "");
+	if (o->nstates || o->persist)
+		opt_usage(PROG, "hold takes only --latency-us, --cpus, --force and a COMMAND");
+	if (o->mask && o->system)
+		opt_usage(PROG, "hold: --cpus (per-CPU resume latency) or --system (/dev/cpu_dma_latency), not both");
+	s = begin(o, cmdline);
+	if (!o->mask) {
+		/* The system-wide hold. */
+		ret = cstate_pmqos_hold(s, (int32_t)o->latency_us);
+		if (ret) {
+			snprintf(what, sizeof(what), "hold %s", CSTATE_PMQOS_DEV);
+			die_change(s, what, ret);
+		}
+		return hold_and_restore(s, o);
+	}
+	/* Per CPU: each CPU's PM QoS resume latency limit. */
+	cstate_resume_value(o->latency_us, val, sizeof(val));
+	for (int cpu = 0; cpu < o->ncpus; cpu++) {
+		if (!o->mask[cpu])
+			continue;
+		ret = cstate_set_resume(s, (unsigned int)cpu, val);
+		if (ret) {
+			snprintf(what, sizeof(what), "set cpu%d pm_qos_resume_latency_us to %s%s",
+				 cpu, val, ret == -ENOENT ? " (no such file)" : "");
+			die_change(s, what, ret);
+		}
 	}
 	return hold_and_restore(s, o);
 }

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -58,6 +60,99 @@ static void destroy_instance(void)
 			TRACE_PROG, live->name, tracefs_tracing_dir(), live->name);
 	tracefs_instance_free(live->inst);
 	live->inst = NULL;
+}
+
+/*
+ * Our children: processes whose parent is us. As a child subreaper we
+ * inherit what the command left running (a server started with '&'),
+ * so this lists the command's leftovers once it has exited. Fills pids
+ * (room for max) and returns how many.
+ */
+static int children(pid_t *pids, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t me = getpid();
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while (n < max && (e = readdir(d))) {
+		char path[64], buf[512], *p;
+		long pid = strtol(e->d_name, &p, 10);
+		FILE *f;
+		int ppid;
+
+		if (*p || pid <= 0 || pid == me)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		/* "pid (comm) S ppid ...": comm may hold anything but ')' ends it */
+		if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == me)
+			pids[n++] = (pid_t)pid;
+	}
+	closedir(d);
+	return n;
+}
+
+static void reap(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+/*
+ * Stops what the command left behind: SIGTERM to each of our children
+ * (the command itself too if it still runs), up to 3 s for them to go
+ * (their own orphans come to us and get the same), then SIGKILL. The
+ * tracefs instance can be removed only when no process holds its
+ * trace_marker. Returns the number of processes stopped.
+ */
+static int stop_leftovers(pid_t command)
+{
+	pid_t pids[256];
+	int total = 0, n;
+	uint64_t deadline = clock_now_ns() + 3000000000ull;
+
+	reap();
+	while ((n = children(pids, 256)) > 0) {
+		int killing = clock_now_ns() >= deadline;
+
+		for (int i = 0; i < n; i++) {
+			char path[64], comm[64] = "?";
+			FILE *f;
+
+			if (kill(pids[i], 0))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
+			f = fopen(path, "r");
+			if (f) {
+				if (fgets(comm, sizeof(comm), f))
+					comm[strcspn(comm, "\n")] = '\0';
+				fclose(f);
+			}
+			if (kill(pids[i], killing ? SIGKILL : SIGTERM))
+				continue;
+			if (pids[i] != command || killing)
+				fprintf(stderr, "%s: the command left pid %d (%s) running: sent it %s\n",
+					TRACE_PROG, (int)pids[i], comm,
+					killing ? "SIGKILL" : "SIGTERM");
+			total++;
+		}
+		/* Give them time to exit, reaping as they do. */
+		for (int i = 0; i < 20; i++) {
+			reap();
+			usleep(10000);
+		}
+		if (killing)
+			deadline = UINT64_MAX;	/* one SIGKILL round is enough */
+	}
+	reap();
+	return total;
 }
 
 static const char *const default_events[] = {
@@ -355,6 +450,9 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	fprintf(stderr, "%s: recording in instance %s into %s\n", TRACE_PROG,
 		r.name, out);
 	if (cmd) {
+		/* What the command leaves running comes to us (see
+		 * stop_leftovers). */
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		child = fork();
 		if (child == 0) {
 			/* The command (and the servers it starts) find the
@@ -394,6 +492,19 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 		}
 		if (!cmd && clock_now_ns() - start >= (uint64_t)(duration * 1e9))
 			break;
+	}
+	if (cmd) {
+		/* The command has exited (or recording failed): what it left
+		 * running, or the command itself, is stopped before the
+		 * instance goes. */
+		int left;
+
+		if (child > 0 && waitpid(child, NULL, WNOHANG) == 0)
+			kill(child, SIGTERM);
+		left = stop_leftovers(child);
+		if (left)
+			fprintf(stderr, "%s: stopped %d process%s the command left running\n",
+				TRACE_PROG, left, left == 1 ? "" : "es");
 	}
 	tracefs_trace_off(r.inst);
 	end = clock_now_ns();

@@ -13,6 +13,7 @@
 #include "csv.h"
 #include "hist.h"
 #include "opt.h"
+#include "reqlog.h"
 #include "residency.h"
 #include "timeline.h"
 #include "trace.h"
@@ -24,8 +25,9 @@ void trace_usage(void)
 "Usage: wakebench trace record --out DIR [--cpus LIST] [--events LIST]\n"
 "                              [--buffer-kb N] (--duration S | -- COMMAND...)\n"
 "       wakebench trace timeline DIR [--cpus LIST] [--from-ns NS] [--to-ns NS]\n"
+"                                [--skip-corrupt]\n"
 "       wakebench trace attribute DIR --requests FILE|markers [--cpu N]\n"
-"                                 [--client REQUESTS.CSV]\n"
+"                                 [--client REQUESTS.CSV] [--skip-corrupt]\n"
 "       wakebench trace residency [--cpus LIST] [--out FILE]\n"
 "                                 (--duration S | -- COMMAND...)\n"
 "       wakebench trace turbostat [--out DIR] (--duration S | -- COMMAND...)\n"
@@ -36,40 +38,66 @@ void trace_usage(void)
 "streamed to DIR (meta.txt, formats/, cpuN.raw). The COMMAND gets\n"
 "WAKEBENCH_TRACE_INSTANCE so servers and clients started with\n"
 "--trace-markers mark each request. The instance is removed on exit,\n"
-"SIGINT/SIGTERM and when the command fails. Once events are being recorded\n"
+"SIGINT/SIGTERM and when the command fails; processes the command leaves\n"
+"running are stopped (SIGTERM, named on stderr) before. Once events are recorded\n"
 "it prints \"wakebench-trace: recording in instance NAME into DIR\" on\n"
 "standard error: a load started beside it should wait for that line.\n"
 "timeline: DIR/cstate-cpuN.csv (Sample #,Continuous Time (ms),C-State,\n"
 "Duration (ms)), DIR/irq.csv (Sample #,Continuous Time (ms),IRQ No,\n"
 "Interface,Duration (ms),CPU,Handler (ms)), DIR/residency.csv (over\n"
-"--from-ns/--to-ns, CLOCK_MONOTONIC, when given), markers.csv.\n"
+"--from-ns/--to-ns, CLOCK_MONOTONIC, when given), markers.csv. A corrupt or\n"
+"truncated page is an error naming file, CPU, page and offset (--skip-corrupt:\n"
+"skipped and counted); a CPU without cpu_idle events is warned about.\n"
 "attribute: per request the server core's state at arrival, the end of\n"
 "that idle period and the time from idle exit to receive, from the\n"
-"server's --log (or the markers); DIR/attribution.csv and a summary of\n"
-"latency (with --client) grouped by state and by pre-query wake.\n"
+"server's --log (or the markers of --cpu); DIR/attribution.csv and a summary\n"
+"of latency (with --client, joined on the server's receive/send times, which\n"
+"a midtier passes through) grouped by state and pre-query (none, woke, awake,\n"
+"together: in one read with its request).\n"
 "residency: cpuidle usage/time deltas per CPU and state (libcpupower), or\n"
 "/proc/stat idle time where the kernel has no cpuidle states.\n"
 "turbostat: turbostat around the command, its table as CSV; where it\n"
 "cannot run, says why and falls back to residency.\n");
 }
 
-/* Loads a trace; returns the number of events in it (of any kind). */
-static uint64_t load(const char *dir, struct trace_meta *m, struct timeline **t)
+/* Loads a trace; returns the number of events in it (of any kind). A
+ * corrupt page stops it, or with skip_corrupt is skipped and counted on
+ * standard error and in *skipped. */
+static uint64_t load(const char *dir, struct trace_meta *m, struct timeline **t,
+		     int skip_corrupt, uint64_t *skipped)
 {
-	char err[4600];
-	uint64_t recorded = 0;
-	long n;
+	char err[6000];
+	struct tf_decode o = { .skip_corrupt = skip_corrupt };
 
 	if (tracefile_meta(dir, m, err, sizeof(err)))
 		opt_die(TRACE_PROG, "%s", err);
 	*t = timeline_new(m->ncpus, m->start_ns);
 	if (!*t)
 		opt_die(TRACE_PROG, "out of memory");
-	n = tracefile_decode(dir, m, *t, &recorded, err, sizeof(err));
-	if (n < 0)
-		opt_die(TRACE_PROG, "%s", err);
+	if (tracefile_decode_opts(dir, m, *t, &o, err, sizeof(err)))
+		opt_die(TRACE_PROG, "%s%s", err,
+			strstr(err, "page") && !skip_corrupt ?
+			" (--skip-corrupt skips such pages)" : "");
+	if (o.corrupt_pages)
+		fprintf(stderr, "%s: warning: skipped %llu corrupt page%s (--skip-corrupt); the first: %s\n",
+			TRACE_PROG, (unsigned long long)o.corrupt_pages,
+			o.corrupt_pages == 1 ? "" : "s", o.first_corrupt);
+	if (skipped)
+		*skipped = o.corrupt_pages;
 	timeline_finish(*t, m->end_ns);
-	return recorded;
+	return o.recorded;
+}
+
+/* A CPU without any cpu_idle event: its state is unknown throughout. */
+static void idle_warning(FILE *out, uint32_t cpu)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "warning: cpu%u: no cpu_idle events recorded for it (busy for the whole trace, or its idle loop emits none); its C-state is unknown throughout",
+		 cpu);
+	fprintf(stderr, "%s: %s\n", TRACE_PROG, msg);
+	if (out != stderr)
+		fprintf(out, "%s\n", msg);
 }
 
 static double ms(uint64_t ns)
@@ -86,7 +114,9 @@ static int cmp_irq(const void *a, const void *b)
 
 int trace_timeline(int argc, char **argv)
 {
+	enum { O_SKIP = 256 };
 	static const struct option longopts[] = {
+		{ "skip-corrupt", no_argument, NULL, O_SKIP },
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "from-ns", required_argument, NULL, 'f' },
 		{ "to-ns", required_argument, NULL, 't' },
@@ -101,11 +131,14 @@ int trace_timeline(int argc, char **argv)
 	char path[4096], buf[32];
 	const char *maskarg = NULL;
 	struct csv *res;
-	int c, rc = 0;
+	int c, rc = 0, skip = 0;
+	uint64_t skipped = 0;
 
 	while ((c = getopt_long(argc, argv, "c:f:t:h", longopts, NULL)) != -1) {
 		if (c == 'c')
 			maskarg = optarg;
+		else if (c == O_SKIP)
+			skip = 1;
 		else if (c == 'f' || c == 't') {
 			if (opt_u64(optarg, 0, UINT64_MAX, c == 'f' ? &from : &to))
 				opt_usage(TRACE_PROG, "invalid --%s-ns '%s'",
@@ -120,14 +153,14 @@ int trace_timeline(int argc, char **argv)
 	if (optind + 1 != argc)
 		opt_usage(TRACE_PROG, "timeline needs one trace DIR");
 	dir = argv[optind];
-	recorded = load(dir, &m, &t);
+	recorded = load(dir, &m, &t, skip, &skipped);
 	if (maskarg)
 		mask = opt_cpus(TRACE_PROG, maskarg, (int)m.ncpus);
 	snprintf(path, sizeof(path), "%s/residency.csv", dir);
 	res = csv_open(path);
 	if (!res)
 		opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
-	csv_header(res, "cpu,state,percent,entries,avg_stay_us,time_ms");
+	csv_header(res, "cpu,state,percent,entries,avg_stay_us,time_ms,note");
 	printf("%-4s %-14s %8s %9s %12s %12s\n", "cpu", "state", "percent",
 	       "entries", "avg_stay_us", "time_ms");
 	for (uint32_t cpu = 0; cpu < m.ncpus; cpu++) {
@@ -140,8 +173,12 @@ int trace_timeline(int argc, char **argv)
 		uint64_t hi = to < timeline_end(t) ? to : timeline_end(t);
 		uint64_t span = hi > lo ? hi - lo : 0;
 
+		int no_idle = !timeline_idle_events(t, cpu);
+
 		if (mask && !mask[cpu])
 			continue;
+		if (no_idle)
+			idle_warning(stdout, cpu);
 		snprintf(path, sizeof(path), "%s/cstate-cpu%u.csv", dir, cpu);
 		cs = csv_open(path);
 		if (!cs)
@@ -176,6 +213,10 @@ int trace_timeline(int argc, char **argv)
 			csv_u64(res, r[i].entries);
 			csv_double(res, avg, 3);
 			csv_fixed(res, r[i].time_ns, 6);
+			if (no_idle)
+				csv_str(res, "no cpu_idle events recorded for this CPU");
+			else
+				csv_empty(res);
 			csv_end_row(res);
 		}
 		free(r);
@@ -244,6 +285,9 @@ int trace_timeline(int argc, char **argv)
 			TRACE_PROG, (unsigned long long)timeline_rejected(t));
 	printf("events: %llu in the trace, %llu lost\n", (unsigned long long)recorded,
 	       (unsigned long long)lost);
+	if (skipped)
+		printf("warning: %llu corrupt pages skipped (--skip-corrupt)\n",
+		       (unsigned long long)skipped);
 	printf("wrote %s/cstate-cpuN.csv, irq.csv, residency.csv, markers.csv\n", dir);
 	timeline_free(t);
 	tracefile_meta_free(&m);
@@ -273,110 +317,38 @@ static int push(struct msgs *ms, struct attr_msg m)
 	return 0;
 }
 
-/* The server log: seq,type,recv_ns,send_ns,... */
-static void read_server_log(const char *path, struct msgs *ms)
-{
-	char line[512];
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		opt_die(TRACE_PROG, "cannot read %s: %s", path, strerror(errno));
-	if (!fgets(line, sizeof(line), f) || strncmp(line, "seq,type,recv_ns,send_ns", 24))
-		opt_die(TRACE_PROG, "%s is not a server log (seq,type,recv_ns,send_ns,...)", path);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long seq, recv, send = 0;
-		char type[16];
-
-		if (sscanf(line, "%llu,%15[a-z],%llu,%llu", &seq, type, &recv, &send) < 3)
-			continue;
-		if (strcmp(type, "request") && strcmp(type, "prequery"))
-			continue;
-		if (push(ms, (struct attr_msg){ seq, !strcmp(type, "prequery"), recv, send }))
-			opt_die(TRACE_PROG, "out of memory");
-	}
-	fclose(f);
-}
-
-/* Markers "wb recv SEQ" and "wb pqrecv SEQ" from the server's CPU. */
-static void read_markers(const struct timeline *t, int *cpu, struct msgs *ms)
+/*
+ * Markers "wb recv SEQ" and "wb pqrecv SEQ" from the server's CPU: *cpu,
+ * or where it is -1 the CPU of the first one. Markers of other CPUs are
+ * left out and counted in *elsewhere.
+ */
+static void read_markers(const char *dir, const struct timeline *t, int *cpu,
+			 struct msgs *ms, size_t *elsewhere)
 {
 	size_t n;
 	const struct tl_marker *mk = timeline_markers(t, &n);
 
+	*elsewhere = 0;
 	for (size_t i = 0; i < n; i++) {
-		unsigned long long seq;
+		uint64_t seq;
 		const char *s = timeline_string(t, mk[i].text);
-		int pq;
+		char err[256];
+		int pq, r = reqlog_marker(s, &seq, &pq, err, sizeof(err));
 
-		if (sscanf(s, "wb recv %llu", &seq) == 1)
-			pq = 0;
-		else if (sscanf(s, "wb pqrecv %llu", &seq) == 1)
-			pq = 1;
-		else
+		if (r < 0)
+			opt_die(TRACE_PROG, "%s: cpu%u at %llu ns: %s", dir, mk[i].cpu,
+				(unsigned long long)mk[i].ts, err);
+		if (!r)
 			continue;
 		if (*cpu < 0)
 			*cpu = (int)mk[i].cpu;
+		if (mk[i].cpu != (uint32_t)*cpu) {
+			(*elsewhere)++;
+			continue;
+		}
 		if (push(ms, (struct attr_msg){ seq, pq, mk[i].ts, 0 }))
 			opt_die(TRACE_PROG, "out of memory");
 	}
-}
-
-static int cmp_recv(const void *a, const void *b)
-{
-	const struct attr_msg *x = a, *y = b;
-
-	return (x->recv_ns > y->recv_ns) - (x->recv_ns < y->recv_ns);
-}
-
-/* Client latencies by seq (requests.csv), NULL-safe lookups. */
-struct lat {
-	uint64_t *ns;		/* indexed by seq - base, 0 = unknown */
-	uint64_t base, n;
-};
-
-static void read_client(const char *path, struct lat *l)
-{
-	char line[1024];
-	FILE *f = fopen(path, "r");
-	uint64_t cap = 0;
-
-	if (!f)
-		opt_die(TRACE_PROG, "cannot read %s: %s", path, strerror(errno));
-	if (!fgets(line, sizeof(line), f) ||
-	    strncmp(line, "seq,intended_ns,sent_ns,recv_ns,latency_ns", 42))
-		opt_die(TRACE_PROG, "%s is not a client requests.csv", path);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long seq, a, b, c, lat;
-
-		if (sscanf(line, "%llu,%llu,%llu,%llu,%llu", &seq, &a, &b, &c, &lat) != 5)
-			continue;
-		if (!l->n)
-			l->base = seq;
-		if (seq < l->base)
-			continue;
-		if (seq - l->base >= cap) {
-			uint64_t ncap = cap ? cap * 2 : 4096;
-
-			while (ncap <= seq - l->base)
-				ncap *= 2;
-			l->ns = realloc(l->ns, ncap * sizeof(*l->ns));
-			if (!l->ns)
-				opt_die(TRACE_PROG, "out of memory");
-			memset(l->ns + cap, 0, (ncap - cap) * sizeof(*l->ns));
-			cap = ncap;
-		}
-		l->ns[seq - l->base] = lat;
-		if (seq - l->base + 1 > l->n)
-			l->n = seq - l->base + 1;
-	}
-	fclose(f);
-}
-
-static uint64_t lat_of(const struct lat *l, uint64_t seq)
-{
-	if (!l->ns || seq < l->base || seq - l->base >= l->n)
-		return 0;
-	return l->ns[seq - l->base];
 }
 
 static void summary_row(struct csv *c, const char *group, const char *value,
@@ -397,12 +369,60 @@ static void summary_row(struct csv *c, const char *group, const char *value,
 	csv_end_row(c);
 }
 
+/*
+ * Client latency per result (0: none). From markers the client row of
+ * the same seq counts only if the marker lies within the row's server
+ * receive..send; from the server log the row is the one with the same
+ * server receive and send times. Dies when the join cannot be right.
+ */
+static void join_client(const char *client, const char *requests, int markers,
+			const struct cli_rows *cl, const struct attr_result *res,
+			size_t n, uint64_t *lat)
+{
+	size_t matched = 0, outside = 0, missing = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_row *row;
+
+		lat[i] = 0;
+		if (markers) {
+			row = reqlog_by_seq(cl, res[i].seq);
+			if (row && row->srv_recv_ns && row->srv_send_ns &&
+			    (res[i].recv_ns < row->srv_recv_ns ||
+			     res[i].recv_ns > row->srv_send_ns)) {
+				outside++;
+				continue;
+			}
+		} else {
+			row = reqlog_by_times(cl, res[i].recv_ns, res[i].send_ns);
+		}
+		if (!row || !row->latency_ns) {
+			missing++;
+			continue;
+		}
+		lat[i] = row->latency_ns;
+		matched++;
+	}
+	if (markers && outside > matched)
+		opt_die(TRACE_PROG, "--client %s: %zu of %zu request markers lie outside the server receive..send times of the client row with their seq: the seqs are not the client's (a midtier renumbers requests to its backend); use --requests SERVER_LOG, which joins on the server's receive and send times",
+			client, outside, n);
+	if (!markers && !matched && n)
+		opt_die(TRACE_PROG, "--client %s: no row has the server_recv_ns,server_send_ns of a request in %s: not a client of this server run",
+			client, requests);
+	if (outside || missing)
+		fprintf(stderr, "%s: warning: --client %s: %zu of %zu requests without a latency (%zu not in the file or unanswered%s%zu outside their row's server times)\n",
+			TRACE_PROG, client, outside + missing, n, missing,
+			markers ? ", " : "", markers ? outside : (size_t)0);
+}
+
 int trace_attribute(int argc, char **argv)
 {
+	enum { O_SKIP = 256 };
 	static const struct option longopts[] = {
 		{ "requests", required_argument, NULL, 'r' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "client", required_argument, NULL, 'l' },
+		{ "skip-corrupt", no_argument, NULL, O_SKIP },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -410,13 +430,13 @@ int trace_attribute(int argc, char **argv)
 	struct trace_meta m;
 	struct timeline *t;
 	struct msgs ms = { 0 };
-	struct lat lat = { 0 };
+	struct cli_rows cl = { 0 };
 	struct attr_result *res;
 	struct csv *out, *sum;
-	char path[4096], buf[32];
-	int cpu = -1, c, rc = 0;
-	uint64_t v;
-	size_t n;
+	char path[4096], buf[32], err[6000];
+	int cpu = -1, c, rc = 0, skip = 0, markers;
+	uint64_t v, *lat = NULL;
+	size_t n, elsewhere = 0;
 
 	while ((c = getopt_long(argc, argv, "r:c:l:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -431,6 +451,9 @@ int trace_attribute(int argc, char **argv)
 				opt_usage(TRACE_PROG, "invalid --cpu '%s'", optarg);
 			cpu = (int)v;
 			break;
+		case O_SKIP:
+			skip = 1;
+			break;
 		case 'h':
 			trace_usage();
 			exit(0);
@@ -443,24 +466,40 @@ int trace_attribute(int argc, char **argv)
 	if (!requests)
 		opt_usage(TRACE_PROG, "attribute needs --requests FILE (the server's --log) or --requests markers");
 	dir = argv[optind];
-	if (strcmp(requests, "markers") && cpu < 0)
+	markers = !strcmp(requests, "markers");
+	if (!markers && cpu < 0)
 		opt_usage(TRACE_PROG, "--requests FILE needs --cpu N (the server's CPU)");
-	load(dir, &m, &t);
+	load(dir, &m, &t, skip, NULL);
 	if (cpu >= (int)m.ncpus)
 		opt_usage(TRACE_PROG, "--cpu %d: the trace has CPUs 0-%u", cpu, m.ncpus - 1);
-	if (!strcmp(requests, "markers"))
-		read_markers(t, &cpu, &ms);
-	else
-		read_server_log(requests, &ms);
+	if (markers) {
+		int given = cpu >= 0;
+
+		read_markers(dir, t, &cpu, &ms, &elsewhere);
+		if (elsewhere)
+			fprintf(stderr, "%s: warning: %zu request markers from CPUs other than cpu%d left out%s\n",
+				TRACE_PROG, elsewhere, cpu,
+				given ? "" : " (the CPU of the first one; --cpu N picks the server's)");
+	} else {
+		if (reqlog_read_server(requests, &ms.v, &ms.n, err, sizeof(err)))
+			opt_die(TRACE_PROG, "%s", err);
+	}
 	if (!ms.n)
-		opt_die(TRACE_PROG, "no requests in %s", requests);
-	if (client)
-		read_client(client, &lat);
-	qsort(ms.v, ms.n, sizeof(*ms.v), cmp_recv);
+		opt_die(TRACE_PROG, "no requests in %s%s", requests,
+			markers && cpu >= 0 ? " on that CPU" : "");
+	if (!timeline_idle_events(t, (uint32_t)cpu))
+		idle_warning(stdout, (uint32_t)cpu);
+	if (client && reqlog_read_client(client, &cl, err, sizeof(err)))
+		opt_die(TRACE_PROG, "%s", err);
+	if (attrib_sort(ms.v, ms.n))
+		opt_die(TRACE_PROG, "out of memory");
 	res = calloc(ms.n, sizeof(*res));
-	if (!res)
+	lat = calloc(ms.n, sizeof(*lat));
+	if (!res || !lat)
 		opt_die(TRACE_PROG, "out of memory");
 	n = attrib_run(t, (uint32_t)cpu, ms.v, ms.n, res);
+	if (client)
+		join_client(client, requests, markers, &cl, res, n, lat);
 
 	snprintf(path, sizeof(path), "%s/attribution.csv", dir);
 	out = csv_open(path);
@@ -468,17 +507,19 @@ int trace_attribute(int argc, char **argv)
 	sum = csv_open(path);
 	if (!out || !sum)
 		opt_die(TRACE_PROG, "cannot write into %s: %s", dir, strerror(errno));
-	csv_header(out, "seq,recv_ns,state,idle_end_ns,exit_to_recv_us,prequery_woke,latency_us");
+	csv_header(out, "seq,recv_ns,state,idle_end_ns,exit_to_recv_us,prequery_woke,latency_us,prequery");
 	csv_header(sum, "group,value,count,avg_us,p50_us,p90_us,p99_us");
 	{
-		/* One histogram per state (C0, unknown, idle states) and per
-		 * pre-query wake; of latency with --client, else exit-to-recv. */
+		/* One histogram per state (C0, unknown, idle states), per
+		 * pre-query wake and per pre-query class; of latency with
+		 * --client, else exit-to-recv. */
 		struct hist *by_state[TRACEFILE_MAX_STATES + 2] = { 0 };
 		struct hist *by_pq[2] = { hist_new(1), hist_new(1) };
+		struct hist *by_class[ATTR_PQ_KINDS] = { 0 };
 
 		for (size_t i = 0; i < n; i++) {
 			const struct attr_result *r = &res[i];
-			uint64_t l = lat_of(&lat, r->seq);
+			uint64_t l = lat[i];
 			uint64_t x = client ? l : r->exit_to_recv_ns;
 			int si = r->state + 2;
 
@@ -498,6 +539,7 @@ int trace_attribute(int argc, char **argv)
 				csv_double(out, l / 1e3, 3);
 			else
 				csv_empty(out);
+			csv_str(out, attrib_pq_name(r->prequery));
 			csv_end_row(out);
 			if (client && !l)
 				continue;
@@ -509,6 +551,12 @@ int trace_attribute(int argc, char **argv)
 			}
 			if (by_pq[r->prequery_woke])
 				hist_add(by_pq[r->prequery_woke], x);
+			if (r->prequery < ATTR_PQ_KINDS) {
+				if (!by_class[r->prequery])
+					by_class[r->prequery] = hist_new(1);
+				if (by_class[r->prequery])
+					hist_add(by_class[r->prequery], x);
+			}
 		}
 		printf("%s per group (us)\n", client ? "latency" : "idle exit to receive");
 		printf("%-14s %-14s %8s %10s %10s %10s %10s\n", "group", "value", "count",
@@ -525,14 +573,21 @@ int trace_attribute(int argc, char **argv)
 				summary_row(sum, "prequery_woke", k ? "yes" : "no", by_pq[k]);
 			hist_free(by_pq[k]);
 		}
+		for (int k = 0; k < ATTR_PQ_KINDS; k++) {
+			if (by_class[k] && hist_count(by_class[k]))
+				summary_row(sum, "prequery", attrib_pq_name((enum attr_pq)k),
+					    by_class[k]);
+			hist_free(by_class[k]);
+		}
 	}
 	if (csv_close(out) || csv_close(sum))
 		rc = 1;
 	printf("%zu requests attributed on cpu%d; wrote %s/attribution.csv, attribution-summary.csv\n",
 	       n, cpu, dir);
 	free(res);
+	free(lat);
 	free(ms.v);
-	free(lat.ns);
+	reqlog_client_free(&cl);
 	timeline_free(t);
 	tracefile_meta_free(&m);
 	return rc;

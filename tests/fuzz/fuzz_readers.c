@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer: the text readers: a trace's meta.txt (tracefile_meta) and
- * /proc/stat (residency_parse_proc_stat).
+ * libFuzzer: the text readers: a trace's meta.txt (tracefile_meta),
+ * /proc/stat (residency_parse_proc_stat), and the same bytes as a server
+ * log and a client requests.csv (reqlog, as trace attribute reads them).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "reqlog.h"
 #include "residency.h"
 #include "tracefile.h"
 
@@ -38,6 +40,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint32_t c = 0; c < m.ncpus && c < 64; c++)
 			tracefile_state_name(&m, c, (int32_t)(c % 20) - 2, buf, sizeof(buf));
 		tracefile_meta_free(&m);
+	}
+	{
+		struct attr_msg *msgs;
+		struct cli_rows rows;
+		size_t n;
+
+		if (!reqlog_read_server(path, &msgs, &n, err, sizeof(err)))
+			free(msgs);
+		if (!reqlog_read_client(path, &rows, err, sizeof(err))) {
+			for (size_t i = 0; i < rows.n; i++)
+				reqlog_by_times(&rows, rows.by_seq[i].srv_recv_ns,
+						rows.by_seq[i].srv_send_ns);
+			reqlog_client_free(&rows);
+		}
 	}
 	text = malloc(size + 1);
 	if (text) {

@@ -75,7 +75,7 @@ sleep 0.5
 kill -INT $cpid; wait $cpid; rc=$?
 [ $rc -eq 1 ] || fail "SIGINT: client exit $rc"
 grep -q '"status": "interrupted"' "$TMP/int/summary.json" || fail "interrupted status"
-awk -F, 'NR > 1 && NF != 11 { exit 1 }' "$TMP/int/requests.csv" || fail "ragged CSV after SIGINT"
+awk -F, 'NR == 1 { n = NF } NR > 1 && NF != n { exit 1 }' "$TMP/int/requests.csv" || fail "ragged CSV after SIGINT"
 
 # Server SIGTERM: log flushed, one-line summary.
 stop_server
@@ -87,9 +87,9 @@ for mode in wrongseq:"does not match" echoskew:"echoes send time" garbage:"malfo
 	wait_for "[ -s $TMP/bport ]" || fail "badserver did not start"
 	read -r bport < "$TMP/bport"
 	rm -f "$TMP/bport"
-	err=$("$WB" client --server 127.0.0.1:$bport --requests 5 --interval-us 1000 --out "$TMP/bad" 2>&1 >/dev/null); rc=$?
+	err=$("$WB" client --server 127.0.0.1:$bport --requests 5 --interval-us 1000 --out "$TMP/bad-${mode%%:*}" 2>&1 >/dev/null); rc=$?
 	kill $bpid 2>/dev/null; wait $bpid 2>/dev/null
 	[ $rc -eq 1 ] || fail "${mode%%:*}: client exit $rc"
 	echo "$err" | grep -q "${mode#*:}" || fail "${mode%%:*}: message '$err'"
-	grep -q '"status": "failed"' "$TMP/bad/summary.json" || fail "${mode%%:*}: summary status"
+	grep -q '"status": "failed"' "$TMP/bad-${mode%%:*}/summary.json" || fail "${mode%%:*}: summary status"
 done

@@ -11,10 +11,15 @@ start_server --log "$TMP/s1.csv" --cpu 1
 stop_server
 sent=$(csv_col "$TMP/c1/summary.csv" prequeries_sent)
 skipped=$(csv_col "$TMP/c1/summary.csv" prequeries_skipped)
-want_skip=$(awk -F, 'NR > 1 && $2 < 50000' "$TMP/c1/gaps.csv" | wc -l)
+# Counters are over the measured requests; the warm-up's are apart.
+want_skip=$(awk -F, 'NR > 1 && $2 < 50000 && $3 == 0' "$TMP/c1/gaps.csv" | wc -l)
 [ "$skipped" -eq "$want_skip" ] || fail "skipped $skipped, gaps shorter than the lead: $want_skip"
-[ $((sent + skipped)) -eq $((N + W)) ] || fail "sent $sent + skipped $skipped != $((N + W))"
-[ "$(grep -c ',prequery,' "$TMP/s1.csv")" -eq "$sent" ] || fail "server saw $(grep -c ',prequery,' "$TMP/s1.csv") pre-queries, client sent $sent"
+[ $((sent + skipped)) -eq $N ] || fail "sent $sent + skipped $skipped != $N"
+wsent=$(csv_col "$TMP/c1/summary.csv" warmup_prequeries_sent)
+wskip=$(csv_col "$TMP/c1/summary.csv" warmup_prequeries_skipped)
+[ "$wskip" -eq "$(awk -F, 'NR > 1 && $2 < 50000 && $3 == 1' "$TMP/c1/gaps.csv" | wc -l)" ] || fail "warm-up skipped $wskip"
+[ $((wsent + wskip)) -eq $W ] || fail "warm-up sent $wsent + skipped $wskip != $W"
+[ "$(grep -c ',prequery,' "$TMP/s1.csv")" -eq $((sent + wsent)) ] || fail "server saw $(grep -c ',prequery,' "$TMP/s1.csv") pre-queries, client sent $sent + $wsent"
 # Per request: prequery_sent_ns set iff its gap >= lead; never earlier than
 # intended - lead, never after the request itself.
 awk -F, 'NR == FNR { if (FNR > 1) gap[$1] = $2; next }
@@ -42,7 +47,13 @@ stop_server
 req_conn=$(awk -F, '$2 == "request" { print $6 }' "$TMP/s4.csv" | sort -u)
 pq_conn=$(awk -F, '$2 == "prequery" { print $6 }' "$TMP/s4.csv" | sort -u)
 [ -n "$pq_conn" ] && [ "$req_conn" != "$pq_conn" ] || fail "pre-queries not on their own connection"
-[ "$(grep -c ',prequery,' "$TMP/s4.csv")" = 200 ] || fail "pre-query port count"
+# All sent unless the client fell so far behind that one no longer fitted
+# before its request (then skipped: the request never waits for it).
+pq_sent=$(csv_col "$TMP/c4/summary.csv" prequeries_sent)
+pq_skip=$(csv_col "$TMP/c4/summary.csv" prequeries_skipped)
+[ $((pq_sent + pq_skip)) = 200 ] || fail "pre-query port: sent $pq_sent + skipped $pq_skip"
+[ "$pq_skip" = 0 ] || [ "$(csv_col "$TMP/c4/summary.csv" late_sends)" -gt 0 ] || fail "pre-query port: skipped $pq_skip on schedule"
+[ "$(grep -c ',prequery,' "$TMP/s4.csv")" = "$pq_sent" ] || fail "pre-query port count"
 
 # ---- two-tier, adaptive: the trajectory is complete and the lead stays >= 0.
 start_server --cpu 1
@@ -50,11 +61,13 @@ start_server --cpu 1
 	--prequery-policy adaptive --window 50 --out "$TMP/c5" -q || fail "adaptive run"
 stop_server
 traj="$TMP/c5/prequery-trajectory.csv"
-[ "$(head -1 "$traj")" = "window,value_us,step_us,window_avg_ns,best_us" ] || fail "trajectory header"
+[ "$(head -1 "$traj")" = "window,value_us,step_us,window_avg_ns,best_us,next_us" ] || fail "trajectory header"
 rows=$(($(wc -l < "$traj") - 1))
 [ "$rows" -ge 15 ] && [ "$rows" -le 20 ] || fail "trajectory has $rows windows for 1000 replies in windows of 50"
 awk -F, 'NR > 1 && ($2 < 0 || $4 <= 0 || $1 != NR - 1) { exit 1 }' "$traj" || fail "trajectory values"
-awk -F, 'NR == 2 && $2 != 100 { exit 1 } NR == 3 && $3 != 25 { exit 1 }' "$traj" || fail "hill climbing steps"
+# Row k: the lead used during window k (the first at 0) and the step taken after it.
+awk -F, 'NR == 2 && ($2 != 0 || $3 != 100 || $6 != 100) { exit 1 } NR == 3 && ($2 != 100 || $3 != 50) { exit 1 }' "$traj" \
+	|| fail "hill climbing steps"
 grep -q '"policy": "adaptive"' "$TMP/c5/summary.json" || fail "adaptive summary"
 # Each request records the lead in force when it was scheduled.
 [ "$(csv_col "$TMP/c5/requests.csv" prequery_lead_us | sort -u | wc -l)" -gt 3 ] || fail "lead did not move"
@@ -102,6 +115,11 @@ stop_mid
 rows=$(($(wc -l < "$TMP/mida.trajectory.csv") - 1))
 [ "$rows" -ge 12 ] && [ "$rows" -le 15 ] || fail "midtier trajectory has $rows windows"
 awk -F, 'NR > 1 && $2 < 0 { exit 1 }' "$TMP/mida.trajectory.csv" || fail "negative delay"
+# The same bookkeeping as the client's: row k = the delay used during window k.
+[ "$(head -1 "$TMP/mida.trajectory.csv")" = "window,value_us,step_us,window_avg_ns,best_us,next_us" ] \
+	|| fail "midtier trajectory header"
+awk -F, 'NR == 2 && ($1 != 1 || $2 != 0 || $6 != 100) { exit 1 } NR > 2 && $2 != nv { exit 2 } NR > 1 { nv = $6 }' \
+	"$TMP/mida.trajectory.csv" || fail "midtier trajectory bookkeeping"
 [ -s "$TMP/mida.snapshot.json" ] || fail "midtier snapshot"
 stop_server
 

@@ -55,3 +55,42 @@ mkdir -p "$TMP/partial/trace"
 cp "$FX/trace/meta.txt" "$FX/trace/residency.csv" "$TMP/partial/trace/"
 "$WB" report "$TMP/partial" > /dev/null 2> "$TMP/partial.err"
 [ -s "$TMP/partial/report/fig6-residency.png" ] || fail "partial trace: residency not drawn: $(cat "$TMP/partial.err")"
+
+# Hostile directory names (issue 21 §1): a name that is gnuplot code is
+# drawn as data, and names with spaces and quotes are found at all.
+H="$TMP/hostile"
+evil="$H/a'.system(\"touch\\040x\").'"
+mkdir -p "$evil" "$H/with space \"q\" 'r'"
+cp "$FX"/run/* "$evil/"
+cp "$FX"/run/requests.csv "$FX"/run/summary.csv "$H/with space \"q\" 'r'/"
+(cd "$H" && "$WB" report "$H" > "$TMP/h.out" 2> "$TMP/h.err") || fail "report on hostile names: $(cat "$TMP/h.err")"
+[ -e "$H/x" ] && fail "a directory name ran gnuplot code"
+find "$TMP" -name x | grep -q . && fail "a directory name ran gnuplot code: $(find "$TMP" -name x)"
+valid "$H/report" 3 8
+grep -q 'with_space_"q"_' "$H/report/fig3-latency-cdf.svg" || fail "the run under a name with spaces and quotes is missing from figure 3"
+grep -q "system" "$H/report/fig8-adaptive-trajectory.svg" || fail "figure 8 title lost the directory name"
+out=$("$WB" report "$H" --out "$TMP/h2" --window-ms '1:system("touch x")' 2>&1); [ $? = 2 ] || fail "--window-ms code accepted: $out"
+
+# A sweep with runs behind schedule: flagged in the figures and index,
+# left out of the medians unless --include-behind; the CI is labelled
+# with its real coverage.
+S="$TMP/bsweep"
+mkdir -p "$S"
+{
+	echo "point,rep,status,dist,interval_us,prequery,warmup,cstates,service_us,requests,seed,count,lat_avg_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,svc_p50_us,pace_p99_us,late_sends,prequeries_sent,prequeries_skipped,dir"
+	for r in 1 2 3 4 5 6; do
+		late=0; [ $r = 6 ] && late=400
+		echo "off,$r,ok,exp,1000,off,0,on,0,1000,$r,1000,10$r,10$r,120,200,300,1,0.5,$late,0,0,off/rep-$r"
+		echo "pq,$r,ok,exp,1000,20,0,on,0,1000,$r,1000,8$r,8$r,90,150,200,1,0.5,0,1000,0,pq/rep-$r"
+	done
+} > "$S/sweep.csv"
+"$WB" stats "$S" > /dev/null || fail "stats on the crafted sweep"
+"$WB" report "$S" > /dev/null 2> "$TMP/b.err" || fail "report on the crafted sweep: $(cat "$TMP/b.err")"
+grep -q 'Runs behind schedule' "$S/report/index.md" || fail "index does not list the run behind schedule"
+grep -q 'off rep 6: 40.0 % of sends late' "$S/report/index.html" || fail "index.html: late run not named"
+grep -q '\[!1_behind\]' "$S/report/fig1-latency-bars.svg" || fail "figure 1 does not mark the point"
+grep -q '93.8 % CI (min-max of n=5)' "$S/report/fig1-latency-bars.svg" || fail "figure 1 CI label: $(grep -o 'CI[^<]*' "$S/report/fig1-latency-bars.svg" | head -2)"
+grep -q '95 % CI' "$S/report/"*.svg && fail "a figure still says 95 % CI"
+"$WB" report "$S" --include-behind --out "$TMP/bincl" > /dev/null 2>&1 || fail "report --include-behind"
+grep -q '96.9 % CI (min-max of n=6)' "$TMP/bincl/fig1-latency-bars.svg" || fail "--include-behind: not 6 runs"
+exit 0

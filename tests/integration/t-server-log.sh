@@ -4,7 +4,7 @@
 for mode in "" --busy-poll; do
 	start_server --log "$TMP/log.csv" --prequery-port 0 --max-service-us 50 $mode
 	"$WB" client --server 127.0.0.1:$PORT --requests 300 --interval-us 300 \
-		--service-us 1000 --out "$TMP/c" -q || fail "client $mode"
+		--service-us 1000 --out "$TMP/c" --force -q || fail "client $mode"
 	stop_server || fail "server exit $mode"
 	grep -q '^wakebench-server: requests=300 prequeries=0 rejected=0 connections=1' "$SERVER_ERR" \
 		|| fail "summary line: $(cat "$SERVER_ERR")"

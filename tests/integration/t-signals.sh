@@ -1,5 +1,6 @@
-# SIGINT and SIGTERM to every long-running command (client, server,
-# midtier, trace record, cstate, sweep) in the middle of its work: each
+# SIGINT, SIGTERM and SIGHUP (the terminal closed) to every long-running
+# command (client, server, midtier, trace record, cstate, sweep) in the
+# middle of its work: each
 # exits promptly with its documented status, leaves complete, parseable
 # outputs, and puts back the system state it changed (a synthetic sysfs
 # and PM QoS file here; the real tracefs for trace record, as root).
@@ -40,7 +41,14 @@ cstates_clean() {	# every synthetic state enabled, no state file left
 }
 fake_sysfs
 
-for sig in INT TERM; do
+# SIGPIPE never stops the server.
+start_server -q
+kill -PIPE "$SERVER_PID"
+sleep 0.1
+kill -0 "$SERVER_PID" 2>/dev/null || fail "server died of SIGPIPE"
+stop_server || fail "server after SIGPIPE"
+
+for sig in INT TERM HUP; do
 	# ---- client, with --cstates off: partial outputs, status interrupted.
 	start_server -q
 	"${dfl[@]}" "$WB" client --server 127.0.0.1:$PORT --requests 1000000 --interval-us 100 \
@@ -147,15 +155,16 @@ if [ "$(id -u)" != 0 ] || [ ! -d $T/events/power/cpu_idle ]; then
 	echo "trace record part skipped: needs root and tracefs with power:cpu_idle"
 	exit 0
 fi
-instances() { ls $T/instances | grep -c '^wakebench-' || true; }
-for sig in INT TERM; do
+# the instance of the record process PID (other runs may have their own)
+instance() { [ -d "$T/instances/wakebench-$1" ]; }
+for sig in INT TERM HUP; do
 	"${dfl[@]}" "$WB" trace record --out "$TMP/tr-$sig" -- sleep 61 2>"$TMP/tr-$sig.err" &
 	pid=$!
-	wait_for '[ "$(instances)" = 1 ]' || fail "trace instance not created"
+	wait_for "instance $pid" || fail "trace instance not created"
 	sleep 0.3
 	sig_wait $pid $sig; rc=$RC
 	[ "$rc" = $((128 + $(kill -l $sig))) ] || fail "trace SIG$sig: exit $rc"
-	[ "$(instances)" = 0 ] || fail "trace SIG$sig: instance left"
+	! instance $pid || fail "trace SIG$sig: instance left"
 	grep -q '^end_ns ' "$TMP/tr-$sig/meta.txt" || fail "trace SIG$sig: meta.txt incomplete (exit $rc)"
 	"$WB" trace timeline "$TMP/tr-$sig" > /dev/null || fail "trace SIG$sig: not readable"
 	wait_for '! pgrep -x -f "sleep 61" > /dev/null' || fail "trace SIG$sig: its command still runs"

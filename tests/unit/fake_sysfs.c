@@ -38,6 +38,7 @@ const char *fake_sysfs_create(int ncpus, int nstates)
 	static const char *const names[] = { "POLL", "C1", "C6" };
 	static const char *const lat[] = { "0", "2", "120" };
 	char path[512], buf[600];
+	FILE *f;
 
 	snprintf(root, sizeof(root), "/tmp/wb-fakesys-XXXXXX");
 	if (!mkdtemp(root))
@@ -49,8 +50,10 @@ const char *fake_sysfs_create(int ncpus, int nstates)
 	snprintf(buf, sizeof(buf), "%s/current_governor_ro", path);
 	put(buf, "menu");
 	for (int cpu = 0; cpu < ncpus; cpu++) {
-		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d", root, cpu);
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/power", root, cpu);
 		mkdirs(path);
+		snprintf(buf, sizeof(buf), "%s/pm_qos_resume_latency_us", path);
+		put(buf, "0");
 		for (int s = 0; s < nstates; s++) {
 			snprintf(path, sizeof(path),
 				 "%s/devices/system/cpu/cpu%d/cpuidle/state%d",
@@ -76,7 +79,10 @@ const char *fake_sysfs_create(int ncpus, int nstates)
 	snprintf(path, sizeof(path), "%s/state", root);
 	setenv("WAKEBENCH_STATE_DIR", path, 1);
 	snprintf(path, sizeof(path), "%s/pmqos", root);
-	put(path, "");
+	f = fopen(path, "w");	/* empty until a PM QoS hold writes it */
+	if (!f)
+		abort();
+	fclose(f);
 	setenv("WAKEBENCH_PMQOS_DEV", path, 1);
 	return root;
 }
@@ -105,6 +111,37 @@ int fake_sysfs_disabled(int cpu, int state)
 		return -1;
 	if (fscanf(f, "%d", &v) != 1)
 		v = -1;
+	fclose(f);
+	return v;
+}
+
+void fake_sysfs_set_resume(int cpu, const char *val)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path),
+		 "%s/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
+		 root, cpu);
+	put(path, val);
+}
+
+const char *fake_sysfs_resume(int cpu)
+{
+	static char val[4][32];
+	char path[512];
+	FILE *f;
+	char *v = val[cpu & 3];
+
+	snprintf(path, sizeof(path),
+		 "%s/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
+		 root, cpu);
+	snprintf(v, sizeof(val[0]), "(missing)");
+	f = fopen(path, "r");
+	if (!f)
+		return v;
+	if (!fgets(v, sizeof(val[0]), f))
+		snprintf(v, sizeof(val[0]), "(empty)");
+	v[strcspn(v, "\n")] = '\0';
 	fclose(f);
 	return v;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Attribution of requests to the C-state their core was in. */
+#include <stdlib.h>
 #include "unit.h"
 #include "attrib.h"
 
@@ -90,9 +91,12 @@ START_TEST(prequery_woke_the_core)
 	ck_assert_uint_eq(attrib_run(t, 0, m, 5, r), 3);
 	ck_assert_int_eq(r[0].state, TL_C0);
 	ck_assert_int_eq(r[0].prequery_woke, 1);
+	ck_assert_int_eq(r[0].prequery, ATTR_PQ_WOKE);
 	ck_assert_int_eq(r[1].state, 2);	/* pre-query too early */
 	ck_assert_int_eq(r[1].prequery_woke, 0);
+	ck_assert_int_eq(r[1].prequery, ATTR_PQ_AWAKE);
 	ck_assert_int_eq(r[2].prequery_woke, 0);
+	ck_assert_int_eq(r[2].prequery, ATTR_PQ_NONE);
 	timeline_free(t);
 }
 END_TEST
@@ -113,6 +117,94 @@ START_TEST(unknown_before_first_event)
 }
 END_TEST
 
+
+/*
+ * An in-band pre-query and its request read by one read(): one receive
+ * time. The pre-query gave no head start: "together", not woke, and the
+ * request is given the state the pair found (idle state 1, left at 200).
+ */
+START_TEST(prequery_together_in_one_read)
+{
+	struct timeline *t = sample();
+	struct attr_msg m[] = {
+		{ .seq = 7, .prequery = 1, .recv_ns = 210 },
+		{ .seq = 7, .recv_ns = 210, .send_ns = 250 },
+		/* the request logged first, its pre-query after it */
+		{ .seq = 8, .recv_ns = 505, .send_ns = 510 },
+		{ .seq = 8, .prequery = 1, .recv_ns = 505 },
+	};
+	struct attr_result r[2];
+
+	ck_assert_uint_eq(attrib_run(t, 0, m, 4, r), 2);
+	ck_assert_int_eq(r[0].prequery, ATTR_PQ_TOGETHER);
+	ck_assert_int_eq(r[0].prequery_woke, 0);
+	ck_assert_int_eq(r[0].state, 1);
+	ck_assert_uint_eq(r[0].idle_end_ns, 200);
+	ck_assert_uint_eq(r[0].exit_to_recv_ns, 10);
+	ck_assert_int_eq(r[1].prequery, ATTR_PQ_TOGETHER);
+	ck_assert_int_eq(r[1].prequery_woke, 0);
+	ck_assert_int_eq(r[1].state, 2);
+	ck_assert_str_eq(attrib_pq_name(ATTR_PQ_TOGETHER), "together");
+	ck_assert_str_eq(attrib_pq_name(ATTR_PQ_WOKE), "woke");
+	timeline_free(t);
+}
+END_TEST
+
+/*
+ * Sorting by receive time keeps the log order among equal times (qsort
+ * does not: with half the rows tied, as at lead 0, it reorders them).
+ */
+START_TEST(sort_keeps_log_order_on_ties)
+{
+	enum { N = 1000 };
+	struct attr_msg *m = malloc(N * sizeof(*m));
+
+	ck_assert_ptr_nonnull(m);
+	/* Pairs (pre-query, request) with one time, in falling time order
+	 * by blocks so the sort has to move them. */
+	for (int i = 0; i < N; i++)
+		m[i] = (struct attr_msg){ .seq = (uint64_t)i,
+					  .prequery = !(i & 1),
+					  .recv_ns = 1000000 - (uint64_t)(i / 2) % 7 * 1000 };
+	ck_assert_int_eq(attrib_sort(m, N), 0);
+	for (int i = 1; i < N; i++) {
+		ck_assert_uint_le(m[i - 1].recv_ns, m[i].recv_ns);
+		if (m[i - 1].recv_ns == m[i].recv_ns)
+			ck_assert_uint_lt(m[i - 1].seq, m[i].seq);
+	}
+	ck_assert_int_eq(attrib_sort(m, 0), 0);
+	ck_assert_int_eq(attrib_sort(m, 1), 0);
+	free(m);
+}
+END_TEST
+
+/* The result after sorting a tied log: every request of a pair read by
+ * one read() is "together" whatever order the log had them in. */
+START_TEST(tied_pairs_all_together)
+{
+	enum { N = 400 };
+	struct timeline *t = sample();
+	struct attr_msg *m = malloc(N * sizeof(*m));
+	struct attr_result *r = malloc(N * sizeof(*r));
+	size_t k;
+
+	for (int i = 0; i < N; i++)
+		m[i] = (struct attr_msg){ .seq = (uint64_t)(i / 2),
+					  .prequery = !(i & 1),
+					  .recv_ns = 700 + (uint64_t)(N / 2 - i / 2) * 3 };
+	ck_assert_int_eq(attrib_sort(m, N), 0);
+	k = attrib_run(t, 0, m, N, r);
+	ck_assert_uint_eq(k, N / 2);
+	for (size_t i = 0; i < k; i++) {
+		ck_assert_int_eq(r[i].prequery, ATTR_PQ_TOGETHER);
+		ck_assert_int_eq(r[i].prequery_woke, 0);
+	}
+	free(m);
+	free(r);
+	timeline_free(t);
+}
+END_TEST
+
 Suite *attrib_suite(void)
 {
 	Suite *s = suite_create("attrib");
@@ -122,6 +214,9 @@ Suite *attrib_suite(void)
 	tcase_add_test(tc, interval_boundaries);
 	tcase_add_test(tc, prequery_woke_the_core);
 	tcase_add_test(tc, unknown_before_first_event);
+	tcase_add_test(tc, prequery_together_in_one_read);
+	tcase_add_test(tc, sort_keeps_log_order_on_ties);
+	tcase_add_test(tc, tied_pairs_all_together);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Idle-state access, save/restore and --cstates specs on a fake sysfs. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,10 +118,13 @@ START_TEST(save_then_restore)
 			ck_assert_str_eq(line, "wakebench-cstate 1\n");
 		if (lines == 2)
 			ck_assert_str_eq(line, "command test cmd\n");
+		if (lines == 1)
+			ck_assert_int_eq(strncmp(line, "pid ", 4), 0);
+		/* The kernel's name rides along: found again if it moved. */
 		if (lines == 3)
-			ck_assert_str_eq(line, "state 0 1 0 1\n");
+			ck_assert_str_eq(line, "state 0 1 0 1 C1\n");
 		if (lines == 4)
-			ck_assert_str_eq(line, "state 1 2 1 0\n");
+			ck_assert_str_eq(line, "state 1 2 1 0 C6\n");
 		lines++;
 	}
 	fclose(f);
@@ -174,23 +178,25 @@ START_TEST(apply_specs)
 	unsigned char mask[2] = { 0, 1 };
 	struct cstate_session *s = cstate_begin("x");
 	char err[256];
-	int32_t v = -1;
-	FILE *f;
+	struct stat sb;
 
 	ck_assert_int_eq(cstate_apply(s, &off, NULL, 2, err, sizeof(err)), 0);
 	for (int cpu = 0; cpu < 2; cpu++) {
 		ck_assert_int_eq(fake_sysfs_disabled(cpu, 0), 0);	/* POLL */
 		ck_assert_int_eq(fake_sysfs_disabled(cpu, 1), 1);
 		ck_assert_int_eq(fake_sysfs_disabled(cpu, 2), 1);
+		/* "n/a": no exit latency tolerated ("0" is no limit). */
+		ck_assert_str_eq(fake_sysfs_resume(cpu), "n/a");
 	}
-	f = fopen(getenv("WAKEBENCH_PMQOS_DEV"), "r");
-	ck_assert_int_eq(fread(&v, sizeof(v), 1, f), 1);
-	fclose(f);
-	ck_assert_int_eq(v, 0);
+	/* Per-CPU means only: the system-wide device is not written. */
+	ck_assert_int_eq(stat(getenv("WAKEBENCH_PMQOS_DEV"), &sb), 0);
+	ck_assert_int_eq(sb.st_size, 0);
 	ck_assert_int_eq(cstate_end(s), 0);
-	for (int cpu = 0; cpu < 2; cpu++)
+	for (int cpu = 0; cpu < 2; cpu++) {
 		for (int i = 0; i < 3; i++)
 			ck_assert_int_eq(fake_sysfs_disabled(cpu, i), 0);
+		ck_assert_str_eq(fake_sysfs_resume(cpu), "0");
+	}
 
 	/* max-latency on CPU 1 only: C6 (120 us) off, C1 (2 us) on. */
 	s = cstate_begin("x");
@@ -198,15 +204,21 @@ START_TEST(apply_specs)
 	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);
 	ck_assert_int_eq(fake_sysfs_disabled(1, 2), 1);
 	ck_assert_int_eq(fake_sysfs_disabled(1, 1), 0);
+	ck_assert_str_eq(fake_sysfs_resume(1), "10");
+	ck_assert_str_eq(fake_sysfs_resume(0), "0");
 	cstate_end(s);
+	ck_assert_str_eq(fake_sysfs_resume(1), "0");
 
 	/* on enables what was disabled before, and puts it back after. */
 	fake_sysfs_set(0, 2, "disable", "1");
+	fake_sysfs_set_resume(0, "30");
 	s = cstate_begin("x");
 	ck_assert_int_eq(cstate_apply(s, &on, NULL, 2, err, sizeof(err)), 0);
 	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);
+	ck_assert_str_eq(fake_sysfs_resume(0), "0");
 	cstate_end(s);
 	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 1);
+	ck_assert_str_eq(fake_sysfs_resume(0), "30");
 }
 END_TEST
 
@@ -315,11 +327,375 @@ START_TEST(no_cpuidle_driver)
 	fake_sysfs_create(2, 0);
 	ck_assert_int_eq(idlestate_count(0), 0);
 	ck_assert_int_eq(idlestate_resolve(0, "C1"), -ENOENT);
-	/* off still holds PM QoS when there is nothing to disable. */
+	/* off still limits each CPU's resume latency. */
 	s = cstate_begin("x");
 	ck_assert_int_eq(cstate_apply(s, &off, NULL, 2, err, sizeof(err)), 0);
-	ck_assert_int_eq(cstate_changes(s), 0);
+	ck_assert_int_eq(cstate_changes(s), 2);
+	ck_assert_str_eq(fake_sysfs_resume(0), "n/a");
 	cstate_end(s);
+	ck_assert_str_eq(fake_sysfs_resume(0), "0");
+}
+END_TEST
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	buf[0] = '\0';
+	if (!f)
+		return buf;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Issue 13: --cpu 0 --cstates off changes cpu0 only, through its disable
+ * files and its resume latency limit, and never the system-wide device.
+ */
+START_TEST(cpu_scope_is_per_cpu)
+{
+	struct cstate_spec spec;
+	struct cstate_session *s;
+	char err[512], dev[600];
+	struct stat sb;
+
+	/* The system-wide device does not even exist: it must not matter. */
+	snprintf(dev, sizeof(dev), "%s/no-such-pmqos", getenv("WAKEBENCH_SYSFS"));
+	setenv("WAKEBENCH_PMQOS_DEV", dev, 1);
+	ck_assert_int_eq(cstate_spec_parse("off", &spec), 0);
+	ck_assert_int_eq(spec.system, 0);
+	s = cstate_run_begin(&spec, 0, "server --cpu 0 --cstates off", err,
+			     sizeof(err));
+	ck_assert_msg(s != NULL, "%s", err);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 1), 1);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 1);
+	ck_assert_str_eq(fake_sysfs_resume(0), "n/a");
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(fake_sysfs_disabled(1, i), 0);
+	ck_assert_str_eq(fake_sysfs_resume(1), "0");
+	ck_assert_int_eq(stat(dev, &sb), -1);
+	ck_assert_int_eq(cstate_end(s), 0);
+	ck_assert_str_eq(fake_sysfs_resume(0), "0");
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);
+
+	/* max-latency-us=N: N us; 0 means none at all, so "n/a", not "0". */
+	ck_assert_int_eq(cstate_spec_parse("max-latency-us=0", &spec), 0);
+	s = cstate_run_begin(&spec, 1, "x", err, sizeof(err));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(fake_sysfs_resume(1), "n/a");
+	ck_assert_str_eq(fake_sysfs_resume(0), "0");
+	cstate_end(s);
+	ck_assert_int_eq(cstate_spec_parse("max-latency-us=50", &spec), 0);
+	s = cstate_run_begin(&spec, 1, "x", err, sizeof(err));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(fake_sysfs_resume(1), "50");
+	cstate_end(s);
+	ck_assert_str_eq(fake_sysfs_resume(1), "0");
+	fake_sysfs_set_resume(1, "n/a");	/* an original "n/a" comes back */
+	s = cstate_run_begin(&spec, 1, "x", err, sizeof(err));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(fake_sysfs_resume(1), "50");
+	cstate_end(s);
+	ck_assert_str_eq(fake_sysfs_resume(1), "n/a");
+
+	/* The system-wide hold only when asked for; then it must work. */
+	ck_assert_int_eq(cstate_spec_parse("system-off", &spec), 0);
+	ck_assert_int_eq(spec.system, 1);
+	s = cstate_run_begin(&spec, 0, "x", err, sizeof(err));
+	ck_assert_ptr_null(s);
+	ck_assert_ptr_nonnull(strstr(err, "cpu_dma_latency"));
+	ck_assert_str_eq(fake_sysfs_resume(0), "0");	/* rolled back */
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);
+}
+END_TEST
+
+START_TEST(system_spelling)
+{
+	struct cstate_spec s;
+	char buf[64];
+	int32_t v = -1;
+	struct cstate_session *cs;
+	FILE *f;
+
+	ck_assert_int_eq(cstate_spec_parse("system-max-latency-us=20", &s), 0);
+	ck_assert_int_eq(s.mode, CSTATE_MAXLAT);
+	ck_assert_int_eq(s.system, 1);
+	ck_assert_str_eq(cstate_spec_name(&s, buf, sizeof(buf)),
+			 "system-max-latency-us=20");
+	ck_assert_int_eq(cstate_spec_parse("system-off", &s), 0);
+	ck_assert_str_eq(cstate_spec_name(&s, buf, sizeof(buf)), "system-off");
+	ck_assert_int_eq(cstate_spec_parse("system-on", &s), -1);
+	ck_assert_int_eq(cstate_spec_parse("system-", &s), -1);
+	ck_assert_int_eq(cstate_spec_parse("off,system", &s), -1);
+	ck_assert_str_eq(cstate_resume_value(0, buf, sizeof(buf)), "n/a");
+	ck_assert_str_eq(cstate_resume_value(7, buf, sizeof(buf)), "7");
+
+	ck_assert_int_eq(cstate_spec_parse("system-max-latency-us=20", &s), 0);
+	cs = cstate_run_begin(&s, 0, "x", buf, sizeof(buf));
+	ck_assert_ptr_nonnull(cs);
+	f = fopen(getenv("WAKEBENCH_PMQOS_DEV"), "r");
+	ck_assert_int_eq(fread(&v, sizeof(v), 1, f), 1);
+	fclose(f);
+	ck_assert_int_eq(v, 20);
+	ck_assert_str_eq(fake_sysfs_resume(0), "20");
+	ck_assert_str_eq(fake_sysfs_resume(1), "0");
+	cstate_end(cs);
+}
+END_TEST
+
+/* Issue 13: the kernel's names, spaces and all, in and out of state files. */
+START_TEST(names_with_spaces)
+{
+	struct cstate_session *s;
+	char path[512], line[600];
+
+	for (int cpu = 0; cpu < 2; cpu++)
+		fake_sysfs_set(cpu, 1, "name", "haltpoll idle");
+	ck_assert_int_eq(cstate_resolve(0, "haltpoll idle"), 1);
+	ck_assert_int_eq(cstate_resolve(0, "HALTPOLL IDLE"), 1);
+	ck_assert_int_eq(cstate_resolve(0, "haltpoll_idle"), 1);
+	ck_assert_int_eq(cstate_resolve(0, "haltpoll-idle"), 1);
+	ck_assert_int_eq(cstate_resolve(0, "haltpoll"), 1);
+	ck_assert_int_eq(cstate_resolve(0, "1"), 1);
+	ck_assert_int_eq(cstate_resolve(0, "c6"), 2);
+	ck_assert_int_eq(cstate_resolve(0, "halt"), -ENOENT);
+	ck_assert_int_eq(cstate_resolve(0, "haltpoll idle deep"), -ENOENT);
+	ck_assert_int_eq(cstate_resolve(0, ""), -ENOENT);
+	fake_sysfs_set(0, 2, "name", "haltpoll deep");
+	ck_assert_int_eq(cstate_resolve(0, "haltpoll"), -ENOTUNIQ);
+	ck_assert_int_eq(cstate_resolve(0, "haltpoll deep"), 2);
+	fake_sysfs_set(0, 2, "name", "C6");
+
+	/* Saved with its name... */
+	s = cstate_begin("x");
+	ck_assert_int_eq(cstate_set(s, 0, 1, 1), 0);
+	snprintf(path, sizeof(path), "%s/cstate.%d.state", cstate_state_dir(),
+		 (int)getpid());
+	ck_assert_ptr_nonnull(strstr(slurp(path), "\nstate 0 1 0 1 haltpoll idle\n"));
+	cstate_detach(s);	/* as if killed: the file stays */
+	/* ...and restored by it, though it is state 2 now. */
+	fake_sysfs_set(0, 2, "name", "haltpoll idle");
+	fake_sysfs_set(0, 2, "disable", "1");
+	fake_sysfs_set(0, 1, "name", "C6");
+	fake_sysfs_set(0, 1, "disable", "1");
+	snprintf(line, sizeof(line), "%s/cstate.999999.state", cstate_state_dir());
+	write_file(line, "wakebench-cstate 1\npid 999999 start 1\ncommand x\n"
+		   "state 0 1 0 1 haltpoll idle\n");
+	ck_assert_int_eq(cstate_restore_file(line, NULL), 1);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 1), 1);	/* C6 left alone */
+	/* A name no CPU state has any more: skipped, not written blindly. */
+	write_file(line, "wakebench-cstate 1\npid 999999\nstate 0 1 0 1 gone idle\n");
+	ck_assert_int_eq(cstate_restore_file(line, NULL), 0);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 1), 1);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(starttime_parsing)
+{
+	unsigned long long st = 0;
+	const char *line = "4242 (a b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 "
+			   "1 2 0 0 20 0 1 0 987654 1000 50";
+
+	ck_assert_int_eq(cstate_parse_starttime(line, &st), 0);
+	ck_assert_uint_eq(st, 987654);
+	ck_assert_int_eq(cstate_parse_starttime("1 (x) S 1 2 3", &st), -1);
+	ck_assert_int_eq(cstate_parse_starttime("no parens", &st), -1);
+	ck_assert_int_eq(cstate_parse_starttime(
+		"1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 x12 0", &st), -1);
+}
+END_TEST
+
+/* Issue 21 §4: a PID reused by an unrelated process is a dead owner. */
+START_TEST(reused_pid_is_dead)
+{
+	char path[512], text[512], stat_line[1024];
+	unsigned long long start;
+	FILE *f;
+
+	f = fopen("/proc/self/stat", "r");
+	ck_assert_ptr_nonnull(fgets(stat_line, sizeof(stat_line), f));
+	fclose(f);
+	ck_assert_int_eq(cstate_parse_starttime(stat_line, &start), 0);
+	ck_assert_int_eq(cstate_owner_alive(getpid(), start), 1);
+	ck_assert_int_eq(cstate_owner_alive(getpid(), start + 1), 0);
+	ck_assert_int_eq(cstate_owner_alive(getpid(), 0), 1);	/* old file */
+	ck_assert_int_eq(cstate_owner_alive(999999, 0), 0);
+	ck_assert_int_eq(cstate_owner_alive(0, 0), 0);
+
+	/* pid 1 lives, but did not start at this time: restore goes ahead. */
+	mkdir(cstate_state_dir(), 0755);
+	snprintf(path, sizeof(path), "%s/cstate.1.state", cstate_state_dir());
+	snprintf(text, sizeof(text),
+		 "wakebench-cstate 1\npid 1 start %llu\ncommand old run\n"
+		 "state 0 2 0 1 C6\nresume 0 0 n/a\n", start + 12345);
+	write_file(path, text);
+	fake_sysfs_set(0, 2, "disable", "1");
+	fake_sysfs_set_resume(0, "n/a");
+	ck_assert_int_eq(cstate_restore_file(path, NULL), 2);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);
+	ck_assert_str_eq(fake_sysfs_resume(0), "0");
+	ck_assert_int_eq(access(path, F_OK), -1);
+}
+END_TEST
+
+static char reported[4096];
+
+static void keep_report(const char *msg)
+{
+	strncat(reported, msg, sizeof(reported) - strlen(reported) - 2);
+	strcat(reported, "\n");
+}
+
+/* Issue 21 §4: a line restore cannot read is reported, the file moved aside. */
+START_TEST(bad_line_moves_file_aside)
+{
+	char path[512], bad[600];
+
+	mkdir(cstate_state_dir(), 0755);
+	snprintf(path, sizeof(path), "%s/cstate.999999.state", cstate_state_dir());
+	snprintf(bad, sizeof(bad), "%s.bad", path);
+	write_file(path, "wakebench-cstate 1\npid 999999\ncommand x\n"
+		   "state 0 2 0 1 C6\nstate zero two\nresume 1 0 bogus\n");
+	fake_sysfs_set(0, 2, "disable", "1");
+	reported[0] = '\0';
+	ck_assert_int_eq(cstate_restore_file(path, keep_report), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(reported, "line 5 not understood: 'state zero two'"));
+	ck_assert_ptr_nonnull(strstr(reported, "moved aside"));
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);	/* the good line */
+	ck_assert_int_eq(access(path, F_OK), -1);
+	ck_assert_int_eq(access(bad, F_OK), 0);
+	ck_assert_int_eq(state_files(), 0);
+
+	/* No owner line: nothing trusted, moved aside too. */
+	write_file(path, "wakebench-cstate 1\nstate 0 2 0 1 C6\n");
+	fake_sysfs_set(0, 2, "disable", "1");
+	ck_assert_int_eq(cstate_restore_file(path, NULL), -EBADMSG);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 1);
+	ck_assert_int_eq(access(path, F_OK), -1);
+}
+END_TEST
+
+/*
+ * Issue 21 §4, two sessions at once: the original comes back when the
+ * last holder ends; a conflicting request is refused naming the holder.
+ */
+START_TEST(two_holders)
+{
+	struct cstate_spec off = { CSTATE_OFF, 0 }, on = { CSTATE_ON, 0 };
+	unsigned char cpu0[2] = { 1, 0 };
+	struct cstate_session *a = cstate_begin("wakebench server --cstates off");
+	struct cstate_session *b = cstate_begin("wakebench cstate disable C6");
+	char err[1024], want[128];
+
+	ck_assert_int_eq(cstate_apply(a, &off, cpu0, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(cstate_set(b, 0, 2, 1), 0);	/* joins A */
+	ck_assert_int_eq(cstate_end(a), 0);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 1);	/* B still holds it */
+	ck_assert_int_eq(fake_sysfs_disabled(0, 1), 0);	/* A's alone: back */
+	ck_assert_str_eq(fake_sysfs_resume(0), "0");
+	ck_assert_int_eq(cstate_end(b), 0);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);	/* last one: original */
+
+	/* B asks "on" where A holds "off": refused, naming A; nothing changes. */
+	a = cstate_begin("wakebench server --cstates off");
+	b = cstate_begin("wakebench client --cstates on");
+	ck_assert_int_eq(cstate_apply(a, &off, cpu0, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(cstate_apply(b, &on, NULL, 2, err, sizeof(err)), -EBUSY);
+	snprintf(want, sizeof(want), "by pid %d (wakebench server --cstates off)",
+		 (int)getpid());
+	ck_assert_msg(strstr(err, want) != NULL, "%s", err);
+	ck_assert_ptr_nonnull(strstr(err, "--force"));
+	ck_assert_int_eq(cstate_changes(b), 0);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 1);
+	ck_assert_str_eq(fake_sysfs_resume(0), "n/a");
+	ck_assert_int_eq(cstate_set(b, 0, 2, 0), -EBUSY);
+	ck_assert_ptr_nonnull(strstr(cstate_error(b), "cpu0 state2 (C6)"));
+	ck_assert_int_eq(cstate_set_resume(b, 0, "0"), -EBUSY);
+	/* --force: B overrides; when B ends A's value comes back. */
+	cstate_force(b, 1);
+	ck_assert_int_eq(cstate_set(b, 0, 2, 0), 0);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);
+	ck_assert_int_eq(cstate_end(b), 0);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 1);
+	ck_assert_int_eq(cstate_end(a), 0);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);
+	ck_assert_str_eq(fake_sysfs_resume(0), "0");
+
+	/* System-wide holds at different values conflict too. */
+	a = cstate_begin("a");
+	b = cstate_begin("b");
+	ck_assert_int_eq(cstate_pmqos_hold(a, 0), 0);
+	ck_assert_int_eq(cstate_pmqos_hold(b, 50), -EBUSY);
+	ck_assert_ptr_nonnull(strstr(cstate_error(b), "held at 0 us"));
+	ck_assert_int_eq(cstate_pmqos_hold(b, 0), 0);
+	cstate_end(a);
+	cstate_end(b);
+	ck_assert_int_eq(state_files(), 0);
+}
+END_TEST
+
+/* A dead session's original is adopted; `restore` leaves a live holder's. */
+START_TEST(dead_holder_then_live)
+{
+	struct cstate_session *a;
+	char path[512];
+
+	mkdir(cstate_state_dir(), 0755);
+	snprintf(path, sizeof(path), "%s/cstate.999999.state", cstate_state_dir());
+	write_file(path, "wakebench-cstate 1\npid 999999\ncommand killed\n"
+		   "state 0 2 0 1 C6\n");
+	fake_sysfs_set(0, 2, "disable", "1");
+	a = cstate_begin("a");
+	ck_assert_int_eq(cstate_set(a, 0, 2, 1), 0);
+	reported[0] = '\0';
+	ck_assert_int_eq(cstate_restore_file(path, keep_report), 0);
+	ck_assert_ptr_nonnull(strstr(reported, "left for it"));
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 1);
+	ck_assert_int_eq(cstate_end(a), 0);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);	/* the true original */
+}
+END_TEST
+
+/* Issue 21 §4: SIGHUP becomes SIGTERM, which waits for the caller. */
+START_TEST(run_signals)
+{
+	struct cstate_spec off = { CSTATE_OFF, 0 };
+	struct cstate_session *s;
+	struct sigaction sa;
+	sigset_t pending;
+	char err[256];
+
+	/* As a program starts (Check's child has its own handlers). */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	s = cstate_run_begin(&off, 0, "x", err, sizeof(err));
+	ck_assert_ptr_nonnull(s);
+	sigaction(SIGPIPE, NULL, &sa);
+	ck_assert_ptr_eq((void *)sa.sa_handler, (void *)SIG_IGN);
+	raise(SIGPIPE);			/* does not kill */
+	kill(getpid(), SIGHUP);		/* does not kill either */
+	sigpending(&pending);
+	ck_assert_int_eq(sigismember(&pending, SIGTERM), 1);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 1);
+	ck_assert_int_eq(cstate_end(s), 0);
+	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);
 }
 END_TEST
 
@@ -340,6 +716,15 @@ Suite *cstate_suite(void)
 	tcase_add_test(tc, restore_file_of_dead_process);
 	tcase_add_test(tc, snapshot_records_states);
 	tcase_add_test(tc, no_cpuidle_driver);
+	tcase_add_test(tc, cpu_scope_is_per_cpu);
+	tcase_add_test(tc, system_spelling);
+	tcase_add_test(tc, names_with_spaces);
+	tcase_add_test(tc, starttime_parsing);
+	tcase_add_test(tc, reused_pid_is_dead);
+	tcase_add_test(tc, bad_line_moves_file_aside);
+	tcase_add_test(tc, two_holders);
+	tcase_add_test(tc, dead_holder_then_live);
+	tcase_add_test(tc, run_signals);
 	suite_add_tcase(s, tc);
 	return s;
 }

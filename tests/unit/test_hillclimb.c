@@ -135,6 +135,51 @@ START_TEST(step_schedule)
 }
 END_TEST
 
+/*
+ * Replay of a synthetic response-time sequence, two samples a window:
+ * each trajectory row holds the value USED DURING its window beside that
+ * window's average, and best_us is the value of the lowest average so far
+ * (window 6 improves on window 5 but not on window 4: best stays 125).
+ */
+START_TEST(trajectory_replay)
+{
+	static const uint64_t samples[][2] = {
+		{ 490, 510 }, { 390, 410 }, { 440, 460 },
+		{ 290, 310 }, { 340, 360 }, { 310, 330 },
+	};
+	static const struct hillclimb_row want[] = {
+		{ 1, 0, 100, 500, 0, 100 },
+		{ 2, 100, 50, 400, 100, 150 },
+		{ 3, 150, 25, 450, 100, 125 },
+		{ 4, 125, 12.5, 300, 125, 112.5 },
+		{ 5, 112.5, 6.25, 350, 125, 118.75 },
+		{ 6, 118.75, 3.125, 320, 125, 121.875 },
+	};
+	struct hillclimb_cfg cfg;
+	struct hillclimb h;
+
+	hillclimb_defaults(&cfg);
+	cfg.window = 2;
+	ck_assert_int_eq(hillclimb_init(&h, &cfg), 0);
+	ck_assert_double_eq(hillclimb_best_us(&h), 0);
+	for (int k = 0; k < 6; k++) {
+		double used = hillclimb_value_us(&h);
+
+		ck_assert_int_eq(hillclimb_add(&h, samples[k][0]), 0);
+		ck_assert_int_eq(hillclimb_add(&h, samples[k][1]), 1);
+		ck_assert_uint_eq(h.row.window, want[k].window);
+		ck_assert_double_eq(h.row.value_us, used);
+		ck_assert_double_eq(h.row.value_us, want[k].value_us);
+		ck_assert_double_eq(h.row.step_us, want[k].step_us);
+		ck_assert_double_eq(h.row.avg_ns, want[k].avg_ns);
+		ck_assert_double_eq_tol(h.row.best_us, want[k].best_us, 1e-12);
+		ck_assert_double_eq(h.row.next_us, want[k].next_us);
+		ck_assert_double_eq(h.row.next_us, hillclimb_value_us(&h));
+		ck_assert_double_eq(hillclimb_best_us(&h), want[k].best_us);
+	}
+}
+END_TEST
+
 START_TEST(rejects_bad_config)
 {
 	struct hillclimb_cfg cfg;
@@ -169,6 +214,7 @@ Suite *hillclimb_suite(void)
 	tcase_add_test(tc, minimum_at_far_edge);
 	tcase_add_test(tc, noisy_curves);
 	tcase_add_test(tc, step_schedule);
+	tcase_add_test(tc, trajectory_replay);
 	tcase_add_test(tc, rejects_bad_config);
 	suite_add_tcase(s, tc);
 	return s;

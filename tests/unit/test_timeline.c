@@ -250,6 +250,26 @@ START_TEST(markers_kept)
 }
 END_TEST
 
+/* CPUs without any cpu_idle event are told apart (their state is unknown
+ * throughout, and callers warn). */
+START_TEST(idle_events_counted_per_cpu)
+{
+	struct timeline *t = timeline_new(3, 0);
+	struct tl_event mk = { .ts = 5, .cpu = 2, .type = TL_MARKER, .str = "x" };
+
+	idle(t, 0, 10, 1);
+	idle(t, 0, 20, TL_EXIT);
+	irq(t, 1, 15, 3, 1);	/* an IRQ is no idle event */
+	ck_assert_int_eq(timeline_add(t, &mk), 0);
+	timeline_finish(t, 100);
+	ck_assert_uint_eq(timeline_idle_events(t, 0), 2);
+	ck_assert_uint_eq(timeline_idle_events(t, 1), 0);
+	ck_assert_uint_eq(timeline_idle_events(t, 2), 0);
+	ck_assert_uint_eq(timeline_idle_events(t, 7), 0);
+	timeline_free(t);
+}
+END_TEST
+
 Suite *timeline_suite(void)
 {
 	Suite *s = suite_create("timeline");
@@ -263,6 +283,7 @@ Suite *timeline_suite(void)
 	tcase_add_test(tc, residency_many_states);
 	tcase_add_test(tc, irq_durations_and_nesting);
 	tcase_add_test(tc, markers_kept);
+	tcase_add_test(tc, idle_events_counted_per_cpu);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,7 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "unit.h"
+#include "csvread.h"
+#include "reqlog.h"
 #include "residency.h"
+#include "timeline.h"
 #include "tracefile.h"
 #include "turbostat.h"
 
@@ -241,6 +244,478 @@ START_TEST(trace_meta_validation)
 }
 END_TEST
 
+/* ---- ring-buffer pages and trace decoding ------------------------------ */
+
+#define FIXTURE "tests/fixtures/trace/real"
+#define PG 4096
+
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* A page: time 1000, commit `commit`, data zeroed. */
+static uint8_t *blank_page(uint64_t commit)
+{
+	uint8_t *p = calloc(1, PG);
+
+	put64(p, 1000);
+	put64(p + 8, commit);
+	return p;
+}
+
+static long walk(const uint8_t *p, size_t *bad, char *err)
+{
+	*bad = 0;
+	return tracefile_page_walk(p, PG, 8, NULL, NULL, NULL, bad, err, 256);
+}
+
+static uint8_t *read_fixture_page(int n)
+{
+	uint8_t *p = malloc(PG);
+	FILE *f = fopen(FIXTURE "/cpu0.raw", "rb");
+
+	ck_assert_msg(f != NULL, "missing " FIXTURE " (run from the top directory)");
+	ck_assert_int_eq(fseek(f, (long)n * PG, SEEK_SET), 0);
+	ck_assert_uint_eq(fread(p, 1, PG, f), PG);
+	fclose(f);
+	return p;
+}
+
+struct seen {
+	uint64_t last_ts;
+	int n, ordered;
+};
+
+static int count_ev(void *ctx, const struct tf_event *ev)
+{
+	struct seen *s = ctx;
+
+	if (ev->ts < s->last_ts)
+		s->ordered = 0;
+	s->last_ts = ev->ts;
+	s->n++;
+	return s->n == 1000 ? -ECANCELED : 0;
+}
+
+/* Two pages recorded on this VM: 44 and 53 events, in time order. */
+START_TEST(page_walk_real_pages)
+{
+	char err[256];
+	size_t bad;
+	struct tf_page info;
+
+	for (int k = 0; k < 2; k++) {
+		uint8_t *p = read_fixture_page(k);
+		struct seen s = { .ordered = 1 };
+
+		ck_assert_int_eq(tracefile_page_walk(p, PG, 8, count_ev, &s, &info,
+						     &bad, err, sizeof(err)),
+				 k ? 53 : 44);
+		ck_assert_int_eq(s.n, k ? 53 : 44);
+		ck_assert(s.ordered);
+		ck_assert_uint_eq(info.missed, 0);
+		free(p);
+	}
+}
+END_TEST
+
+/* Issue 21 §2: a commit of 0x7fffffff made the reader run off the page. */
+START_TEST(page_walk_rejects_bad_lengths)
+{
+	char err[256];
+	size_t bad;
+	uint8_t *p = read_fixture_page(0);
+
+	put64(p + 8, 0x7fffffff);
+	ck_assert_int_eq(walk(p, &bad, err), -EBADMSG);
+	ck_assert_uint_eq(bad, 8);
+	ck_assert_ptr_nonnull(strstr(err, "commit 0x7fffffff"));
+	free(p);
+
+	/* A 12-byte event in 8 bytes of data. */
+	p = blank_page(8);
+	put32(p + 16, 3);
+	ck_assert_int_eq(walk(p, &bad, err), -EBADMSG);
+	ck_assert_uint_eq(bad, 16);
+	ck_assert_ptr_nonnull(strstr(err, "runs past the end of data"));
+	free(p);
+
+	/* type_len 0 with a length below its own word, and one past the end. */
+	p = blank_page(64);
+	put32(p + 16, 0);
+	put32(p + 20, 2);
+	ck_assert_int_eq(walk(p, &bad, err), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "event length 2"));
+	put32(p + 20, 0xfffffff0);
+	ck_assert_int_eq(walk(p, &bad, err), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "runs past"));
+	free(p);
+
+	/* A time extend cut by the end of the data, and a header cut. */
+	p = blank_page(4);
+	put32(p + 16, 30);
+	ck_assert_int_eq(walk(p, &bad, err), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "time stamp cut"));
+	put64(p + 8, 2);
+	ck_assert_int_eq(walk(p, &bad, err), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "header cut"));
+	free(p);
+
+	/* Missed events stored after a full page of data: no room. */
+	p = blank_page((PG - 16) | (1ull << 31) | (1ull << 30));
+	ck_assert_int_eq(walk(p, &bad, err), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "missed-events"));
+	free(p);
+
+	/* Shorter than its header; bad commit size. */
+	p = blank_page(0);
+	ck_assert_int_eq(tracefile_page_walk(p, 10, 8, NULL, NULL, NULL, &bad, err,
+					     sizeof(err)), -EBADMSG);
+	ck_assert_int_eq(tracefile_page_walk(p, PG, 2, NULL, NULL, NULL, &bad, err,
+					     sizeof(err)), -EBADMSG);
+	free(p);
+}
+END_TEST
+
+START_TEST(page_walk_time_and_padding)
+{
+	char err[256];
+	size_t bad;
+	struct tf_page info;
+	struct seen s = { .ordered = 1 };
+	/* 4-byte commit word (12-byte header): an event (delta 5), a time
+	 * extend (+ (1 << 27)), an event (delta 0), padding to the end. */
+	uint8_t *p = calloc(1, PG);
+
+	put64(p, 1000);
+	put32(p + 8, 40 | (1u << 31) | (1u << 30));
+	put32(p + 12, 2 | 5 << 5);		/* 8 bytes of data */
+	put32(p + 24, 30);
+	put32(p + 28, 1);
+	put32(p + 32, 1);			/* 4 bytes */
+	put32(p + 40, 29 | 1 << 5);		/* padding of 8 */
+	put32(p + 44, 8);
+	put32(p + 52, 77);			/* the missed count */
+	ck_assert_int_eq(tracefile_page_walk(p, PG, 4, count_ev, &s, &info, &bad,
+					     err, sizeof(err)), 2);
+	ck_assert_uint_eq(s.last_ts, 1005 + (1ull << 27));
+	ck_assert_uint_eq(info.missed, 77);
+	ck_assert_uint_eq(info.data_len, 40);
+	free(p);
+}
+END_TEST
+
+static void run(const char *cmd)
+{
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* A copy of the fixture trace in a new directory. */
+static void fixture_copy(char *dir)
+{
+	char cmd[512];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp -r " FIXTURE "/. %s/", dir);
+	run(cmd);
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	run(cmd);
+}
+
+static void patch(const char *dir, const char *file, long off, const void *b,
+		  size_t n)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r+b");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, off, SEEK_SET), 0);
+	ck_assert_uint_eq(fwrite(b, 1, n, f), n);
+	fclose(f);
+}
+
+static int decode_dir(const char *dir, int skip, struct tf_decode *o,
+		      char *err, size_t errlen)
+{
+	struct trace_meta m;
+	struct timeline *t;
+	int ret;
+
+	ck_assert_int_eq(tracefile_meta(dir, &m, err, errlen), 0);
+	t = timeline_new(m.ncpus, m.start_ns);
+	memset(o, 0, sizeof(*o));
+	o->skip_corrupt = skip;
+	ret = tracefile_decode_opts(dir, &m, t, o, err, errlen);
+	timeline_free(t);
+	tracefile_meta_free(&m);
+	return ret;
+}
+
+START_TEST(decode_corrupt_and_truncated)
+{
+	char dir[] = "/tmp/wb-tf-XXXXXX", err[6000];
+	struct tf_decode o;
+	uint64_t bad_commit = 0x7fffffff;
+	uint8_t tail[100] = { 0 };
+
+	fixture_copy(dir);
+	ck_assert_int_eq(decode_dir(dir, 0, &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.recorded, 97);
+	ck_assert_uint_eq(o.fed, 97);
+	ck_assert_uint_eq(o.pages, 2);
+
+	/* Page 1's commit: an error naming file, CPU, page and offset. */
+	patch(dir, "cpu0.raw", PG + 8, &bad_commit, 8);
+	ck_assert_int_eq(decode_dir(dir, 0, &o, err, sizeof(err)), -EBADMSG);
+	ck_assert_msg(strstr(err, "cpu0.raw: CPU 0, page 1, offset 4104") != NULL,
+		      "%s", err);
+	ck_assert_ptr_nonnull(strstr(err, "commit 0x7fffffff"));
+	ck_assert_int_eq(decode_dir(dir, 1, &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.corrupt_pages, 1);
+	ck_assert_uint_eq(o.recorded, 44);
+	ck_assert_ptr_nonnull(strstr(o.first_corrupt, "page 1"));
+	rm_rf(dir);
+
+	/* A truncated last page is an error, never dropped silently. */
+	strcpy(dir, "/tmp/wb-tf-XXXXXX");
+	fixture_copy(dir);
+	patch(dir, "cpu0.raw", 2 * PG, tail, sizeof(tail));
+	ck_assert_int_eq(decode_dir(dir, 0, &o, err, sizeof(err)), -EBADMSG);
+	ck_assert_msg(strstr(err, "CPU 0, page 2, offset 8192: truncated page (100 of 4096 bytes)") != NULL,
+		      "%s", err);
+	ck_assert_int_eq(decode_dir(dir, 1, &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.corrupt_pages, 1);
+	ck_assert_uint_eq(o.recorded, 97);
+	rm_rf(dir);
+}
+END_TEST
+
+/* Events too short for their fields (cpu_idle is id 568 in the fixture). */
+START_TEST(decode_short_events)
+{
+	char dir[] = "/tmp/wb-tf-XXXXXX", err[6000];
+	struct tf_decode o;
+	uint8_t *p = blank_page(12);
+	char path[512];
+	FILE *f;
+
+	fixture_copy(dir);
+	put32(p + 16, 2);		/* 8 bytes: the common header only */
+	put32(p + 20, 568);
+	snprintf(path, sizeof(path), "%s/cpu0.raw", dir);
+	f = fopen(path, "wb");
+	ck_assert_uint_eq(fwrite(p, 1, PG, f), PG);
+	fclose(f);
+	ck_assert_int_eq(decode_dir(dir, 0, &o, err, sizeof(err)), -EBADMSG);
+	ck_assert_msg(strstr(err, "page 0, offset 16 (byte 16 of the page): power:cpu_idle state field outside the 8-byte event") != NULL,
+		      "%s", err);
+	put32(p + 16, 1);		/* 4 bytes */
+	f = fopen(path, "wb");
+	ck_assert_uint_eq(fwrite(p, 1, PG, f), PG);
+	fclose(f);
+	ck_assert_int_eq(decode_dir(dir, 0, &o, err, sizeof(err)), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "shorter than the common header"));
+	free(p);
+	rm_rf(dir);
+}
+END_TEST
+
+/* Kernel state names are kept whole: "haltpoll idle", even with a comma. */
+START_TEST(meta_state_names_whole)
+{
+	char dir[] = "/tmp/wb-meta-XXXXXX", err[512], buf[32];
+	struct trace_meta m;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	write_file(dir, "meta.txt", "wakebench-trace 1\nncpus 2\nstart_ns 1\nend_ns 2\n"
+		   "subbuf_size 4096\nstate 0 0 POLL\nstate 0 1 haltpoll idle\n"
+		   "state 1 1 deep, \"odd\" state  \nstate 1 40 far\n");
+	ck_assert_int_eq(tracefile_meta(dir, &m, err, sizeof(err)), 0);
+	ck_assert_str_eq(tracefile_state_name(&m, 0, 1, buf, sizeof(buf)), "haltpoll idle");
+	ck_assert_str_eq(tracefile_state_name(&m, 1, 1, buf, sizeof(buf)),
+			 "deep, \"odd\" state");
+	ck_assert_str_eq(tracefile_state_name(&m, 0, 0, buf, sizeof(buf)), "POLL");
+	tracefile_meta_free(&m);
+	/* Bad lines are errors with their line number. */
+	write_file(dir, "meta.txt", "wakebench-trace 1\nncpus 2\nstart_ns x\n");
+	ck_assert_int_lt(tracefile_meta(dir, &m, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "meta.txt:3: bad start_ns 'x'"));
+	write_file(dir, "meta.txt", "wakebench-trace 1\nncpus 2\nstate 5 1 C1\n");
+	ck_assert_int_lt(tracefile_meta(dir, &m, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "meta.txt:3: bad state line"));
+	write_file(dir, "meta.txt", "wakebench-trace 1\nncpus 2\nsubbuf_size 7\n");
+	ck_assert_int_lt(tracefile_meta(dir, &m, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "bad subbuf_size"));
+	write_file(dir, "meta.txt", "wakebench-trace 1\nncpus -1\n");
+	ck_assert_int_lt(tracefile_meta(dir, &m, err, sizeof(err)), 0);
+	unlink(strcat(strcpy(err, dir), "/meta.txt"));
+	rmdir(dir);
+}
+END_TEST
+
+/* ---- strict CSV reading -------------------------------------------------- */
+
+START_TEST(csvread_fields_and_numbers)
+{
+	char line[] = "a,\"b,\"\"c\"\"\",,d\r\n", bad[] = "a,b\"c", bad2[] = "\"x\"y,1";
+	char *f[8], err[128];
+	uint64_t v;
+
+	ck_assert_int_eq(csvr_split(line, f, 8), 4);
+	ck_assert_str_eq(f[1], "b,\"c\"");
+	ck_assert_str_eq(f[2], "");
+	ck_assert_str_eq(f[3], "d");
+	ck_assert_int_eq(csvr_col(f, 4, "d"), 3);
+	ck_assert_int_eq(csvr_col(f, 4, "e"), -1);
+	ck_assert_int_eq(csvr_split(bad, f, 8), -EINVAL);
+	ck_assert_int_eq(csvr_split(bad2, f, 8), -EINVAL);
+	strcpy(line, "1,2,3");
+	ck_assert_int_eq(csvr_split(line, f, 2), -E2BIG);
+	ck_assert_int_eq(csvr_u64("4294967295", UINT64_MAX, &v, err, sizeof(err)), 0);
+	ck_assert_uint_eq(v, 4294967295u);
+	ck_assert_int_eq(csvr_u64("18446744073709551615", UINT64_MAX, &v, err, sizeof(err)), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(csvr_u64("18446744073709551616", UINT64_MAX, &v, err, sizeof(err)), -ERANGE);
+	ck_assert_int_eq(csvr_u64("-1", UINT64_MAX, &v, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "'-1' is not an unsigned integer");
+	ck_assert_int_eq(csvr_u64("-2147483648", UINT64_MAX, &v, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(csvr_u64("abc", UINT64_MAX, &v, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(csvr_u64(" 1", UINT64_MAX, &v, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(csvr_u64("1e3", UINT64_MAX, &v, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(csvr_u64("", UINT64_MAX, &v, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(csvr_u64("11", 10, &v, err, sizeof(err)), -ERANGE);
+}
+END_TEST
+
+#define CLIENT_HDR "seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,server_recv_ns," \
+	"server_send_ns,prequery_sent_ns,status,prequery_lead_us\n"
+
+/* Issue 21 §3: seq -1 and -2147483648 looped forever, 4294967295 ran out
+ * of memory, "abc" was skipped: now FILE:LINE errors, and any u64 seq. */
+START_TEST(client_rows_checked)
+{
+	char dir[] = "/tmp/wb-cl-XXXXXX", path[256], err[512];
+	struct cli_rows c;
+	static const struct { const char *seq, *msg; } bad[] = {
+		{ "-1", ":3: column 'seq': '-1' is not an unsigned integer" },
+		{ "-2147483648", ":3: column 'seq': '-2147483648' is not an unsigned integer" },
+		{ "abc", ":3: column 'seq': 'abc' is not an unsigned integer" },
+		{ "18446744073709551616", ":3: column 'seq': '18446744073709551616' is out of range" },
+	};
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/requests.csv", dir);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[1024];
+
+		snprintf(text, sizeof(text), CLIENT_HDR "0,1,2,3,40,5,6,7,,ok,0\n"
+			 "%s,1,2,3,40,5,6,7,,ok,0\n", bad[i].seq);
+		write_file(dir, "requests.csv", text);
+		ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), -EINVAL);
+		ck_assert_msg(strstr(err, bad[i].msg) && !strncmp(err, path, strlen(path)),
+			      "%s", err);
+	}
+	/* A huge seq is just a number; an unanswered row has empty fields. */
+	write_file(dir, "requests.csv", CLIENT_HDR "4294967295,1,2,3,40,5,6,7,,ok,0\n"
+		   "18446744073709551615,1,2,,,,,,,lost,0\n");
+	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.n, 2);
+	ck_assert_uint_eq(reqlog_by_seq(&c, 4294967295u)->latency_ns, 40);
+	ck_assert_uint_eq(reqlog_by_seq(&c, UINT64_MAX)->latency_ns, 0);
+	ck_assert_ptr_null(reqlog_by_seq(&c, 5));
+	ck_assert_uint_eq(reqlog_by_times(&c, 6, 7)->seq, 4294967295u);
+	ck_assert_ptr_null(reqlog_by_times(&c, 6, 8));
+	reqlog_client_free(&c);
+	/* A header alone: no rows (qsort of no array was undefined). */
+	write_file(dir, "requests.csv", CLIENT_HDR);
+	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.n, 0);
+	ck_assert_ptr_null(reqlog_by_seq(&c, 0));
+	ck_assert_ptr_null(reqlog_by_times(&c, 6, 7));
+	reqlog_client_free(&c);
+	/* Other bad rows: a bad latency, a short row, a repeated seq. */
+	write_file(dir, "requests.csv", CLIENT_HDR "1,1,2,3,4x,5,6,7,,ok,0\n");
+	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, ":2: column 'latency_ns': '4x'"));
+	write_file(dir, "requests.csv", CLIENT_HDR "1,1,2\n");
+	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, ":2: 3 fields, the header has 11"));
+	write_file(dir, "requests.csv", CLIENT_HDR "1,1,2,3,4,5,6,7,,ok,0\n2,1,2,3,4,5,8,9,,ok,0\n"
+		   "1,1,2,3,4,5,6,7,,ok,0\n");
+	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, ":4: seq 1 again (first on line 2)"));
+	/* Two rows with the same server times cannot be told apart. */
+	write_file(dir, "requests.csv", CLIENT_HDR "1,1,2,3,4,5,6,7,,ok,0\n2,1,2,3,4,5,6,7,,ok,0\n");
+	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), 0);
+	ck_assert_ptr_null(reqlog_by_times(&c, 6, 7));
+	reqlog_client_free(&c);
+	write_file(dir, "requests.csv", "seq,foo\n1,2\n");
+	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "is not a client requests.csv"));
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(server_log_checked)
+{
+	char dir[] = "/tmp/wb-sl-XXXXXX", path[256], err[512];
+	struct attr_msg *m;
+	size_t n;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/srv.csv", dir);
+	write_file(dir, "srv.csv", "seq,type,recv_ns,send_ns,service_ns,conn\n"
+		   "0,prequery,100,,0,1\n0,request,100,150,0,1\n");
+	ck_assert_int_eq(reqlog_read_server(path, &m, &n, err, sizeof(err)), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(m[0].prequery, 1);
+	ck_assert_uint_eq(m[0].send_ns, 0);
+	ck_assert_uint_eq(m[1].send_ns, 150);
+	free(m);
+	write_file(dir, "srv.csv", "seq,type,recv_ns,send_ns,service_ns,conn\n"
+		   "0,request,100,150,0,1\nabc,request,100,150,0,1\n");
+	ck_assert_int_eq(reqlog_read_server(path, &m, &n, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "srv.csv:3: column 'seq': 'abc' is not an unsigned integer"));
+	ck_assert_ptr_null(m);
+	write_file(dir, "srv.csv", "seq,type,recv_ns,send_ns,service_ns,conn\n"
+		   "1,reply,100,150,0,1\n");
+	ck_assert_int_eq(reqlog_read_server(path, &m, &n, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "srv.csv:2: column 'type': 'reply'"));
+	write_file(dir, "srv.csv", "seq,type,recv_ns,send_ns,service_ns,conn\n"
+		   "1,request,,150,0,1\n");
+	ck_assert_int_eq(reqlog_read_server(path, &m, &n, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "srv.csv:2: column 'recv_ns': empty"));
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(markers_checked)
+{
+	uint64_t seq;
+	int pq;
+	char err[256];
+
+	ck_assert_int_eq(reqlog_marker("wb recv 12", &seq, &pq, err, sizeof(err)), 1);
+	ck_assert_uint_eq(seq, 12);
+	ck_assert_int_eq(pq, 0);
+	ck_assert_int_eq(reqlog_marker("wb pqrecv 4294967295", &seq, &pq, err, sizeof(err)), 1);
+	ck_assert_int_eq(pq, 1);
+	ck_assert_int_eq(reqlog_marker("wb send 3", &seq, &pq, err, sizeof(err)), 0);
+	ck_assert_int_eq(reqlog_marker("wb recv -1", &seq, &pq, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(reqlog_marker("wb recv 12abc", &seq, &pq, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "'12abc' is not an unsigned integer"));
+}
+END_TEST
+
 Suite *trace_suite(void)
 {
 	Suite *s = suite_create("trace");
@@ -254,6 +729,20 @@ Suite *trace_suite(void)
 	tcase_add_test(tc, proc_stat_parsing);
 	tcase_add_test(tc, residency_rows);
 	tcase_add_test(tc, trace_meta_validation);
+	tcase_add_test(tc, meta_state_names_whole);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("pages");
+	tcase_add_test(tc, page_walk_real_pages);
+	tcase_add_test(tc, page_walk_rejects_bad_lengths);
+	tcase_add_test(tc, page_walk_time_and_padding);
+	tcase_add_test(tc, decode_corrupt_and_truncated);
+	tcase_add_test(tc, decode_short_events);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("readers");
+	tcase_add_test(tc, csvread_fields_and_numbers);
+	tcase_add_test(tc, client_rows_checked);
+	tcase_add_test(tc, server_log_checked);
+	tcase_add_test(tc, markers_checked);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "pqplan.h"
+
+struct pqplan pqplan_decide(uint64_t prev_ns, uint64_t send_ns,
+			    uint64_t lead_ns, uint64_t cost_ns, int in_band)
+{
+	uint64_t gap = send_ns > prev_ns ? send_ns - prev_ns : 0;
+	uint64_t ahead;
+
+	if (in_band) {
+		if (gap < lead_ns)
+			return (struct pqplan){ PQPLAN_SKIP, 0 };
+		if (lead_ns < cost_ns)
+			return (struct pqplan){ PQPLAN_TOGETHER, send_ns };
+		return (struct pqplan){ PQPLAN_AHEAD, send_ns - lead_ns };
+	}
+	ahead = lead_ns > cost_ns ? lead_ns : cost_ns;
+	if (gap < ahead)
+		return (struct pqplan){ PQPLAN_SKIP, 0 };
+	return (struct pqplan){ PQPLAN_AHEAD, send_ns - ahead };
+}
+
+int pqplan_fits(uint64_t now_ns, uint64_t at_ns, uint64_t send_ns,
+		uint64_t cost_ns)
+{
+	if (now_ns <= at_ns || now_ns - at_ns <= PQPLAN_ONTIME_NS)
+		return 1;
+	return now_ns <= send_ns && send_ns - now_ns >= cost_ns;
+}
+
+int pqplan_late(uint64_t plan_ns, uint64_t sent_ns, uint64_t late_ns)
+{
+	return sent_ns > plan_ns && sent_ns - plan_ns > late_ns;
+}
+
+uint64_t pqplan_effective_lead(uint64_t prequery_sent_ns,
+			       uint64_t request_sent_ns)
+{
+	return request_sent_ns > prequery_sent_ns ?
+	       request_sent_ns - prequery_sent_ns : 0;
+}
+
+void pqplan_cost_init(struct pqplan_cost *c)
+{
+	c->avg_ns = PQPLAN_COST_INITIAL_NS;
+	c->samples = 0;
+}
+
+void pqplan_cost_add(struct pqplan_cost *c, uint64_t ns)
+{
+	if (!c->samples++) {
+		c->avg_ns = ns;
+		return;
+	}
+	if (ns >= c->avg_ns)
+		c->avg_ns += (ns - c->avg_ns) >> PQPLAN_COST_SHIFT;
+	else
+		c->avg_ns -= (c->avg_ns - ns) >> PQPLAN_COST_SHIFT;
+}
+
+uint64_t pqplan_cost_ns(const struct pqplan_cost *c)
+{
+	return c->avg_ns < PQPLAN_COST_MIN_NS ? PQPLAN_COST_MIN_NS : c->avg_ns;
+}

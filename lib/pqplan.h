@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pqplan: when the client's pre-query for one request leaves
+ * (DESIGN.md "Pre-query", "Pre-query timing modes", mode `lead`).
+ *
+ * A request is due at send_ns; the previous one was due at prev_ns (the
+ * gap is send_ns - prev_ns); the lead is L (lead_ns). The send cost C
+ * (cost_ns) is what the send() of a pre-query sent alone takes on this
+ * host, measured during the run (pqplan_cost_*). It is larger than a
+ * request's: on loopback the pre-query's send() also wakes the server.
+ *
+ *   in-band (pre-query on the request's connection):
+ *     gap < L            SKIP      (the thesis' rule: it would have to
+ *                                   leave before the previous request)
+ *     L < C              TOGETHER  pre-query and request leave in one
+ *                                  send(), at send_ns; effective lead 0
+ *     otherwise          AHEAD     alone at send_ns - L
+ *   pre-query port (its own connection, so always its own send()):
+ *     gap < max(L, C)    SKIP
+ *     otherwise          AHEAD     alone at send_ns - max(L, C): when L
+ *                                  is shorter than a send, it leaves one
+ *                                  send cost ahead and the request goes
+ *                                  right after it, back to back
+ *
+ * In no case does the request wait for its pre-query's send(): a
+ * pre-query that leaves alone is planned at least one send cost ahead.
+ * When the client reaches a planned AHEAD pre-query too late to send it
+ * alone before the request (more than PQPLAN_ONTIME_NS after its plan and
+ * less than C left, pqplan_fits()), an in-band
+ * one goes TOGETHER with the request and a pre-query-port one is skipped.
+ *
+ * A pre-query is late when it left more than the --late-us threshold after
+ * its planned time (at_ns: send_ns - L or send_ns - C for AHEAD, send_ns
+ * for TOGETHER). Its effective lead is request sent - pre-query sent.
+ */
+#ifndef WB_PQPLAN_H
+#define WB_PQPLAN_H
+
+#include <stdint.h>
+
+/* The send cost assumed before the first send was measured. */
+#define PQPLAN_COST_INITIAL_NS 20000ull
+/* Floor of the send-cost estimate. */
+#define PQPLAN_COST_MIN_NS 1000ull
+/* A pre-query this close after its planned time is on time. */
+#define PQPLAN_ONTIME_NS 1000ull
+/* Weight of a new sample in the running average (1/8). */
+#define PQPLAN_COST_SHIFT 3
+
+enum pqplan_action {
+	PQPLAN_SKIP,
+	PQPLAN_AHEAD,		/* alone, at at_ns */
+	PQPLAN_TOGETHER,	/* in the request's send(), at send_ns */
+};
+
+struct pqplan {
+	enum pqplan_action action;
+	uint64_t at_ns;		/* planned pre-query send time (not SKIP) */
+};
+
+/* Plans the pre-query of a request due at send_ns >= prev_ns. */
+struct pqplan pqplan_decide(uint64_t prev_ns, uint64_t send_ns,
+			    uint64_t lead_ns, uint64_t cost_ns, int in_band);
+
+/*
+ * 1 when a pre-query planned at at_ns (AHEAD) may still go alone at now_ns:
+ * it is on time (at most PQPLAN_ONTIME_NS after its plan, the clock
+ * wait's granularity) or one send cost still fits before send_ns.
+ */
+int pqplan_fits(uint64_t now_ns, uint64_t at_ns, uint64_t send_ns,
+		uint64_t cost_ns);
+
+/* 1 when a pre-query planned at plan_ns and sent at sent_ns is late. */
+int pqplan_late(uint64_t plan_ns, uint64_t sent_ns, uint64_t late_ns);
+
+/* Effective lead request sent - pre-query sent (0 if the order is odd). */
+uint64_t pqplan_effective_lead(uint64_t prequery_sent_ns,
+			       uint64_t request_sent_ns);
+
+/* Running estimate of one send()'s cost. */
+struct pqplan_cost {
+	uint64_t avg_ns;
+	uint64_t samples;
+};
+
+void pqplan_cost_init(struct pqplan_cost *c);
+/* Adds one measured send() duration; the first sample replaces the
+ * initial guess, later ones move the average by 1/8 of the difference. */
+void pqplan_cost_add(struct pqplan_cost *c, uint64_t ns);
+/* The estimate, never below PQPLAN_COST_MIN_NS. */
+uint64_t pqplan_cost_ns(const struct pqplan_cost *c);
+
+#endif

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "schedule.h"
+
+int schedule_take(uint64_t *sum, uint64_t taken, uint64_t g,
+		  uint64_t duration_ns)
+{
+	if (taken && (g > duration_ns || *sum > duration_ns - g))
+		return 0;
+	*sum += g;
+	return 1;
+}
+
+void schedule_times(const uint64_t *gap_ns, uint64_t n, uint64_t *t)
+{
+	uint64_t acc = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		acc += gap_ns[i];
+		t[i] = acc;
+	}
+}
+
+void schedule_free(struct schedule *s)
+{
+	free(s->gap_ns);
+	free(s->intended_ns);
+	s->gap_ns = s->intended_ns = NULL;
+	s->n = 0;
+}
+
+static int grow(struct schedule *s, uint64_t *cap)
+{
+	uint64_t ncap = *cap ? 2 * *cap : 1024;
+	uint64_t *g = realloc(s->gap_ns, ncap * sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	s->gap_ns = g;
+	*cap = ncap;
+	return 0;
+}
+
+int schedule_build(struct schedule *s, const struct schedule_cfg *cfg)
+{
+	struct arrival a;
+	uint64_t cap = 0, sum = 0, taken = 0;
+
+	memset(s, 0, sizeof(*s));
+	if ((!cfg->requests && !cfg->duration_ns) ||
+	    arrival_init(&a, cfg->dist, cfg->mean_ns, cfg->seed))
+		return -EINVAL;
+	s->warmup = cfg->warmup;
+	if (cfg->requests) {
+		cap = cfg->warmup + cfg->requests;
+		s->gap_ns = malloc(cap * sizeof(*s->gap_ns));
+		if (!s->gap_ns)
+			return -ENOMEM;
+		for (uint64_t i = 0; i < cap; i++)
+			s->gap_ns[i] = arrival_next_ns(&a);
+		s->n = cap;
+	} else {
+		for (uint64_t i = 0;; i++) {
+			uint64_t g = arrival_next_ns(&a);
+
+			if (i >= cfg->warmup) {
+				if (!schedule_take(&sum, taken, g, cfg->duration_ns))
+					break;
+				taken++;
+			}
+			if (i == cap && grow(s, &cap)) {
+				schedule_free(s);
+				return -ENOMEM;
+			}
+			s->gap_ns[i] = g;
+			s->n = i + 1;
+		}
+	}
+	s->intended_ns = malloc((s->n ? s->n : 1) * sizeof(*s->intended_ns));
+	if (!s->intended_ns) {
+		schedule_free(s);
+		return -ENOMEM;
+	}
+	schedule_times(s->gap_ns, s->n, s->intended_ns);
+	return 0;
+}

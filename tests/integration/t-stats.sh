@@ -1,0 +1,67 @@
+# wakebench stats on crafted sweep.csv files: CONFIRM says ">n" when n
+# repetitions cannot reach +-1 %, the CI's real coverage is printed,
+# runs that fell behind schedule are flagged and left out of the medians
+# (--include-behind counts them), and a latency that is not a number
+# stops it with FILE:LINE.
+. "$(dirname "$0")/lib.sh"
+HDR="point,rep,status,dist,interval_us,prequery,warmup,cstates,service_us,requests,seed,count,lat_avg_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,svc_p50_us,pace_p99_us,late_sends,prequeries_sent,prequeries_skipped,dir"
+row() {	# row POINT REP PQ LAT LATE [PACE_P99]
+	echo "$1,$2,ok,exp,1000,$3,0,on,0,1000,$2,1000,$4,$4,$4,$4,$4,1,${6:-0.5},$5,0,0,$1/rep-$2"
+}
+mkdir -p "$TMP/a"
+{
+	echo "$HDR"
+	r=0; for v in 1 10 100 1000 10000; do r=$((r + 1)); row off $r off $v 0; done
+	# pre-query point: 4 runs on time, 2 with half their sends late (one
+	# by late sends, one by pacing p99 = 20 % of the 1000 us gap).
+	for r in 1 2 3 4; do row pq $r 20 5$r 0; done
+	row pq 5 20 900 500
+	row pq 6 20 950 0 200
+} > "$TMP/a/sweep.csv"
+"$WB" stats "$TMP/a" > "$TMP/a.out" 2>&1 || fail "stats: $(cat "$TMP/a.out")"
+S="$TMP/a/summary.csv"
+# 1. CONFIRM: the spread 1..10000 cannot reach +-1 % with 5 runs.
+[ "$(csv_col "$S" p50_reps_confirm | head -1)" = ">5" ] || fail "reps_confirm of the spread point: $(cat "$S")"
+grep -E '^off .* >5 ' "$TMP/a.out" >/dev/null || fail "table does not say >5: $(cat "$TMP/a.out")"
+# 2. the min-max interval of 5 runs covers the median 93.75 %, and says so.
+[ "$(csv_col "$S" ci_coverage | head -1)" = 0.9375 ] || fail "ci_coverage: $(csv_col "$S" ci_coverage)"
+grep -q '93.8%' "$TMP/a.out" || fail "coverage not printed: $(cat "$TMP/a.out")"
+grep -q '95% CI\|95 % CI' "$TMP/a.out" && fail "still claims a 95 % CI"
+# 3. the two late runs are named, counted and left out of the medians.
+grep -q 'behind schedule: pq rep 5: 50.0 % of sends late' "$TMP/a.out" || fail "late run not named: $(cat "$TMP/a.out")"
+grep -q 'behind schedule: pq rep 6: pacing p99 200.0 us' "$TMP/a.out" || fail "pacing run not named"
+[ "$(csv_col "$S" n_behind | tail -1)" = 2 ] || fail "n_behind"
+[ "$(csv_col "$S" n | tail -1)" = 4 ] || fail "behind runs counted in n"
+[ "$(csv_col "$S" p50_median_us | tail -1)" = 52.500 ] || fail "behind runs in the median: $(csv_col "$S" p50_median_us)"
+grep -E '^pq +4 +2!' "$TMP/a.out" >/dev/null || fail "table marker: $(cat "$TMP/a.out")"
+"$WB" stats --include-behind --out "$TMP/incl.csv" "$TMP/a" > "$TMP/incl.out" || fail "--include-behind"
+[ "$(csv_col "$TMP/incl.csv" n | tail -1)" = 6 ] || fail "--include-behind n"
+[ "$(csv_col "$TMP/incl.csv" p50_median_us | tail -1)" = 53.500 ] || fail "--include-behind median"
+[ "$(csv_col "$TMP/incl.csv" behind_included | tail -1)" = 1 ] || fail "behind_included"
+# The client's own verdict wins when sweep.csv carries it.
+{
+	echo "$HDR,behind_schedule,behind_reason"
+	for r in 1 2 3 4 5 6; do echo "$(row x $r off 10$r 0),$(( r == 3 )),$([ $r = 3 ] && echo 'client says so')"; done
+} > "$TMP/a/sweep.csv"
+"$WB" stats "$TMP/a" > "$TMP/v.out" 2>&1 || fail "stats with behind_schedule: $(cat "$TMP/v.out")"
+grep -q 'behind schedule: x rep 3: client says so' "$TMP/v.out" || fail "client verdict: $(cat "$TMP/v.out")"
+[ "$(csv_col "$S" n)" = 5 ] || fail "client verdict not applied"
+# All of a point's runs behind: n = 0, no numbers, no crash.
+{ echo "$HDR"; for r in 1 2 3; do row y $r off 10 900; done; } > "$TMP/a/sweep.csv"
+"$WB" stats "$TMP/a" > "$TMP/y.out" 2>&1 || fail "all behind: $(cat "$TMP/y.out")"
+[ "$(csv_col "$S" n)" = 0 ] && [ -z "$(csv_col "$S" p50_median_us)" ] || fail "all behind: $(cat "$S")"
+
+# 6. Latencies that are not numbers, in an ok row: FILE:LINE, exit 1.
+for bad in garbage -80 0x50 nan 1e999 inf ''; do
+	{ echo "$HDR"; row z 1 off 10 0; row z 2 off "$bad" 0; } > "$TMP/a/sweep.csv"
+	out=$("$WB" stats "$TMP/a" 2>&1); rc=$?
+	[ $rc = 1 ] || fail "latency '$bad' accepted (exit $rc): $out"
+	echo "$out" | grep -q "sweep.csv:3: column lat_avg_us: '$bad' is not" || fail "latency '$bad': message: $out"
+done
+# ... but a failed run's empty fields are fine.
+{ echo "$HDR"; row z 1 off 10 0; echo "z,2,missing,exp,1000,off,0,on,0,1000,2,,,,,,,,,,,,z/rep-2"; } > "$TMP/a/sweep.csv"
+"$WB" stats "$TMP/a" > /dev/null 2>&1 || fail "missing run rejected"
+{ echo "$HDR"; echo "z,1,ok,exp"; } > "$TMP/a/sweep.csv"
+out=$("$WB" stats "$TMP/a" 2>&1); [ $? = 1 ] && echo "$out" | grep -q 'sweep.csv:2: 4 fields' || fail "short row: $out"
+"$WB" stats --bogus "$TMP/a" 2>/dev/null; [ $? = 2 ] || fail "bad option"
+exit 0

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The client's pre-query plan: skip rule, planned time, send together,
+ * lateness, effective lead and the send-cost estimate. */
+#include "unit.h"
+#include "pqplan.h"
+
+#define US 1000ull
+
+START_TEST(skip_when_gap_shorter_than_lead)
+{
+	/* gap 40 us, lead 50 us: would leave before the previous request */
+	struct pqplan p = pqplan_decide(1000 * US, 1040 * US, 50 * US, 10 * US, 1);
+
+	ck_assert_int_eq(p.action, PQPLAN_SKIP);
+	/* gap equal to the lead: sent, at the previous request's time */
+	p = pqplan_decide(1000 * US, 1050 * US, 50 * US, 10 * US, 1);
+	ck_assert_int_eq(p.action, PQPLAN_AHEAD);
+	ck_assert_uint_eq(p.at_ns, 1000 * US);
+	/* lead 0 never skips, even for a zero gap */
+	p = pqplan_decide(1000 * US, 1000 * US, 0, 10 * US, 1);
+	ck_assert_int_eq(p.action, PQPLAN_TOGETHER);
+}
+END_TEST
+
+START_TEST(ahead_at_send_minus_lead)
+{
+	struct pqplan p = pqplan_decide(0, 1000 * US, 50 * US, 10 * US, 1);
+
+	ck_assert_int_eq(p.action, PQPLAN_AHEAD);
+	ck_assert_uint_eq(p.at_ns, 950 * US);
+	/* lead equal to the send cost: still alone (it ends as the request leaves) */
+	p = pqplan_decide(0, 1000 * US, 10 * US, 10 * US, 1);
+	ck_assert_int_eq(p.action, PQPLAN_AHEAD);
+	ck_assert_uint_eq(p.at_ns, 990 * US);
+}
+END_TEST
+
+START_TEST(short_lead_in_band_goes_together)
+{
+	/* The old client sent the pre-query alone and the request waited
+	 * for that send(): lead 0 must go in the request's own send(). */
+	struct pqplan p = pqplan_decide(0, 1000 * US, 0, 10 * US, 1);
+
+	ck_assert_int_eq(p.action, PQPLAN_TOGETHER);
+	ck_assert_uint_eq(p.at_ns, 1000 * US);
+	p = pqplan_decide(0, 1000 * US, 9 * US, 10 * US, 1);
+	ck_assert_int_eq(p.action, PQPLAN_TOGETHER);
+}
+END_TEST
+
+START_TEST(short_lead_own_port_leaves_one_send_ahead)
+{
+	/* Its own connection: its own send(), one send cost ahead. */
+	struct pqplan p = pqplan_decide(0, 1000 * US, 0, 12 * US, 0);
+
+	ck_assert_int_eq(p.action, PQPLAN_AHEAD);
+	ck_assert_uint_eq(p.at_ns, 988 * US);
+	/* lead longer than the cost: the lead */
+	p = pqplan_decide(0, 1000 * US, 30 * US, 12 * US, 0);
+	ck_assert_uint_eq(p.at_ns, 970 * US);
+	/* gap shorter than the send cost: skipped, not delaying the request */
+	p = pqplan_decide(995 * US, 1000 * US, 0, 12 * US, 0);
+	ck_assert_int_eq(p.action, PQPLAN_SKIP);
+	/* gap shorter than the lead */
+	p = pqplan_decide(980 * US, 1000 * US, 30 * US, 12 * US, 0);
+	ck_assert_int_eq(p.action, PQPLAN_SKIP);
+}
+END_TEST
+
+START_TEST(fits_late_and_lead)
+{
+	/* planned at 980, cost 10, due at 1000 */
+	ck_assert(pqplan_fits(970 * US, 980 * US, 1000 * US, 10 * US));
+	ck_assert(pqplan_fits(990 * US, 980 * US, 1000 * US, 10 * US));
+	ck_assert(!pqplan_fits(991 * US, 980 * US, 1000 * US, 10 * US));
+	ck_assert(!pqplan_fits(1001 * US, 980 * US, 1000 * US, 10 * US));
+	/* planned one send cost ahead, reached within PQPLAN_ONTIME_NS: on time */
+	ck_assert(pqplan_fits(990 * US + 500, 990 * US, 1000 * US, 10 * US));
+	ck_assert(pqplan_fits(990 * US + PQPLAN_ONTIME_NS, 990 * US, 1000 * US, 10 * US));
+	ck_assert(!pqplan_fits(990 * US + PQPLAN_ONTIME_NS + 1, 990 * US, 1000 * US, 10 * US));
+	ck_assert(!pqplan_late(100 * US, 110 * US, 10 * US));
+	ck_assert(pqplan_late(100 * US, 110 * US + 1, 10 * US));
+	ck_assert(!pqplan_late(100 * US, 90 * US, 10 * US));
+	ck_assert_uint_eq(pqplan_effective_lead(950 * US, 1000 * US), 50 * US);
+	ck_assert_uint_eq(pqplan_effective_lead(1000 * US, 1000 * US), 0);
+	ck_assert_uint_eq(pqplan_effective_lead(1001 * US, 1000 * US), 0);
+}
+END_TEST
+
+START_TEST(cost_estimate)
+{
+	struct pqplan_cost c;
+
+	pqplan_cost_init(&c);
+	ck_assert_uint_eq(pqplan_cost_ns(&c), PQPLAN_COST_INITIAL_NS);
+	pqplan_cost_add(&c, 8000);	/* first sample replaces the guess */
+	ck_assert_uint_eq(pqplan_cost_ns(&c), 8000);
+	pqplan_cost_add(&c, 16000);	/* moves by 1/8 of the difference */
+	ck_assert_uint_eq(pqplan_cost_ns(&c), 9000);
+	pqplan_cost_add(&c, 1000);
+	ck_assert_uint_eq(pqplan_cost_ns(&c), 8000);
+	for (int i = 0; i < 200; i++)
+		pqplan_cost_add(&c, 10);
+	ck_assert_uint_eq(pqplan_cost_ns(&c), PQPLAN_COST_MIN_NS);
+}
+END_TEST
+
+Suite *pqplan_suite(void)
+{
+	Suite *s = suite_create("pqplan");
+	TCase *tc = tcase_create("plan");
+
+	tcase_add_test(tc, skip_when_gap_shorter_than_lead);
+	tcase_add_test(tc, ahead_at_send_minus_lead);
+	tcase_add_test(tc, short_lead_in_band_goes_together);
+	tcase_add_test(tc, short_lead_own_port_leaves_one_send_ahead);
+	tcase_add_test(tc, fits_late_and_lead);
+	tcase_add_test(tc, cost_estimate);
+	suite_add_tcase(s, tc);
+	return s;
+}
