@@ -138,8 +138,8 @@ fuzz_turbostat_SRC := lib/turbostat.c lib/csv.c
 fuzz_readers_SRC := lib/tracefile.c lib/timeline.c lib/residency.c lib/idlestate.c \
 	lib/sysfs.c lib/opt.c lib/cpu.c lib/clock.c lib/reqlog.c lib/csvread.c
 fuzz_readers_LIBS = $(TRACE_LIBS) -lcpupower -lm
-fuzz_tracepage_SRC := lib/tracefile.c lib/timeline.c
-fuzz_tracepage_LIBS = $(TRACE_LIBS)
+fuzz_tracepage_SRC := lib/tracefile.c lib/timeline.c lib/opt.c lib/cpu.c lib/clock.c
+fuzz_tracepage_LIBS = $(TRACE_LIBS) -lcpupower
 define fuzz_rule
 build-fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(fuzz_$(1)_SRC) $(wildcard lib/*.h)
 	@mkdir -p build-fuzz

@@ -32,7 +32,7 @@ for rep in $(seq "$REPS"); do
 					--dist $dist --interval-us 5000 --requests "$N" --warmup 20 \
 					--service-us "$SVC" --seed "$rep" $(client_args $cfg) -q --out "$out" \
 					|| { echo "bench: run $out failed" >&2; exit 1; }
-				echo "$cs $dist $cfg $(csv_col "$out/summary.csv" lat_p50_us) $(csv_col "$out/summary.csv" lat_p99_us) $(csv_col "$out/summary.csv" prequery_lead_us)" >> "$BTMP/rows"
+				echo "$cs $dist $cfg $(csv_col "$out/summary.csv" lat_p50_us) $(csv_col "$out/summary.csv" lat_p99_us) $(csv_col "$out/summary.csv" prequery_lead_us | sed "s/^$/-/") $(csv_col "$out/summary.csv" pace_p50_us)" >> "$BTMP/rows"
 				done=$((done + 1))
 				echo "[$done/$total] $cs $dist $cfg p50 $(csv_col "$out/summary.csv" lat_p50_us)" >&2
 			done
@@ -42,7 +42,7 @@ for rep in $(seq "$REPS"); do
 done
 
 echo "Pre-query effect: 5 ms gaps, $N requests, service $SVC us, median of $REPS runs (us)"
-printf '%-9s %-6s %-9s %9s %9s %9s %9s %s\n' cstates dist prequery p50 p99 p50_ratio p99_ratio note
+printf '%-9s %-6s %-9s %9s %9s %9s %9s %9s %s\n' cstates dist prequery p50 p99 p50_ratio p99_ratio pace_p50 note
 for cs in on off; do
 	for dist in fixed exp; do
 		b50=$(awk -v c=$cs -v d=$dist '$1 == c && $2 == d && $3 == "off" { print $4 }' "$BTMP/rows" | median)
@@ -50,11 +50,12 @@ for cs in on off; do
 		for cfg in $CONFIGS; do
 			p50=$(awk -v c=$cs -v d=$dist -v g=$cfg '$1 == c && $2 == d && $3 == g { print $4 }' "$BTMP/rows" | median)
 			p99=$(awk -v c=$cs -v d=$dist -v g=$cfg '$1 == c && $2 == d && $3 == g { print $5 }' "$BTMP/rows" | median)
+			pace=$(awk -v c=$cs -v d=$dist -v g=$cfg '$1 == c && $2 == d && $3 == g { print $7 }' "$BTMP/rows" | median)
 			note=
 			[ $cfg = adaptive ] && note="best lead $(awk -v c=$cs -v d=$dist '$1 == c && $2 == d && $3 == "adaptive" { printf "%s ", $6 }' "$BTMP/rows")us"
-			printf '%-9s %-6s %-9s %9.1f %9.1f %9.3f %9.3f %s\n' $cs $dist $cfg "$p50" "$p99" \
+			printf '%-9s %-6s %-9s %9.1f %9.1f %9.3f %9.3f %9.2f %s\n' $cs $dist $cfg "$p50" "$p99" \
 				"$(awk -v a="$p50" -v b="$b50" 'BEGIN { print a / b }')" \
-				"$(awk -v a="$p99" -v b="$b99" 'BEGIN { print a / b }')" "$note"
+				"$(awk -v a="$p99" -v b="$b99" 'BEGIN { print a / b }')" "$pace" "$note"
 		done
 	done
 done

@@ -406,6 +406,10 @@ static int send_together(struct loop *l, uint64_t i)
 		     (unsigned long long)i, strerror(-err));
 		return -1;
 	}
+	/* A send that carries a pre-query, alone or not, wakes the server
+	 * alike: it is a sample of the cost too, so the estimate keeps
+	 * following the host while pre-queries go together. */
+	pqplan_cost_add(&r->send_cost, clock_now_ns() - now);
 	if (l->marker_fd >= 0) {
 		marker_write(l->marker_fd, "pq", i);
 		marker_write(l->marker_fd, "send", i);

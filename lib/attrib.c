@@ -85,6 +85,16 @@ static int pq_later_same_read(const struct attr_msg *msgs, size_t n, size_t i)
 	return 0;
 }
 
+void attrib_client_lead(struct attr_result *r, uint64_t lead_ns)
+{
+	if (r->prequery != ATTR_PQ_TOGETHER || !lead_ns)
+		return;
+	if (r->state == TL_C0 || r->state == TL_UNKNOWN)
+		return;
+	r->prequery = ATTR_PQ_WOKE;
+	r->prequery_woke = 1;
+}
+
 size_t attrib_run(const struct timeline *t, uint32_t cpu,
 		  const struct attr_msg *msgs, size_t n,
 		  struct attr_result *out)

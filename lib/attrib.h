@@ -17,7 +17,8 @@
  *   awake     the pre-query arrived before it but the core was already up
  *   together  both came in by one read (equal receive times): the
  *             pre-query gave no head start; the request is given the
- *             state the pair found the core in
+ *             state the pair found the core in (but see
+ *             attrib_client_lead: sent apart, it is `woke`)
  */
 #ifndef WB_ATTRIB_H
 #define WB_ATTRIB_H
@@ -49,6 +50,16 @@ struct attr_result {
 	int prequery_woke;	/* 1 only for ATTR_PQ_WOKE */
 	enum attr_pq prequery;
 };
+
+/*
+ * A pair read together may still have been sent apart: a pre-query that
+ * left the client lead_ns (> 0) ahead reached an idle core, the wake began
+ * with it, and the request arrived while the core was still waking, so
+ * the server read both at once. Given the client's effective lead, such a
+ * result is reclassified `woke` (prequery_woke = 1) when the pair found
+ * the core idle; sent together (lead 0) it stays `together`.
+ */
+void attrib_client_lead(struct attr_result *r, uint64_t lead_ns);
 
 /* "none", "woke", "awake", "together". */
 const char *attrib_pq_name(enum attr_pq pq);

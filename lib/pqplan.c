@@ -42,23 +42,32 @@ uint64_t pqplan_effective_lead(uint64_t prequery_sent_ns,
 
 void pqplan_cost_init(struct pqplan_cost *c)
 {
-	c->avg_ns = PQPLAN_COST_INITIAL_NS;
 	c->samples = 0;
 }
 
 void pqplan_cost_add(struct pqplan_cost *c, uint64_t ns)
 {
-	if (!c->samples++) {
-		c->avg_ns = ns;
-		return;
-	}
-	if (ns >= c->avg_ns)
-		c->avg_ns += (ns - c->avg_ns) >> PQPLAN_COST_SHIFT;
-	else
-		c->avg_ns -= (c->avg_ns - ns) >> PQPLAN_COST_SHIFT;
+	c->ring[c->samples++ % PQPLAN_COST_WINDOW] = ns;
 }
 
 uint64_t pqplan_cost_ns(const struct pqplan_cost *c)
 {
-	return c->avg_ns < PQPLAN_COST_MIN_NS ? PQPLAN_COST_MIN_NS : c->avg_ns;
+	size_t n = c->samples < PQPLAN_COST_WINDOW ? (size_t)c->samples :
+						     PQPLAN_COST_WINDOW;
+	uint64_t v[PQPLAN_COST_WINDOW], med;
+
+	if (!n)
+		return PQPLAN_COST_INITIAL_NS;
+	/* Insertion sort of at most 15 values: cheaper than qsort's call. */
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+
+		while (j && v[j - 1] > c->ring[i]) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = c->ring[i];
+	}
+	med = n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2;
+	return med < PQPLAN_COST_MIN_NS ? PQPLAN_COST_MIN_NS : med;
 }

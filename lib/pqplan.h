@@ -36,6 +36,7 @@
 #ifndef WB_PQPLAN_H
 #define WB_PQPLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The send cost assumed before the first send was measured. */
@@ -44,8 +45,8 @@
 #define PQPLAN_COST_MIN_NS 1000ull
 /* A pre-query this close after its planned time is on time. */
 #define PQPLAN_ONTIME_NS 1000ull
-/* Weight of a new sample in the running average (1/8). */
-#define PQPLAN_COST_SHIFT 3
+/* The estimate is the median of the last PQPLAN_COST_WINDOW sends. */
+#define PQPLAN_COST_WINDOW 15
 
 enum pqplan_action {
 	PQPLAN_SKIP,
@@ -77,17 +78,26 @@ int pqplan_late(uint64_t plan_ns, uint64_t sent_ns, uint64_t late_ns);
 uint64_t pqplan_effective_lead(uint64_t prequery_sent_ns,
 			       uint64_t request_sent_ns);
 
-/* Running estimate of one send()'s cost. */
+/*
+ * Running estimate of what a send() that carries a pre-query costs: the
+ * median of the last PQPLAN_COST_WINDOW such sends, alone or together
+ * with their request (both wake the server the same way). A median, not a
+ * mean: one send stalled by the host (hundreds of us on a VM), or a cold
+ * first send, must not push the estimate above the lead, since every
+ * pre-query would then go together with its request and the estimate
+ * would only be fed the sends that decided it. Every pre-query send is a
+ * sample, so the estimate follows the host either way.
+ */
 struct pqplan_cost {
-	uint64_t avg_ns;
+	uint64_t ring[PQPLAN_COST_WINDOW];
 	uint64_t samples;
 };
 
 void pqplan_cost_init(struct pqplan_cost *c);
-/* Adds one measured send() duration; the first sample replaces the
- * initial guess, later ones move the average by 1/8 of the difference. */
+/* Adds one measured send() duration. */
 void pqplan_cost_add(struct pqplan_cost *c, uint64_t ns);
-/* The estimate, never below PQPLAN_COST_MIN_NS. */
+/* The estimate (PQPLAN_COST_INITIAL_NS before the first sample), never
+ * below PQPLAN_COST_MIN_NS. */
 uint64_t pqplan_cost_ns(const struct pqplan_cost *c);
 
 #endif

@@ -172,7 +172,7 @@ int reqlog_read_client(const char *path, struct cli_rows *c, char *err,
 	char *line = NULL, *hdr = NULL, *names[MAX_FIELDS], *fields[MAX_FIELDS];
 	size_t cap = 0, hcap = 0, ncap = 0;
 	unsigned int lineno = 1;
-	int ncols, c_seq, c_lat, c_recv, c_send, r, ret = 0;
+	int ncols, c_seq, c_lat, c_recv, c_send, c_lead, r, ret = 0;
 	FILE *f = open_csv(path, &hdr, &hcap, names, &ncols, err, errlen);
 
 	memset(c, 0, sizeof(*c));
@@ -184,6 +184,7 @@ int reqlog_read_client(const char *path, struct cli_rows *c, char *err,
 	c_lat = csvr_col(names, ncols, "latency_ns");
 	c_recv = csvr_col(names, ncols, "server_recv_ns");
 	c_send = csvr_col(names, ncols, "server_send_ns");
+	c_lead = csvr_col(names, ncols, "prequery_lead_ns");	/* optional */
 	if (c_seq != 0 || c_lat < 0 || c_recv < 0 || c_send < 0) {
 		ret = fail(err, errlen, "%s is not a client requests.csv (seq,...,latency_ns,...,server_recv_ns,server_send_ns)",
 			   path);
@@ -196,7 +197,9 @@ int reqlog_read_client(const char *path, struct cli_rows *c, char *err,
 		if (field_u64(path, lineno, fields, names, c_seq, 0, &row.seq, err, errlen) ||
 		    field_u64(path, lineno, fields, names, c_lat, 1, &row.latency_ns, err, errlen) ||
 		    field_u64(path, lineno, fields, names, c_recv, 1, &row.srv_recv_ns, err, errlen) ||
-		    field_u64(path, lineno, fields, names, c_send, 1, &row.srv_send_ns, err, errlen)) {
+		    field_u64(path, lineno, fields, names, c_send, 1, &row.srv_send_ns, err, errlen) ||
+		    (c_lead >= 0 &&
+		     field_u64(path, lineno, fields, names, c_lead, 1, &row.pq_lead_ns, err, errlen))) {
 			ret = -EINVAL;
 			goto out;
 		}

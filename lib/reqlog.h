@@ -33,6 +33,8 @@ struct cli_row {
 	uint64_t seq;
 	uint64_t latency_ns;		/* 0: no reply */
 	uint64_t srv_recv_ns, srv_send_ns;	/* 0: unknown */
+	uint64_t pq_lead_ns;		/* prequery_lead_ns; 0: none, together
+					 * or an older file without it */
 	unsigned int line;
 };
 

@@ -10,6 +10,7 @@
 
 #include <event-parse.h>
 
+#include "opt.h"
 #include "tracefile.h"
 
 __attribute__((format(printf, 3, 4)))
@@ -23,21 +24,6 @@ static int err_set(char *err, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* A strict unsigned decimal in [min, max]; 0 or -1. */
-static int meta_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 /* Splits "A B rest" into two numbers and the rest (trimmed). */
 static int meta_two(char *val, uint64_t *a, uint64_t *b, char **rest)
@@ -51,7 +37,7 @@ static int meta_two(char *val, uint64_t *a, uint64_t *b, char **rest)
 	r = strchr(sb, ' ');
 	if (r)
 		*r++ = '\0';
-	if (meta_u64(sa, 0, UINT32_MAX, a) || meta_u64(sb, 0, UINT64_MAX, b))
+	if (opt_u64(sa, 0, UINT32_MAX, a) || opt_u64(sb, 0, UINT64_MAX, b))
 		return -1;
 	*rest = r ? r : sb + strlen(sb);
 	return 0;
@@ -100,7 +86,7 @@ int tracefile_meta(const char *dir, struct trace_meta *m, char *err,
 			continue;	/* a key of a later version: ignored */
 		*val++ = '\0';
 		if (!strcmp(key, "ncpus")) {
-			if (m->ncpus || meta_u64(val, 1, 4096, &a)) {
+			if (m->ncpus || opt_u64(val, 1, 4096, &a)) {
 				ret = err_set(err, errlen, "%s:%u: bad ncpus '%.40s' (1-4096, once)",
 					      path, lineno, val);
 				break;
@@ -114,14 +100,14 @@ int tracefile_meta(const char *dir, struct trace_meta *m, char *err,
 				snprintf(err, errlen, "out of memory");
 			}
 		} else if (!strcmp(key, "start_ns") || !strcmp(key, "end_ns")) {
-			if (meta_u64(val, 0, UINT64_MAX, &a)) {
+			if (opt_u64(val, 0, UINT64_MAX, &a)) {
 				ret = err_set(err, errlen, "%s:%u: bad %s '%.40s'", path,
 					      lineno, key, val);
 				break;
 			}
 			*(key[0] == 's' ? &m->start_ns : &m->end_ns) = a;
 		} else if (!strcmp(key, "subbuf_size")) {
-			if (meta_u64(val, TRACEFILE_MIN_SUBBUF, TRACEFILE_MAX_SUBBUF, &a)) {
+			if (opt_u64(val, TRACEFILE_MIN_SUBBUF, TRACEFILE_MAX_SUBBUF, &a)) {
 				ret = err_set(err, errlen, "%s:%u: bad subbuf_size '%.40s' (%u-%u)",
 					      path, lineno, val, TRACEFILE_MIN_SUBBUF,
 					      TRACEFILE_MAX_SUBBUF);
@@ -156,7 +142,7 @@ int tracefile_meta(const char *dir, struct trace_meta *m, char *err,
 			uint64_t c;
 
 			if (!m->ncpus || meta_two(val, &a, &b, &rest) || a >= m->ncpus ||
-			    meta_u64(rest, 0, UINT64_MAX, &c)) {
+			    opt_u64(rest, 0, UINT64_MAX, &c)) {
 				ret = err_set(err, errlen, "%s:%u: bad missed line (missed CPU OVERRUN DROPPED, after ncpus)",
 					      path, lineno);
 				break;

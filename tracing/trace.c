@@ -376,7 +376,7 @@ static void summary_row(struct csv *c, const char *group, const char *value,
  * server receive and send times. Dies when the join cannot be right.
  */
 static void join_client(const char *client, const char *requests, int markers,
-			const struct cli_rows *cl, const struct attr_result *res,
+			const struct cli_rows *cl, struct attr_result *res,
 			size_t n, uint64_t *lat)
 {
 	size_t matched = 0, outside = 0, missing = 0;
@@ -401,6 +401,7 @@ static void join_client(const char *client, const char *requests, int markers,
 			continue;
 		}
 		lat[i] = row->latency_ns;
+		attrib_client_lead(&res[i], row->pq_lead_ns);
 		matched++;
 	}
 	if (markers && outside > matched)
@@ -409,10 +410,12 @@ static void join_client(const char *client, const char *requests, int markers,
 	if (!markers && !matched && n)
 		opt_die(TRACE_PROG, "--client %s: no row has the server_recv_ns,server_send_ns of a request in %s: not a client of this server run",
 			client, requests);
-	if (outside || missing)
-		fprintf(stderr, "%s: warning: --client %s: %zu of %zu requests without a latency (%zu not in the file or unanswered%s%zu outside their row's server times)\n",
-			TRACE_PROG, client, outside + missing, n, missing,
-			markers ? ", " : "", markers ? outside : (size_t)0);
+	if (outside)
+		fprintf(stderr, "%s: warning: --client %s: %zu of %zu requests without a latency (%zu not in the file, unanswered or warm-up, %zu outside their row's server times)\n",
+			TRACE_PROG, client, outside + missing, n, missing, outside);
+	else if (missing)
+		fprintf(stderr, "%s: warning: --client %s: %zu of %zu requests without a latency (not in the file: unanswered or warm-up)\n",
+			TRACE_PROG, client, missing, n);
 }
 
 int trace_attribute(int argc, char **argv)

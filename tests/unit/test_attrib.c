@@ -151,6 +151,37 @@ START_TEST(prequery_together_in_one_read)
 END_TEST
 
 /*
+ * Read together but sent apart: the demo's 100 us pre-query reached a
+ * core that took longer than that to wake, so the server read pre-query
+ * and request at once; the pre-query still began the wake. Only the
+ * client's effective lead tells the two cases apart.
+ */
+START_TEST(together_but_sent_apart_woke)
+{
+	struct timeline *t = sample();
+	struct attr_msg m[] = {
+		{ .seq = 7, .prequery = 1, .recv_ns = 210 },
+		{ .seq = 7, .recv_ns = 210, .send_ns = 250 },
+		{ .seq = 8, .prequery = 1, .recv_ns = 505 },
+		{ .seq = 8, .recv_ns = 505, .send_ns = 510 },
+	};
+	struct attr_result r[2], c0 = { .state = TL_C0,
+					.prequery = ATTR_PQ_TOGETHER };
+
+	ck_assert_uint_eq(attrib_run(t, 0, m, 4, r), 2);
+	attrib_client_lead(&r[0], 100000);	/* sent 100 us apart */
+	ck_assert_int_eq(r[0].prequery, ATTR_PQ_WOKE);
+	ck_assert_int_eq(r[0].prequery_woke, 1);
+	attrib_client_lead(&r[1], 0);		/* sent in one send() */
+	ck_assert_int_eq(r[1].prequery, ATTR_PQ_TOGETHER);
+	ck_assert_int_eq(r[1].prequery_woke, 0);
+	attrib_client_lead(&c0, 100000);	/* the core was up: no wake */
+	ck_assert_int_eq(c0.prequery, ATTR_PQ_TOGETHER);
+	timeline_free(t);
+}
+END_TEST
+
+/*
  * Sorting by receive time keeps the log order among equal times (qsort
  * does not: with half the rows tied, as at lead 0, it reorders them).
  */
@@ -215,6 +246,7 @@ Suite *attrib_suite(void)
 	tcase_add_test(tc, prequery_woke_the_core);
 	tcase_add_test(tc, unknown_before_first_event);
 	tcase_add_test(tc, prequery_together_in_one_read);
+	tcase_add_test(tc, together_but_sent_apart_woke);
 	tcase_add_test(tc, sort_keeps_log_order_on_ties);
 	tcase_add_test(tc, tied_pairs_all_together);
 	suite_add_tcase(s, tc);

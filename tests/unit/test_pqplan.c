@@ -93,15 +93,47 @@ START_TEST(cost_estimate)
 
 	pqplan_cost_init(&c);
 	ck_assert_uint_eq(pqplan_cost_ns(&c), PQPLAN_COST_INITIAL_NS);
-	pqplan_cost_add(&c, 8000);	/* first sample replaces the guess */
+	pqplan_cost_add(&c, 8000);
 	ck_assert_uint_eq(pqplan_cost_ns(&c), 8000);
-	pqplan_cost_add(&c, 16000);	/* moves by 1/8 of the difference */
-	ck_assert_uint_eq(pqplan_cost_ns(&c), 9000);
+	pqplan_cost_add(&c, 16000);	/* median of two: their mean */
+	ck_assert_uint_eq(pqplan_cost_ns(&c), 12000);
 	pqplan_cost_add(&c, 1000);
 	ck_assert_uint_eq(pqplan_cost_ns(&c), 8000);
-	for (int i = 0; i < 200; i++)
+	for (int i = 0; i < PQPLAN_COST_WINDOW; i++)
 		pqplan_cost_add(&c, 10);
 	ck_assert_uint_eq(pqplan_cost_ns(&c), PQPLAN_COST_MIN_NS);
+}
+END_TEST
+
+/*
+ * The defect this estimator fixes: a cold first send of 400 us (or a host
+ * stall) made the old running average exceed a 50 us lead, every later
+ * pre-query went together with its request, and the estimate, fed only
+ * by the sends it had chosen, stayed there: a 50 us pre-query run
+ * measured no pre-query at all. With a median, one outlier in a window
+ * of 35 us sends moves nothing, and a run of them is forgotten.
+ */
+START_TEST(cost_estimate_ignores_outliers)
+{
+	struct pqplan_cost c;
+	struct pqplan p;
+
+	pqplan_cost_init(&c);
+	pqplan_cost_add(&c, 400000);		/* cold first send */
+	for (int i = 0; i < 3; i++)
+		pqplan_cost_add(&c, 35000);
+	ck_assert_uint_eq(pqplan_cost_ns(&c), 35000);
+	p = pqplan_decide(0, 5000000, 50000, pqplan_cost_ns(&c), 1);
+	ck_assert_int_eq(p.action, PQPLAN_AHEAD);
+	for (int i = 0; i < 5; i++)		/* stalls among normal sends */
+		pqplan_cost_add(&c, i % 2 ? 900000 : 36000);
+	ck_assert_uint_lt(pqplan_cost_ns(&c), 50000);
+	for (int i = 0; i < PQPLAN_COST_WINDOW; i++)	/* a slower host */
+		pqplan_cost_add(&c, 80000);
+	ck_assert_uint_eq(pqplan_cost_ns(&c), 80000);
+	for (int i = 0; i < PQPLAN_COST_WINDOW; i++)	/* and back */
+		pqplan_cost_add(&c, 30000);
+	ck_assert_uint_eq(pqplan_cost_ns(&c), 30000);
 }
 END_TEST
 
@@ -116,6 +148,7 @@ Suite *pqplan_suite(void)
 	tcase_add_test(tc, short_lead_own_port_leaves_one_send_ahead);
 	tcase_add_test(tc, fits_late_and_lead);
 	tcase_add_test(tc, cost_estimate);
+	tcase_add_test(tc, cost_estimate_ignores_outliers);
 	suite_add_tcase(s, tc);
 	return s;
 }
