@@ -2,8 +2,10 @@
 # What switching C-states off does to loopback latency on this machine.
 # Configurations, run alternately REPS times (median of each column):
 #   on         default idle states, blocking server
-#   off        server and client --cstates off (states but POLL disabled on
-#              their CPUs, PM QoS held at 0)
+#   off        server and client --cstates system-off (states but POLL
+#              disabled on their CPUs and the system-wide PM QoS held at 0,
+#              as the published table was measured; plain `off` now acts on
+#              the pinned CPUs only)
 #   busy-poll  blocking server replaced by --busy-poll: the core never idles
 # Client: fixed gaps of INTERVAL us, spin wait, N requests, service 0.
 #   usage: bench/cstates-effect.sh [REPS] [N] [INTERVAL_US]
@@ -22,7 +24,7 @@ run() {	# run NAME SERVER_ARGS -- CLIENT_ARGS
 }
 for rep in $(seq "$REPS"); do
 	run on --
-	run off --cstates off -- --cstates off
+	run off --cstates system-off -- --cstates system-off
 	run busy-poll --busy-poll --
 	echo "rep $rep/$REPS done" >&2
 done

@@ -3,7 +3,8 @@
 # $CCPU; fixed and exponential gaps of 5 ms, N requests (2000), REPS
 # repetitions (3) of each: no pre-query, lead 0/20/50/100 us, adaptive
 # (window 100, so 2000 requests make 20 windows); all of it once with
-# C-states allowed and once with --cstates off on both sides (PM QoS 0).
+# C-states allowed and once with --cstates off on both sides (per CPU:
+# idle states and resume latency of their pinned CPUs).
 # Runs are interleaved (rep-major) so drift hits every configuration
 # alike. Prints median p50/p99 of CO-corrected latency and their ratio to
 # no pre-query.

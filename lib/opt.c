@@ -25,12 +25,42 @@ int opt_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/*
+ * A plain decimal: [-]digits[.digits][e[+-]digits], at least one digit
+ * before the exponent. strtod alone also takes hex ("0x10" = 16), "inf",
+ * "nan" and leading blanks, none of which a user means in an option.
+ */
+static int is_decimal(const char *s)
+{
+	int digits = 0;
+
+	if (*s == '-')
+		s++;
+	for (; isdigit((unsigned char)*s); s++)
+		digits++;
+	if (*s == '.')
+		for (s++; isdigit((unsigned char)*s); s++)
+			digits++;
+	if (!digits)
+		return 0;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!isdigit((unsigned char)*s))
+			return 0;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	return *s == '\0';
+}
+
 int opt_double(const char *s, double min, double max, double *out)
 {
 	double v;
 	char *end;
 
-	if (!s || !*s || isspace((unsigned char)*s))
+	if (!s || !is_decimal(s))
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);

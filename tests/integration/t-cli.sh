@@ -23,6 +23,11 @@ expect_usage client --server nohostport
 expect_usage client --server 127.0.0.1:1 --dist gauss
 expect_usage client --server 127.0.0.1:1 --interval-us -5
 expect_usage client --server 127.0.0.1:1 --interval-us 10x
+# Numbers are decimal: strtod alone read 0x10 as 16 and took inf/nan.
+expect_usage client --server 127.0.0.1:1 --interval-us 0x10
+expect_usage client --server 127.0.0.1:1 --rate 0x10
+expect_usage client --server 127.0.0.1:1 --service-us ' 5'
+expect_usage server --max-service-us 0x100
 expect_usage client --server 127.0.0.1:1 --dist poisson --interval-us 2.5
 expect_usage client --server 127.0.0.1:1 --rate 10 --interval-us 5
 expect_usage client --server 127.0.0.1:1 --requests 0

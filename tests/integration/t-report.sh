@@ -24,6 +24,14 @@ valid() {	# valid REPORTDIR N...: figures N exist, are PNG/SVG, are indexed
 "$WB" report "$FX" --out "$TMP/fx" > "$TMP/fx.out" 2> "$TMP/fx.err" || fail "report on fixtures: $(cat "$TMP/fx.err")"
 grep -q '9 figures' "$TMP/fx.out" || fail "not every figure from the fixtures: $(cat "$TMP/fx.out" "$TMP/fx.err")"
 valid "$TMP/fx" 1 2 3 4 5 6 7 8 9
+# Figure 9: kernel state names whole (spaces), the pre-query classes
+# once each, no prequery_woke rows drawn as a class of their own.
+f9=$(ls "$TMP"/fx/fig9-*.svg)
+grep -q 'haltpoll idle (n=36)' "$f9" || fail "fig 9: state name with a space not drawn whole"
+for c in none woke awake together; do
+	grep -q "pre-query:$c (n=" "$f9" || fail "fig 9: pre-query class $c missing"
+done
+! grep -q 'pre-query-woke' "$f9" || fail "fig 9: prequery_woke rows drawn as a class"
 # Every figure has a title and axis labels.
 for f in "$TMP"/fx/fig*.svg; do
 	[ "$(grep -c '<text' "$f")" -ge 5 ] || fail "$f has too little text (title, labels)"

@@ -42,6 +42,19 @@ START_TEST(parse_double)
 	ck_assert_int_eq(opt_double("-1", 0, 10, &d), -1);
 	ck_assert_int_eq(opt_double("3us", 0, 10, &d), -1);
 	ck_assert_int_eq(opt_double("", 0, 10, &d), -1);
+	/* Decimal only: strtod would read these as 16, 1, 0.5 and 5. */
+	ck_assert_int_eq(opt_double("0x10", 0, 100, &d), -1);
+	ck_assert_int_eq(opt_double("0X1p0", 0, 100, &d), -1);
+	ck_assert_int_eq(opt_double(".5e", 0, 100, &d), -1);
+	ck_assert_int_eq(opt_double(" 5", 0, 100, &d), -1);
+	ck_assert_int_eq(opt_double("+5", 0, 100, &d), -1);
+	ck_assert_int_eq(opt_double(".", 0, 100, &d), -1);
+	ck_assert_int_eq(opt_double(".5", 0, 100, &d), 0);
+	ck_assert_double_eq(d, 0.5);
+	ck_assert_int_eq(opt_double("5.", 0, 100, &d), 0);
+	ck_assert_int_eq(opt_double("1.5E+1", 0, 100, &d), 0);
+	ck_assert_double_eq(d, 15);
+	ck_assert_int_eq(opt_double("-0.5", -1, 100, &d), 0);
 }
 END_TEST
 
