@@ -27,6 +27,7 @@
 #include "idlestate.h"
 #include "opt.h"
 #include "trace.h"
+#include "wbinst.h"
 
 struct rec {
 	struct tracefs_instance *inst;
@@ -297,6 +298,88 @@ static void write_meta(const char *out, struct rec *r, uint64_t start,
 	fclose(f);
 }
 
+/*
+ * Removes the wakebench instances whose owner is gone (wbinst_stale), or
+ * every wakebench instance with all. Says what it removed. Returns the
+ * number that could not be removed.
+ */
+static int remove_stale(int all, pid_t self)
+{
+	const char *tdir = tracefs_tracing_dir();
+	char path[512];
+	struct dirent *e;
+	int failed = 0;
+	DIR *d;
+
+	if (!tdir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/instances", tdir);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		struct tracefs_instance *inst;
+
+		if (wbinst_pid(e->d_name) < 0)
+			continue;
+		if (!all && !wbinst_stale(e->d_name, "/proc", self))
+			continue;
+		inst = tracefs_instance_alloc(NULL, e->d_name);
+		if (inst) {
+			/* Stop it first: a stale instance may still be
+			 * recording into its buffers. */
+			tracefs_instance_file_write(inst, "tracing_on", "0");
+			if (!tracefs_instance_destroy(inst)) {
+				fprintf(stderr, "%s: removed tracefs instance %s (%s)\n",
+					TRACE_PROG, e->d_name,
+					all ? "--all" : "its trace record is gone");
+			} else {
+				fprintf(stderr, "%s: cannot remove tracefs instance %s: %s\n",
+					TRACE_PROG, e->d_name, strerror(errno));
+				failed++;
+			}
+			tracefs_instance_free(inst);
+		}
+	}
+	closedir(d);
+	return failed;
+}
+
+static void need_tracefs(const char *what)
+{
+	if (getuid() != 0 && geteuid() != 0)
+		opt_die(TRACE_PROG, "%s needs root (tracefs instances are root-only)", what);
+	/* Mount tracefs where it is not (tracefs_tracing_dir_is_mounted()
+	 * would do it too, but leaks the path it finds). */
+	if (access("/sys/kernel/tracing/instances", F_OK) &&
+	    access("/sys/kernel/debug/tracing/instances", F_OK))
+		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	if (!tracefs_tracing_dir())
+		opt_die(TRACE_PROG, "tracefs is not mounted and could not be mounted");
+}
+
+int trace_cleanup(int argc, char **argv)
+{
+	int all = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--all"))
+			all = 1;
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("Usage: wakebench trace cleanup [--all]\n"
+			       "Removes the tracefs instances (wakebench-PID) a trace record\n"
+			       "left behind when it was killed (its PID no longer runs\n"
+			       "wakebench-trace); --all removes every wakebench instance.\n"
+			       "Every trace record does the same check when it starts.\n");
+			return 0;
+		} else {
+			opt_usage(TRACE_PROG, "cleanup: unknown argument '%s'", argv[i]);
+		}
+	}
+	need_tracefs("cleanup");
+	return remove_stale(all, 0) ? 1 : 0;
+}
+
 int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 {
 	enum { O_EVENTS = 256, O_BUFKB, O_DURATION };
@@ -362,22 +445,20 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 		events[nevents++] = (char *)default_events[i];
 	if (evlist) {
 		/* Extra events, e.g. irq:softirq_entry,sched:sched_wakeup. */
-		for (char *tok = strtok(evlist, ","); tok && nevents < 30;
+		for (char *tok = strtok(evlist, ","); tok;
 		     tok = strtok(NULL, ",")) {
 			if (!strchr(tok, ':'))
 				opt_usage(TRACE_PROG, "invalid event '%s' (SYSTEM:EVENT)", tok);
+			if (nevents >= 30)
+				opt_usage(TRACE_PROG, "too many --events: at most %d besides the %d default ones",
+					  30 - (int)(sizeof(default_events) / sizeof(default_events[0]) - 1),
+					  (int)(sizeof(default_events) / sizeof(default_events[0]) - 1));
 			events[nevents++] = tok;
 		}
 	}
-	if (getuid() != 0 && geteuid() != 0)
-		opt_die(TRACE_PROG, "record needs root (tracefs instances are root-only)");
-	/* Mount tracefs where it is not (tracefs_tracing_dir_is_mounted()
-	 * would do it too, but leaks the path it finds). */
-	if (access("/sys/kernel/tracing/instances", F_OK) &&
-	    access("/sys/kernel/debug/tracing/instances", F_OK))
-		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	if (!tracefs_tracing_dir())
-		opt_die(TRACE_PROG, "tracefs is not mounted and could not be mounted");
+	need_tracefs("record");
+	/* What a killed record left behind (and a stale one in our name). */
+	remove_stale(0, getpid());
 	if (mkdir(out, 0755) && errno != EEXIST)
 		opt_die(TRACE_PROG, "cannot create %s: %s", out, strerror(errno));
 

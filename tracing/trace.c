@@ -31,6 +31,7 @@ void trace_usage(void)
 "       wakebench trace residency [--cpus LIST] [--out FILE]\n"
 "                                 (--duration S | -- COMMAND...)\n"
 "       wakebench trace turbostat [--out DIR] (--duration S | -- COMMAND...)\n"
+"       wakebench trace cleanup [--all]\n"
 "\n"
 "record: a tracefs instance of its own with trace_clock mono, events\n"
 "power:cpu_idle, irq:irq_handler_entry/exit and user markers (plus\n"
@@ -599,13 +600,15 @@ int trace_attribute(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		opt_usage(TRACE_PROG, "which command? record, timeline, attribute, residency or turbostat");
+		opt_usage(TRACE_PROG, "which command? record, timeline, attribute, residency, turbostat or cleanup");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		trace_usage();
 		return 0;
 	}
 	if (!strcmp(argv[1], "record"))
 		return trace_record(argc - 1, argv + 1, argc, argv);
+	if (!strcmp(argv[1], "cleanup"))
+		return trace_cleanup(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "timeline"))
 		return trace_timeline(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "attribute"))

@@ -9,6 +9,7 @@
 void trace_usage(void);
 /* full_argc/argv: the whole command line, recorded in meta.txt */
 int trace_record(int argc, char **argv, int full_argc, char **full_argv);
+int trace_cleanup(int argc, char **argv);
 int trace_timeline(int argc, char **argv);
 int trace_attribute(int argc, char **argv);
 int trace_residency(int argc, char **argv);

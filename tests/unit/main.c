@@ -12,7 +12,7 @@ int main(void)
 		prng_suite, arrival_suite, hist_suite, proto_suite,
 		clock_suite, opt_suite, csv_suite, cstate_suite,
 		hillclimb_suite, timeline_suite, attrib_suite,
-		trace_suite, stats_suite, runcheck_suite, srvlimit_suite,
+		trace_suite, stats_suite, runcheck_suite, wbinst_suite, srvlimit_suite,
 		relay_suite, pqplan_suite, tally_suite, schedule_suite,
 	};
 	SRunner *sr;

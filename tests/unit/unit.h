@@ -19,6 +19,7 @@ Suite *attrib_suite(void);
 Suite *trace_suite(void);
 Suite *stats_suite(void);
 Suite *runcheck_suite(void);
+Suite *wbinst_suite(void);
 Suite *srvlimit_suite(void);
 Suite *relay_suite(void);
 Suite *pqplan_suite(void);
