@@ -41,6 +41,20 @@ stop_server() {
 	return $rc
 }
 
+# need_tracefs: root and a tracefs with power:cpu_idle (mounted if it is
+# not), else skip; sets T to it and records the wakebench instances that
+# exist now, so `instances` counts only the ones made since (another test
+# or session may be recording beside this one).
+need_tracefs() {
+	need_root
+	T=/sys/kernel/tracing
+	[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null
+	[ -d $T/events/power/cpu_idle ] || skip "no tracefs with power:cpu_idle here"
+	ls $T/instances | grep '^wakebench-' | sort > "$TMP/inst.before"
+}
+# instances: how many wakebench tracefs instances appeared since need_tracefs
+instances() { ls $T/instances | grep '^wakebench-' | sort | comm -13 "$TMP/inst.before" - | grep -c . || true; }
+
 # csv_col FILE NAME: prints column NAME of FILE (header row dropped).
 csv_col() {
 	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; if (!c) exit 3; next } { print $c }' "$1"

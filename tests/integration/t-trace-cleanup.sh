@@ -5,10 +5,7 @@
 # alone, and --all removes every wakebench instance. Also: more --events
 # than fit are a usage error, not silently dropped.
 . "$(dirname "$0")/lib.sh"
-need_root
-T=/sys/kernel/tracing
-[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null
-[ -d $T/instances ] || skip "no tracefs"
+need_tracefs
 
 inst_of() { echo "$T/instances/wakebench-$1"; }
 

@@ -1,17 +1,10 @@
-# The trace record example of /tmp/wb-notes/tracing-readme.md (for the
-# README), run as written (build/bin is this build), and the example as
-# it once was ('kill %1' in sh: no job control, so the server is never
+# The trace record example in the README's form (build/bin is this
+# build; t-readme runs the README's own text), and the example as it once
+# was ('kill %1' in sh: no job control, so the server is never
 # killed). Either way trace record stops what the command left running,
 # removes its tracefs instance, and the port is free again.
 . "$(dirname "$0")/lib.sh"
-need_root
-T=/sys/kernel/tracing
-[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null
-[ -d $T/events/power/cpu_idle ] || skip "no tracefs with power:cpu_idle here"
-# wakebench instances that were not there when the test began (others may
-# be recording beside it)
-ls $T/instances | grep '^wakebench-' | sort > "$TMP/inst.before"
-instances() { ls $T/instances | grep '^wakebench-' | sort | comm -13 "$TMP/inst.before" - | grep -c . || true; }
+need_tracefs
 # Processes whose working directory is $1 (what the example started).
 procs_in() { for p in /proc/[0-9]*; do [ "$(readlink "$p/cwd" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"; done; }
 listening() { grep -qi ":$(printf '%04X' "$1") 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null; }

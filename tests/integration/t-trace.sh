@@ -3,14 +3,7 @@
 # from the trace against /proc/stat or cpuidle counters over the same
 # window; the instance removed on every way out.
 . "$(dirname "$0")/lib.sh"
-need_root
-T=/sys/kernel/tracing
-[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null
-[ -d $T/events/power/cpu_idle ] || skip "no tracefs with power:cpu_idle here"
-# wakebench instances that were not there when the test began (another
-# test may have left one, or be recording beside this one)
-ls $T/instances | grep '^wakebench-' | sort > "$TMP/inst.before"
-instances() { ls $T/instances | grep '^wakebench-' | sort | comm -13 "$TMP/inst.before" - | grep -c . || true; }
+need_tracefs
 # The server CPU must be one whose idle loop emits power:cpu_idle (on this
 # VM only CPU 0 does); WB_TRACE_CPU overrides.
 SCPU=${WB_TRACE_CPU:-0}

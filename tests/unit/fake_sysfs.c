@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fake_sysfs.h"
+#include "unit.h"
 
 static char root[64];
 
@@ -146,12 +148,21 @@ const char *fake_sysfs_resume(int cpu)
 	return v;
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int type,
+		    struct FTW *ftw)
+{
+	(void)sb; (void)type; (void)ftw;
+	return remove(path);
+}
+
+int unit_rmtree(const char *dir)
+{
+	return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) ? -1 : 0;
+}
+
 void fake_sysfs_destroy(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd))
+	if (unit_rmtree(root))
 		return;
 	unsetenv("WAKEBENCH_SYSFS");
 	unsetenv("WAKEBENCH_STATE_DIR");

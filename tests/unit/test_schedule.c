@@ -134,8 +134,7 @@ START_TEST(outdir_rules)
 	snprintf(dir, sizeof(dir), "%s/a/b/run/notes.txt/sub", base);
 	ck_assert_int_lt(outdir_prepare(dir, owned, 0, err, sizeof(err)), 0);
 	ck_assert(strstr(err, "cannot create"));
-	snprintf(dir, sizeof(dir), "rm -rf '%s'", base);
-	ck_assert_int_eq(system(dir), 0);
+	ck_assert_int_eq(unit_rmtree(base), 0);
 }
 END_TEST
 

@@ -419,13 +419,6 @@ static void fixture_copy(char *dir)
 	run(cmd);
 }
 
-static void rm_rf(const char *dir)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	run(cmd);
-}
 
 static void patch(const char *dir, const char *file, long off, const void *b,
 		  size_t n)
@@ -481,7 +474,7 @@ START_TEST(decode_corrupt_and_truncated)
 	ck_assert_uint_eq(o.corrupt_pages, 1);
 	ck_assert_uint_eq(o.recorded, 44);
 	ck_assert_ptr_nonnull(strstr(o.first_corrupt, "page 1"));
-	rm_rf(dir);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
 
 	/* A truncated last page is an error, never dropped silently. */
 	strcpy(dir, "/tmp/wb-tf-XXXXXX");
@@ -493,7 +486,7 @@ START_TEST(decode_corrupt_and_truncated)
 	ck_assert_int_eq(decode_dir(dir, 1, &o, err, sizeof(err)), 0);
 	ck_assert_uint_eq(o.corrupt_pages, 1);
 	ck_assert_uint_eq(o.recorded, 97);
-	rm_rf(dir);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
 }
 END_TEST
 
@@ -523,7 +516,7 @@ START_TEST(decode_short_events)
 	ck_assert_int_eq(decode_dir(dir, 0, &o, err, sizeof(err)), -EBADMSG);
 	ck_assert_ptr_nonnull(strstr(err, "shorter than the common header"));
 	free(p);
-	rm_rf(dir);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
 }
 END_TEST
 

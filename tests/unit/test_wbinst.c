@@ -45,12 +45,7 @@ START_TEST(stale_owners)
 	ck_assert_int_eq(wbinst_stale("wakebench-300", root, 1), 1);	/* gone */
 	ck_assert_int_eq(wbinst_stale("wakebench-100", root, 100), 1);	/* ours, early */
 	ck_assert_int_eq(wbinst_stale("someone-else", root, 1), 0);
-	{
-		char cmd[600];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-		ck_assert_int_eq(system(cmd), 0);
-	}
+	ck_assert_int_eq(unit_rmtree(root), 0);
 }
 END_TEST
 

@@ -5,6 +5,9 @@
 
 #include <check.h>
 
+/* Removes a test's scratch tree (no shell); 0 or -1. */
+int unit_rmtree(const char *dir);
+
 Suite *prng_suite(void);
 Suite *arrival_suite(void);
 Suite *hist_suite(void);
