@@ -43,21 +43,17 @@ uint64_t pqplan_effective_lead(uint64_t prequery_sent_ns,
 void pqplan_cost_init(struct pqplan_cost *c)
 {
 	c->samples = 0;
+	c->est_ns = PQPLAN_COST_INITIAL_NS;
 }
 
 void pqplan_cost_add(struct pqplan_cost *c, uint64_t ns)
 {
+	uint64_t v[PQPLAN_COST_WINDOW];
+	size_t n;
+
 	c->ring[c->samples++ % PQPLAN_COST_WINDOW] = ns;
-}
-
-uint64_t pqplan_cost_ns(const struct pqplan_cost *c)
-{
-	size_t n = c->samples < PQPLAN_COST_WINDOW ? (size_t)c->samples :
-						     PQPLAN_COST_WINDOW;
-	uint64_t v[PQPLAN_COST_WINDOW], med;
-
-	if (!n)
-		return PQPLAN_COST_INITIAL_NS;
+	n = c->samples < PQPLAN_COST_WINDOW ? (size_t)c->samples :
+					      PQPLAN_COST_WINDOW;
 	/* Insertion sort of at most 15 values: cheaper than qsort's call. */
 	for (size_t i = 0; i < n; i++) {
 		size_t j = i;
@@ -68,6 +64,10 @@ uint64_t pqplan_cost_ns(const struct pqplan_cost *c)
 		}
 		v[j] = c->ring[i];
 	}
-	med = n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2;
-	return med < PQPLAN_COST_MIN_NS ? PQPLAN_COST_MIN_NS : med;
+	c->est_ns = n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2;
+}
+
+uint64_t pqplan_cost_ns(const struct pqplan_cost *c)
+{
+	return c->est_ns < PQPLAN_COST_MIN_NS ? PQPLAN_COST_MIN_NS : c->est_ns;
 }

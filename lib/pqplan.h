@@ -91,6 +91,8 @@ uint64_t pqplan_effective_lead(uint64_t prequery_sent_ns,
 struct pqplan_cost {
 	uint64_t ring[PQPLAN_COST_WINDOW];
 	uint64_t samples;
+	uint64_t est_ns;	/* the median, kept by pqplan_cost_add so the
+				 * planning before each send only reads it */
 };
 
 void pqplan_cost_init(struct pqplan_cost *c);
