@@ -2,10 +2,12 @@
 #
 #   make            all programs into $(O)/bin (default O=build)
 #   make check      unit tests (Check) and integration tests (shell)
-#   make asan       the same tests under ASan + UBSan, in O=build-asan
+#   make asan       the same tests under ASan + UBSan, in O=build-asan (ASAN_O=)
 #   make deps       install the Debian packages we need (root), else print the line
 #   make demo       loopback experiment with and without pre-query, with a report
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make uninstall  the same PREFIX/DESTDIR: removes what install put there
+#   make fuzz       libFuzzer harnesses (clang) for FUZZ_SECONDS each
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 O ?= build
@@ -35,7 +37,8 @@ LDLIBS += $(TRACE_LIBS) -lcpupower -lm -lpthread
 # Debian 12 packages: build, test and peer tools.
 DEB_PKGS := build-essential pkg-config check libsubunit-dev libcpupower-dev \
 	libtracefs-dev libtraceevent-dev linux-cpupower gnuplot-nox sockperf \
-	trace-cmd iproute2 procps util-linux python3 time clang libclang-rt-dev
+	trace-cmd iproute2 procps util-linux python3 time clang libclang-rt-dev \
+	man-db groff-base bsdextrautils
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)
@@ -49,7 +52,9 @@ snapshot_SRC := tracing/snapshot.c
 midtier_SRC := prequery/midtier.c
 trace_SRC := tracing/trace.c tracing/record.c tracing/residency.c
 stats_SRC := stats/stats.c
-PROGS := server client midtier cstate snapshot trace stats
+# internal helper of `wakebench sweep` (lib/sweepspec)
+sweep-spec_SRC := stats/sweep-spec.c
+PROGS := server client midtier cstate snapshot trace stats sweep-spec
 PROG_BINS := $(PROGS:%=$(O)/bin/wakebench-%)
 SCRIPT_CMDS := $(patsubst scripts/wakebench-%,%,$(wildcard scripts/wakebench-*))
 SCRIPT_BINS := $(SCRIPT_CMDS:%=$(O)/bin/wakebench-%)
@@ -58,7 +63,15 @@ TOOL_BINS := $(TOOL_SRC:tests/tools/%.c=$(O)/tests/%)
 BENCH_TOOL_SRC := $(wildcard bench/tools/*.c)
 BENCH_TOOL_BINS := $(BENCH_TOOL_SRC:bench/tools/%.c=$(O)/bench/%)
 UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(O)/obj/%.o)
 UNIT_BIN := $(O)/tests/unit-tests
+PROG_OBJ := $(foreach p,$(PROGS),$(patsubst %.c,$(O)/obj/%.o,$($(p)_SRC)))
+
+# Header dependencies: every compile also writes a .d file beside its
+# output (-MMD: the user headers it read; -MP: an empty rule for each, so
+# a header removed since does not stop the build). They are included at
+# the end of this file, those that exist: a fresh tree has none.
+DEPFLAGS := -MMD -MP
 
 all: $(O)/bin/wakebench $(PROG_BINS) $(SCRIPT_BINS)
 
@@ -70,9 +83,9 @@ need-libs:
 need-check:
 	@tools/check-deps.sh check
 
-$(O)/obj/%.o: %.c $(wildcard lib/*.h */*.h) Makefile | need-libs
+$(O)/obj/%.o: %.c Makefile | need-libs
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
 
 $(LIBWB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -95,18 +108,21 @@ $(foreach p,$(PROGS),$(eval $(call prog_rule,$(p))))
 
 $(O)/tests/%: tests/tools/%.c $(LIBWB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -MF $@.d $(LDFLAGS) -o $@ $< $(LIBWB) $(LDLIBS)
 
 $(O)/bench/%: bench/tools/%.c $(LIBWB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -MF $@.d $(LDFLAGS) -o $@ $< $(LIBWB) $(LDLIBS)
 
 bench-tools: $(BENCH_TOOL_BINS)
 
-$(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h) $(LIBWB) | need-check
+$(O)/obj/tests/unit/%.o: tests/unit/%.c Makefile | need-libs need-check
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ \
-		$(UNIT_SRC) $(LIBWB) $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(UNIT_BIN): $(UNIT_OBJ) $(LIBWB) | need-check
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(LIBWB) $(CHECK_LIBS) $(LDLIBS)
 
 tests: $(UNIT_BIN) $(TOOL_BINS) $(BENCH_TOOL_BINS)
 
@@ -119,43 +135,53 @@ unit: $(UNIT_BIN)
 
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
+ASAN_O ?= build-asan
 asan:
-	$(MAKE) O=build-asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" \
+	$(MAKE) O=$(ASAN_O) CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" \
 		CK_FORK=no check
 
 # libFuzzer harnesses (clang). `make fuzz FUZZ_SECONDS=N` runs each for N
 # seconds on a scratch copy of its seed corpus (tests/fuzz/corpus/NAME,
 # which also keeps every input that once crashed). FUZZ_SEED=N fixes the
-# mutation sequence (0: a new one each run).
+# mutation sequence (0: a new one each run). Every lib/*.c is compiled by
+# clang with the fuzzer's coverage and the sanitizers into
+# $(FUZZ_O)/libwakebench-fuzz.a; each tests/fuzz/fuzz_NAME.c links against
+# it, taking the modules it calls.
 FUZZ_SECONDS ?= 10
 FUZZ_SEED ?= 0
 FUZZ_CC ?= clang
-FUZZERS := proto timeline turbostat readers tracepage
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-fuzz_proto_SRC := lib/proto.c lib/framer.c
-fuzz_timeline_SRC := lib/timeline.c lib/attrib.c
-fuzz_turbostat_SRC := lib/turbostat.c lib/csv.c
-fuzz_readers_SRC := lib/tracefile.c lib/timeline.c lib/residency.c lib/idlestate.c \
-	lib/sysfs.c lib/opt.c lib/cpu.c lib/clock.c lib/reqlog.c lib/csvread.c
-fuzz_readers_LIBS = $(TRACE_LIBS) -lcpupower -lm
-fuzz_tracepage_SRC := lib/tracefile.c lib/timeline.c lib/opt.c lib/cpu.c lib/clock.c
-fuzz_tracepage_LIBS = $(TRACE_LIBS) -lcpupower
-define fuzz_rule
-build-fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(fuzz_$(1)_SRC) $(wildcard lib/*.h)
-	@mkdir -p build-fuzz
-	$$(FUZZ_CC) $$(CPPFLAGS) $$(FUZZ_FLAGS) -o $$@ tests/fuzz/fuzz_$(1).c $$(fuzz_$(1)_SRC) $$(fuzz_$(1)_LIBS) -lm
-endef
-$(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
+FUZZ_O ?= build-fuzz
+FUZZERS := proto timeline turbostat readers tracepage spec sweepcsv
+FUZZ_SAN := address,undefined -fno-sanitize-recover=all
+FUZZ_LIB_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN)
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,$(FUZZ_SAN)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_O)/obj/%.o)
+FUZZ_LIB := $(FUZZ_O)/libwakebench-fuzz.a
+FUZZ_BINS := $(FUZZERS:%=$(FUZZ_O)/fuzz_%)
+FUZZ_LIBS = $(TRACE_LIBS) -lcpupower -lm
 
-fuzz: $(FUZZERS:%=build-fuzz/fuzz_%)
+$(FUZZ_O)/obj/%.o: %.c Makefile | need-libs
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_LIB_FLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_BINS): $(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) Makefile | need-libs
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(DEPFLAGS) -MF $@.d -o $@ $< $(FUZZ_LIB) $(FUZZ_LIBS)
+
+fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZERS); do \
-		rm -rf build-fuzz/corpus-$$f && mkdir -p build-fuzz/corpus-$$f && \
-		cp tests/fuzz/corpus/$$f/* build-fuzz/corpus-$$f/ && \
+		rm -rf $(FUZZ_O)/corpus-$$f && mkdir -p $(FUZZ_O)/corpus-$$f && \
+		cp tests/fuzz/corpus/$$f/* $(FUZZ_O)/corpus-$$f/ && \
 		echo "fuzz_$$f: $(FUZZ_SECONDS) s" && \
-		build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -print_final_stats=1 \
-			-artifact_prefix=build-fuzz/crash-$$f- build-fuzz/corpus-$$f \
-			2>build-fuzz/fuzz_$$f.log || { tail -30 build-fuzz/fuzz_$$f.log; exit 1; }; \
-		grep -E 'stat::number_of_executed_units|Done [0-9]+ runs' build-fuzz/fuzz_$$f.log | tail -2; \
+		$(FUZZ_O)/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_O)/crash-$$f- $(FUZZ_O)/corpus-$$f \
+			2>$(FUZZ_O)/fuzz_$$f.log || { tail -30 $(FUZZ_O)/fuzz_$$f.log; exit 1; }; \
+		grep -E 'stat::number_of_executed_units|Done [0-9]+ runs' $(FUZZ_O)/fuzz_$$f.log | tail -2; \
 	done
 
 deps:
@@ -174,12 +200,29 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(O)/bin/wakebench $(DESTDIR)$(BINDIR)/wakebench
 	install -m 755 $(PROG_BINS) $(SCRIPT_BINS) $(DESTDIR)$(LIBEXECDIR)/
+	install -m 644 scripts/wb-lib.sh $(DESTDIR)$(LIBEXECDIR)/
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(DATADIR)/plots
 	install -m 644 plots/*.gp $(DESTDIR)$(DATADIR)/plots/
 
+# What install put there, by the same names; directories: only the
+# wakebench ones, and only when nothing else is left in them.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/wakebench
+	rm -f $(addprefix $(DESTDIR)$(LIBEXECDIR)/,$(notdir $(PROG_BINS) $(SCRIPT_BINS)) wb-lib.sh)
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/plots/,$(notdir $(wildcard plots/*.gp)))
+	@for d in $(DESTDIR)$(DATADIR)/plots $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR); do \
+		[ ! -d "$$d" ] || rmdir --ignore-fail-on-non-empty "$$d"; \
+	done
+
 clean:
 	rm -rf build build-asan build-fuzz
 
+# Header dependencies of what was built before (see DEPFLAGS).
+DEPS := $(LIB_OBJ:.o=.d) $(PROG_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) \
+	$(TOOL_BINS:=.d) $(BENCH_TOOL_BINS:=.d) $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BINS:=.d)
+-include $(wildcard $(DEPS))
 
-.PHONY: need-libs need-check all check unit tests asan fuzz deps demo install clean
+.PHONY: need-libs need-check all check unit tests bench-tools asan fuzz deps demo install \
+	uninstall clean

@@ -39,6 +39,5 @@ pmqos_release() { exec 9>&-; }
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-csv_col() {
-	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$1"
-}
+# csv_col FILE NAME: column NAME of FILE's data rows (scripts/wb-lib.sh)
+. "$top/scripts/wb-lib.sh"

@@ -14,6 +14,8 @@
 #include "proto.h"
 
 #define PROG "wakebench-client"
+/* The most service time a server can apply (its --max-service-us range). */
+#define MAX_SERVICE_US 60000000
 
 static void usage(void)
 {
@@ -39,7 +41,9 @@ static void usage(void)
 "                          pacing (default spin); hybrid sleeps until\n"
 "                          --spin-margin-us (default 50) before, then spins\n"
 "      --connections N     connections, requests round-robin (default 1)\n"
-"      --service-us US     service time asked of the server (default 0)\n"
+"      --service-us US     service time asked of the server (default 0, at\n"
+"                          most 60000000); one the server caps (its\n"
+"                          --max-service-us) is counted as service_capped\n"
 "      --payload BYTES     request payload (default 0)\n"
 "      --closed            closed loop: one outstanding request, gap after reply\n"
 "      --timeout-ms MS     give up on a reply after MS (default 1000)\n"
@@ -70,7 +74,9 @@ static void usage(void)
 "                          machine-wide /dev/cpu_dma_latency (wakebench cstate)\n"
 "  -o, --out DIR           write requests.csv, gaps.csv, summary.{txt,csv,json},\n"
 "                          cmdline.txt, snapshot.json; DIR is created and\n"
-"                          checked before the run and must be empty\n"
+"                          checked before the run and must be empty; the\n"
+"                          files appear together once all are written, or\n"
+"                          none does (full disk: the file and the cause)\n"
 "      --force             reuse a non-empty DIR: first remove the files a\n"
 "                          client run writes (and nothing else)\n"
 "  -q, --quiet             do not print the summary\n"
@@ -78,8 +84,9 @@ static void usage(void)
 "\n"
 "requests.csv: seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,\n"
 "server_recv_ns,server_send_ns,prequery_sent_ns,status,prequery_lead_us,\n"
-"prequery_lead_ns,prequery_planned_ns where latency_ns = recv - intended,\n"
-"service_ns = recv - sent and prequery_lead_ns = sent - prequery_sent\n"
+"prequery_lead_ns,prequery_planned_ns,applied_service_ns where latency_ns =\n"
+"recv - intended, service_ns = recv - sent, prequery_lead_ns = sent -\n"
+"prequery_sent and applied_service_ns the service the server applied\n"
 "(CLOCK_MONOTONIC ns). Summary counters are over measured requests only.\n"
 "Adaptive runs add prequery-trajectory.csv: window,value_us,step_us,\n"
 "window_avg_ns,best_us,next_us (one row per window: the lead used in it,\n"
@@ -220,8 +227,9 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 			o->connections = v;
 			break;
 		case O_SVC:
-			if (opt_double(optarg, 0, 6e7, &d))
-				opt_usage(PROG, "invalid --service-us '%s'", optarg);
+			if (opt_double(optarg, 0, MAX_SERVICE_US, &d))
+				opt_usage(PROG, "invalid --service-us '%s' (0-%d: no server applies more)",
+					  optarg, MAX_SERVICE_US);
 			o->service_ns = (uint64_t)llround(d * 1e3);
 			break;
 		case O_PAYLOAD:
@@ -340,10 +348,18 @@ int main(int argc, char **argv)
 	struct cstate_session *cs = NULL;
 	struct client_opts o;
 	struct run r;
-	char err[512];
+	char err[4700];
+	uint64_t capped, applied;
 	int ret, left;
 
 	parse_opts(&o, argc, argv);
+	/*
+	 * From here SIGINT/SIGTERM/SIGHUP wait for the run (blocked, then
+	 * read from a signalfd; one that comes while a long schedule is
+	 * drawn stops the drawing), with or without --cstates; a closed
+	 * stdout (| head) must not cost the --out files (SIGPIPE ignored).
+	 */
+	cstate_run_signals();
 	o.cmdline = opt_cmdline(argc, argv);
 	if (!o.cmdline)
 		opt_die(PROG, "out of memory");
@@ -364,12 +380,27 @@ int main(int argc, char **argv)
 			opt_die(PROG, "--cstates: %s", err);
 	}
 	ret = run_schedule(&r, &o);
+	if (ret == -EINTR) {
+		/* Nothing sent, nothing written: restore and go. */
+		fprintf(stderr, "%s: interrupted while drawing the schedule\n",
+			PROG);
+		if (cstate_end(cs) < 0)
+			fprintf(stderr, "%s: restoring idle states failed (run 'wakebench cstate restore')\n",
+				PROG);
+		free(o.cmdline);
+		return 1;
+	}
 	if (ret)
 		opt_die(PROG, "cannot build the schedule: %s", strerror(-ret));
 	run_experiment(&r);
 	ret = output_write(&r, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "%s: %s\n", PROG, err);
+	capped = output_service_capped(&r, &applied);
+	if (capped)
+		fprintf(stderr, "%s: WARNING: the server capped the service time of %llu replies (asked %.3f us, applied down to %.3f us): raise its --max-service-us\n",
+			PROG, (unsigned long long)capped, o.service_ns / 1e3,
+			applied / 1e3);
 	if (r.status == RUN_FAILED)
 		fprintf(stderr, "%s: %s\n", PROG, r.err);
 	else if (r.status == RUN_INTERRUPTED)

@@ -59,6 +59,9 @@ struct run {
 	uint64_t total;		/* warmup + measured */
 	uint64_t *gap_ns;	/* [total] */
 	struct req_rec *reqs;	/* [total]; lib/tally.h counts them */
+	uint64_t *applied_ns;	/* [total]: service time the REPLY says the
+				 * server applied (it caps at its
+				 * --max-service-us) */
 	uint64_t sent, received, error_replies;
 	uint64_t start_ns, end_ns;
 	struct pqplan_cost send_cost;	/* a lone pre-query's send() */
@@ -75,9 +78,21 @@ int run_schedule(struct run *r, const struct client_opts *o);
 void run_experiment(struct run *r);
 void run_free(struct run *r);
 
-/* Writes requests.csv, gaps.csv, summary.{txt,csv,json}, cmdline.txt
- * into o->out_dir (when set) and prints the text summary.
- * Returns 0 or -errno of the first write failure (message in err). */
+/*
+ * Writes requests.csv, gaps.csv, cmdline.txt, prequery-trajectory.csv,
+ * snapshot.json and summary.{txt,csv,json} into o->out_dir (when set) and
+ * prints the text summary. Every file is written under a temporary name
+ * and all are renamed into place together, summaries last (lib/stage), so
+ * a failure leaves none of them under its final name. Returns 0 or -errno
+ * of the first failure, with a message naming the file in err.
+ */
 int output_write(const struct run *r, char *err, size_t errlen);
+
+/*
+ * Measured requests answered with a REPLY whose applied service time is
+ * below the one asked (the server capped it); *min_applied_ns: the lowest
+ * applied time among them (when any).
+ */
+uint64_t output_service_capped(const struct run *r, uint64_t *min_applied_ns);
 
 #endif

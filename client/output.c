@@ -16,11 +16,17 @@
 #include "hist.h"
 #include "runcheck.h"
 #include "snapshot.h"
+#include "stage.h"
 
+/* With the temporary names lib/stage writes them under: a run killed
+ * (SIGKILL, power loss) before its commit leaves those. */
 const char *const client_out_files[] = {
 	"requests.csv", "gaps.csv", "summary.txt", "summary.csv",
 	"summary.json", "cmdline.txt", "prequery-trajectory.csv",
-	"snapshot.json", NULL,
+	"snapshot.json",
+	".requests.csv.partial", ".gaps.csv.partial", ".summary.txt.partial",
+	".summary.csv.partial", ".summary.json.partial", ".cmdline.txt.partial",
+	".prequery-trajectory.csv.partial", ".snapshot.json.partial", NULL,
 };
 
 static const double pcts[] = { 0.5, 0.9, 0.99, 0.999 };
@@ -37,6 +43,8 @@ struct summary {
 	struct dist_summary lat, svc, pace;
 	double rate_target, rate_achieved;
 	uint64_t late;
+	uint64_t service_capped;	/* replies the server capped */
+	uint64_t min_applied_ns;	/* lowest applied among those */
 	struct tally meas, warm;	/* measured requests; warm-up apart */
 	int behind;			/* fell behind its schedule */
 	char behind_reason[160];
@@ -68,6 +76,28 @@ static void check_behind(const struct run *r, struct summary *s)
 		s->behind = ret;
 }
 
+/* A REPLY (not an ERROR) carries the service time the server applied. */
+static int replied(const struct req_rec *q)
+{
+	return q->recv_ns && !q->error;
+}
+
+uint64_t output_service_capped(const struct run *r, uint64_t *min_applied_ns)
+{
+	uint64_t n = 0, lo = UINT64_MAX;
+
+	for (uint64_t i = r->o->warmup; i < r->sent; i++) {
+		if (!replied(&r->reqs[i]) || r->applied_ns[i] >= r->o->service_ns)
+			continue;
+		n++;
+		if (r->applied_ns[i] < lo)
+			lo = r->applied_ns[i];
+	}
+	if (min_applied_ns)
+		*min_applied_ns = n ? lo : 0;
+	return n;
+}
+
 static void summarize_hist(struct hist *h, struct dist_summary *d)
 {
 	d->n = hist_count(h);
@@ -94,6 +124,7 @@ static int summarize(const struct run *r, struct summary *s)
 	s->errors = s->meas.errors;
 	s->unanswered = s->meas.unanswered;
 	s->late = s->meas.late;
+	s->service_capped = output_service_capped(r, &s->min_applied_ns);
 	for (uint64_t i = o->warmup; i < r->sent; i++) {
 		const struct req_rec *q = &r->reqs[i];
 
@@ -153,6 +184,12 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 	fprintf(f, "rate: target %.1f/s achieved %.1f/s; late sends (> %.1f us): %llu\n",
 		s->rate_target, s->rate_achieved, o->late_ns / 1e3,
 		(unsigned long long)s->late);
+	fprintf(f, "service: asked %.3f us; capped by the server (applied less) in %llu replies",
+		o->service_ns / 1e3, (unsigned long long)s->service_capped);
+	if (s->service_capped)
+		fprintf(f, " (applied down to %.3f us: raise its --max-service-us)",
+			s->min_applied_ns / 1e3);
+	fputc('\n', f);
 	fprintf(f, "prequeries: sent %llu skipped %llu late %llu",
 		(unsigned long long)s->meas.prequeries_sent,
 		(unsigned long long)s->meas.prequeries_skipped,
@@ -219,7 +256,8 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 "dist,interval_us,wait,seed,warmup,service_us,payload,"
 		 "connections,proto,closed,cstates,prequery,prequery_lead_us,"
 		 "prequery_port,prequeries_late,warmup_prequeries_sent,"
-		 "warmup_prequeries_skipped,behind_schedule,behind_reason",
+		 "warmup_prequeries_skipped,behind_schedule,behind_reason,"
+		 "service_capped",
 		 lat, svc, pace);
 	csv_header(c, hdr);
 	csv_str(c, status_name(r->status));
@@ -265,6 +303,7 @@ static int write_summary_csv(const char *path, const struct run *r,
 	csv_u64(c, s->warm.prequeries_skipped);
 	csv_u64(c, (uint64_t)s->behind);
 	csv_str(c, s->behind_reason);
+	csv_u64(c, s->service_capped);
 	csv_end_row(c);
 	return csv_close(c);
 }
@@ -335,6 +374,7 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_u64(j, "warmup_prequeries_skipped", s->warm.prequeries_skipped);
 	json_u64(j, "behind_schedule", (uint64_t)s->behind);
 	json_str(j, "behind_reason", s->behind_reason);
+	json_u64(j, "service_capped", s->service_capped);
 	json_obj_begin(j, "prequery");
 	json_str(j, "policy", !o->prequery ? "off" : o->adaptive ? "adaptive" :
 		 "fixed");
@@ -362,7 +402,8 @@ static int write_requests(const char *path, const struct run *r)
 		return -errno;
 	csv_header(c, "seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,"
 		   "server_recv_ns,server_send_ns,prequery_sent_ns,status,"
-		   "prequery_lead_us,prequery_lead_ns,prequery_planned_ns");
+		   "prequery_lead_us,prequery_lead_ns,prequery_planned_ns,"
+		   "applied_service_ns");
 	for (uint64_t i = r->o->warmup; i < r->sent; i++) {
 		const struct req_rec *q = &r->reqs[i];
 
@@ -397,6 +438,10 @@ static int write_requests(const char *path, const struct run *r)
 			csv_empty(c);
 			csv_empty(c);
 		}
+		if (replied(q))
+			csv_u64(c, r->applied_ns[i]);
+		else
+			csv_empty(c);
 		csv_end_row(c);
 	}
 	return csv_close(c);
@@ -430,6 +475,17 @@ static int write_trajectory(const char *path, const struct run *r)
 	return csv_close(c);
 }
 
+/* fclose() with the cause of a failed write (a full disk is ENOSPC). */
+static int close_file(FILE *f)
+{
+	int bad = ferror(f);
+
+	errno = 0;
+	if (fclose(f))
+		return errno ? -errno : -EIO;
+	return bad ? -EIO : 0;
+}
+
 static int write_text(const char *path, const struct run *r,
 		      const struct summary *s)
 {
@@ -438,7 +494,7 @@ static int write_text(const char *path, const struct run *r,
 	if (!f)
 		return -errno;
 	print_text(f, r, s);
-	return fclose(f) ? -errno : 0;
+	return close_file(f);
 }
 
 static int write_cmdline(const char *path, const char *cmdline)
@@ -448,14 +504,69 @@ static int write_cmdline(const char *path, const char *cmdline)
 	if (!f)
 		return -errno;
 	fprintf(f, "%s\n", cmdline);
-	return fclose(f) ? -errno : 0;
+	return close_file(f);
+}
+
+/* One result file: its name and how it is written (to a path). */
+struct out_file {
+	const char *name;
+	int (*write)(const char *path, const struct run *r,
+		     const struct summary *s);
+};
+
+static int out_requests(const char *path, const struct run *r,
+			const struct summary *s)
+{
+	(void)s;
+	return write_requests(path, r);
+}
+
+static int out_gaps(const char *path, const struct run *r,
+		    const struct summary *s)
+{
+	(void)s;
+	return write_gaps(path, r);
+}
+
+static int out_cmdline(const char *path, const struct run *r,
+		       const struct summary *s)
+{
+	(void)s;
+	return write_cmdline(path, r->o->cmdline);
+}
+
+static int out_trajectory(const char *path, const struct run *r,
+			  const struct summary *s)
+{
+	(void)s;
+	return write_trajectory(path, r);
+}
+
+/* Taken while --cstates is still in force: the run's settings. */
+static int out_snapshot(const char *path, const struct run *r,
+			const struct summary *s)
+{
+	(void)s;
+	return snapshot_write_json(path, "client", r->o->cmdline);
 }
 
 int output_write(const struct run *r, char *err, size_t errlen)
 {
+	/* The summaries say "this run is done": renamed last. */
+	const struct out_file files[] = {
+		{ "requests.csv", out_requests },
+		{ "gaps.csv", out_gaps },
+		{ "cmdline.txt", out_cmdline },
+		{ "prequery-trajectory.csv", r->o->adaptive ? out_trajectory : NULL },
+		{ "snapshot.json", out_snapshot },
+		{ "summary.txt", write_text },
+		{ "summary.csv", write_summary_csv },
+		{ "summary.json", write_summary_json },
+	};
 	const struct client_opts *o = r->o;
+	struct stage *st;
 	struct summary s;
-	char path[4096];
+	char tmp[4096], why[512];
 	int ret;
 
 	ret = summarize(r, &s);
@@ -468,26 +579,30 @@ int output_write(const struct run *r, char *err, size_t errlen)
 	/* The directory was made ready before the run (outdir_prepare). */
 	if (!o->out_dir)
 		return 0;
-#define WRITE(name, call)                                                    \
-	do {                                                                 \
-		snprintf(path, sizeof(path), "%s/%s", o->out_dir, name);     \
-		ret = call;                                                  \
-		if (ret) {                                                   \
-			snprintf(err, errlen, "cannot write %s: %s", path,   \
-				 strerror(-ret));                            \
-			return ret;                                          \
-		}                                                            \
-	} while (0)
-	WRITE("requests.csv", write_requests(path, r));
-	WRITE("gaps.csv", write_gaps(path, r));
-	WRITE("summary.txt", write_text(path, r, &s));
-	WRITE("summary.csv", write_summary_csv(path, r, &s));
-	WRITE("summary.json", write_summary_json(path, r, &s));
-	WRITE("cmdline.txt", write_cmdline(path, o->cmdline));
-	if (o->adaptive)
-		WRITE("prequery-trajectory.csv", write_trajectory(path, r));
-	/* Taken while --cstates is still in force: the run's settings. */
-	WRITE("snapshot.json", snapshot_write_json(path, "client", o->cmdline));
-#undef WRITE
-	return 0;
+	st = stage_new(o->out_dir);
+	if (!st) {
+		snprintf(err, errlen, "cannot write %s: %s", o->out_dir,
+			 strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (!files[i].write)
+			continue;
+		ret = stage_add(st, files[i].name, tmp, sizeof(tmp));
+		if (!ret)
+			ret = files[i].write(tmp, r, &s);
+		if (ret) {
+			/* The final name: the temporary one goes with the
+			 * stage, and it is this file that is missing. */
+			snprintf(err, errlen, "cannot write %s/%s: %s", o->out_dir,
+				 files[i].name, strerror(-ret));
+			goto out;
+		}
+	}
+	ret = stage_commit(st, why, sizeof(why));
+	if (ret)
+		snprintf(err, errlen, "cannot write %s", why);
+out:
+	stage_free(st);
+	return ret;
 }

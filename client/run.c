@@ -53,12 +53,28 @@ struct loop {
 	uint8_t rx[RX_BUF];
 };
 
+/*
+ * SIGINT, SIGTERM (and SIGHUP, turned into SIGTERM) are blocked from
+ * before the first C-state change and read from a signalfd once the run
+ * starts; one pending while a long schedule is drawn stops the drawing.
+ */
+static int signal_pending(void *arg)
+{
+	sigset_t set;
+
+	(void)arg;
+	return !sigpending(&set) && (sigismember(&set, SIGINT) == 1 ||
+				     sigismember(&set, SIGTERM) == 1 ||
+				     sigismember(&set, SIGHUP) == 1);
+}
+
 int run_schedule(struct run *r, const struct client_opts *o)
 {
 	struct schedule_cfg cfg = {
 		.dist = o->dist, .mean_ns = o->interval_ns, .seed = o->seed,
 		.warmup = o->warmup, .requests = o->requests,
 		.duration_ns = o->requests ? 0 : (uint64_t)(o->duration_s * 1e9),
+		.cancel = signal_pending,
 	};
 	struct schedule sch;
 	int ret;
@@ -71,7 +87,12 @@ int run_schedule(struct run *r, const struct client_opts *o)
 		return ret;
 	r->total = sch.n;
 	r->reqs = calloc(r->total, sizeof(*r->reqs));
-	if (!r->reqs) {
+	r->applied_ns = calloc(r->total, sizeof(*r->applied_ns));
+	if (!r->reqs || !r->applied_ns) {
+		free(r->reqs);
+		free(r->applied_ns);
+		r->reqs = NULL;
+		r->applied_ns = NULL;
 		schedule_free(&sch);
 		return -ENOMEM;
 	}
@@ -87,6 +108,7 @@ void run_free(struct run *r)
 {
 	free(r->gap_ns);
 	free(r->reqs);
+	free(r->applied_ns);
 	free(r->traj);
 }
 
@@ -143,6 +165,8 @@ static int on_reply(struct loop *l, const struct proto_msg *m, uint64_t now)
 	q->recv_ns = now;
 	q->server_recv_ns = m->server_recv_ns;
 	q->server_send_ns = m->server_send_ns;
+	/* What the server applied: it caps at its --max-service-us. */
+	r->applied_ns[m->seq] = m->service_ns;
 	r->received++;
 	/* Only replies to requests sent under the current value count. */
 	if (l->o->adaptive && m->type == PROTO_REPLY &&

@@ -43,6 +43,12 @@ static int grow(struct schedule *s, uint64_t *cap)
 	return 0;
 }
 
+static int cancelled(const struct schedule_cfg *cfg, uint64_t i)
+{
+	return cfg->cancel && !(i % SCHEDULE_CANCEL_EVERY) &&
+	       cfg->cancel(cfg->cancel_arg);
+}
+
 int schedule_build(struct schedule *s, const struct schedule_cfg *cfg)
 {
 	struct arrival a;
@@ -58,13 +64,22 @@ int schedule_build(struct schedule *s, const struct schedule_cfg *cfg)
 		s->gap_ns = malloc(cap * sizeof(*s->gap_ns));
 		if (!s->gap_ns)
 			return -ENOMEM;
-		for (uint64_t i = 0; i < cap; i++)
+		for (uint64_t i = 0; i < cap; i++) {
+			if (cancelled(cfg, i)) {
+				schedule_free(s);
+				return -EINTR;
+			}
 			s->gap_ns[i] = arrival_next_ns(&a);
+		}
 		s->n = cap;
 	} else {
 		for (uint64_t i = 0;; i++) {
 			uint64_t g = arrival_next_ns(&a);
 
+			if (cancelled(cfg, i)) {
+				schedule_free(s);
+				return -EINTR;
+			}
 			if (i >= cfg->warmup) {
 				if (!schedule_take(&sum, taken, g, cfg->duration_ns))
 					break;

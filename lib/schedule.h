@@ -25,7 +25,16 @@ struct schedule_cfg {
 	uint64_t warmup;
 	uint64_t requests;	/* measured requests; 0 with duration_ns */
 	uint64_t duration_ns;	/* measured span, when requests is 0 */
+	/*
+	 * Asked every SCHEDULE_CANCEL_EVERY gaps when set: non-zero stops
+	 * the drawing with -EINTR (a signal must not wait for a schedule of
+	 * many millions of requests).
+	 */
+	int (*cancel)(void *arg);
+	void *cancel_arg;
 };
+
+#define SCHEDULE_CANCEL_EVERY 65536
 
 struct schedule {
 	uint64_t n;		/* warmup + measured */
@@ -34,7 +43,7 @@ struct schedule {
 	uint64_t *intended_ns;	/* [n], relative to the start */
 };
 
-/* Draws the schedule; 0, -EINVAL (bad configuration) or -ENOMEM. */
+/* Draws the schedule; 0, -EINVAL (bad configuration), -ENOMEM or -EINTR. */
 int schedule_build(struct schedule *s, const struct schedule_cfg *cfg);
 void schedule_free(struct schedule *s);
 

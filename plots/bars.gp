@@ -1,5 +1,5 @@
 # Figure 1: average and p99 latency per configuration, without and with
-# pre-query side by side, 95 % CI error bars. data: a table with columns
+# pre-query side by side, error bars: the median's order-statistic CI (its real coverage in the title). data: a table with columns
 #   label off_avg lo hi pq_avg lo hi off_p99 lo hi pq_p99 lo hi
 set title title
 set ylabel 'latency (µs)'

@@ -1,4 +1,4 @@
-# Figure 7: latency against offered load, 95 % CI bars, one line per
+# Figure 7: latency against offered load, bars: the median's order-statistic CI, one line per
 # pre-query setting. files/names: "rate p50 lo hi p99 lo hi" per setting.
 set title title
 set xlabel 'offered load (requests/s)'

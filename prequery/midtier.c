@@ -631,15 +631,23 @@ static void client_close(struct mt *m, struct ep *c)
 	client_release(m, c);
 }
 
+/* br: the backend's REPLY (its times and applied service time), or NULL. */
 static void reply_client(struct mt *m, struct ep *c, uint8_t type,
 			 uint64_t seq, uint64_t client_send_ns,
-			 uint64_t srv_recv, uint64_t srv_send)
+			 const struct proto_msg *br)
 {
 	uint8_t buf[PROTO_HDR_LEN];
 	struct proto_msg r = {
 		.type = type, .seq = seq, .client_send_ns = client_send_ns,
-		.server_recv_ns = srv_recv, .server_send_ns = srv_send,
 	};
+
+	if (br) {
+		r.server_recv_ns = br->server_recv_ns;
+		r.server_send_ns = br->server_send_ns;
+		/* what the backend applied (it caps at --max-service-us):
+		 * the client records a cap from it */
+		r.service_ns = br->service_ns;
+	}
 
 	if (c->closed)
 		return;
@@ -690,11 +698,10 @@ static void finish(struct mt *m, uint64_t bseq, const struct proto_msg *br,
 
 	if (br)
 		reply_client(m, s->client, PROTO_REPLY, s->client_seq,
-			     s->client_send_ns, br->server_recv_ns,
-			     br->server_send_ns);
+			     s->client_send_ns, br);
 	else
 		reply_client(m, s->client, PROTO_ERROR, s->client_seq,
-			     s->client_send_ns, 0, 0);
+			     s->client_send_ns, NULL);
 	now = clock_now_ns();
 	if (!br)
 		m->errors++;
@@ -928,7 +935,7 @@ static int refuse_request(struct mt *m, struct ep *c, const struct proto_msg *q,
 			    .client_send_ns = q->client_send_ns,
 			    .recv_ns = m->rx_ns };
 
-	reply_client(m, c, PROTO_ERROR, q->seq, q->client_send_ns, 0, 0);
+	reply_client(m, c, PROTO_ERROR, q->seq, q->client_send_ns, NULL);
 	m->errors++;
 	log_row(m, &tmp, 0, 0, clock_now_ns(), status);
 	return c->closed;

@@ -8,32 +8,24 @@
  * fell behind their schedule (lib/runcheck) are named, counted per point
  * and left out of the medians unless --include-behind.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "csv.h"
+#include "figpairs.h"
 #include "opt.h"
-#include "runcheck.h"
 #include "stats.h"
+#include "sweepcollect.h"
+#include "sweepcsv.h"
 
 #define PROG "wakebench-stats"
-#define MAXCOL 128
 
-/* Parameters that name a point; the speedup base is the point with the
- * same values and prequery=off. */
-static const char *const params[] = {
-	"dist", "interval_us", "prequery", "warmup", "cstates", "service_us",
-	"requests",
-};
-#define NPARAMS (sizeof(params) / sizeof(*params))
-static const char *const metrics[] = { "avg", "p50", "p99", "p999" };
-#define NMETRICS 4
+#define NPARAMS SWEEPCSV_NPARAMS
+#define NMETRICS SWEEPCSV_NMETRICS
 
 struct point {
 	char name[512];
@@ -43,98 +35,6 @@ struct point {
 	size_t n_behind;	/* ok runs that fell behind (in or out) */
 	struct stats_summary s[NMETRICS];
 };
-
-static const char *path;	/* sweep.csv, for messages */
-static unsigned long lineno;
-
-static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: %s:%lu: ", PROG, path, lineno);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-/* Splits a CSV line (RFC 4180 quotes allowed) in place; returns fields. */
-static int split(char *line, char **f)
-{
-	int n = 0;
-	char *r = line, *w;
-
-	line[strcspn(line, "\r\n")] = '\0';
-	for (;;) {
-		if (n == MAXCOL)
-			bad("more than %d fields", MAXCOL);
-		f[n++] = w = r;
-		if (*r == '"') {
-			for (r++;; r++) {
-				if (!*r)
-					bad("unterminated quoted field");
-				if (*r == '"' && r[1] == '"')
-					r++;
-				else if (*r == '"')
-					break;
-				*w++ = *r;
-			}
-			r++;
-			if (*r && *r != ',')
-				bad("text after a quoted field");
-		} else {
-			while (*r && *r != ',')
-				*w++ = *r++;
-		}
-		if (!*r) {
-			*w = '\0';
-			break;
-		}
-		*w = '\0';
-		r++;
-	}
-	return n;
-}
-
-static int col(char **hdr, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(hdr[i], name))
-			return i;
-	return -1;
-}
-
-/*
- * A non-negative finite decimal number: digits with an optional fraction
- * and exponent. No sign, hex, inf, nan, or overflow.
- */
-static int parse_num(const char *s, double *v)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)s[0]) && !(s[0] == '.' && isdigit((unsigned char)s[1])))
-		return -EINVAL;
-	for (const char *p = s; *p; p++)
-		if (!isdigit((unsigned char)*p) && *p != '.' && *p != 'e' &&
-		    *p != 'E' && *p != '+' && *p != '-')
-			return -EINVAL;
-	errno = 0;
-	*v = strtod(s, &end);
-	if (*end || errno == ERANGE || !isfinite(*v))
-		return -EINVAL;
-	return 0;
-}
-
-static double num_field(char **fld, int c, const char *name)
-{
-	double v;
-
-	if (parse_num(fld[c], &v))
-		bad("column %s: '%s' is not a non-negative number", name, fld[c]);
-	return v;
-}
 
 static struct point *find_point(struct point **pts, size_t *npts, size_t *cap,
 				const char *name)
@@ -193,48 +93,12 @@ static const struct point *base_of(const struct point *pts, size_t n,
 	return NULL;
 }
 
-struct cols {
-	int point, rep, status, param[NPARAMS], metric[NMETRICS];
-	int behind, reason, requests, late, pace_p99, interval;
-};
-
-/*
- * Whether an ok run fell behind: the client's own verdict when sweep.csv
- * carries it, else lib/runcheck on the run's numbers; -1 when neither is
- * there (an old sweep) and the run cannot be checked.
- */
-static int run_behind(char **fld, const struct cols *c, char *why, size_t len)
-{
-	struct runcheck_in in;
-	int r;
-
-	why[0] = '\0';
-	if (c->behind >= 0 && fld[c->behind][0]) {
-		if (strcmp(fld[c->behind], "0") && strcmp(fld[c->behind], "1"))
-			bad("column behind_schedule: '%s' is not 0 or 1", fld[c->behind]);
-		if (fld[c->behind][0] == '1')
-			snprintf(why, len, "%s", c->reason >= 0 && fld[c->reason][0] ?
-				 fld[c->reason] : "flagged by the client");
-		return fld[c->behind][0] == '1';
-	}
-	if (c->requests < 0 || c->late < 0 || c->pace_p99 < 0 ||
-	    !fld[c->requests][0] || !fld[c->late][0] || !fld[c->pace_p99][0])
-		return -1;
-	in.requests = (uint64_t)num_field(fld, c->requests, "requests");
-	in.late = (uint64_t)num_field(fld, c->late, "late_sends");
-	in.pacing_p99_us = num_field(fld, c->pace_p99, "pace_p99_us");
-	in.mean_gap_us = c->interval >= 0 && fld[c->interval][0] ?
-			 num_field(fld, c->interval, "interval_us") : 0;
-	r = runcheck_behind(&in, why, len);
-	if (r < 0)
-		bad("late_sends %s of requests %s is not a run", fld[c->late],
-		    fld[c->requests]);
-	return r;
-}
-
 static void usage(void)
 {
-	printf("Usage: wakebench stats [--include-behind] [--out FILE] DIR\n\n"
+	printf("Usage: wakebench stats [--include-behind] [--out FILE] DIR\n"
+	       "       wakebench stats --collect DIR\n"
+	       "       wakebench stats --run-ok RUNDIR\n"
+	       "       wakebench stats --pairs OUTDIR SUMMARY...\n\n"
 	       "Reads DIR/sweep.csv (wakebench sweep) and writes DIR/summary.csv (or FILE):\n"
 	       "per point the median of avg/p50/p99/p99.9 latency across repetitions with\n"
 	       "its non-parametric CI from order statistics and that interval's exact\n"
@@ -251,18 +115,101 @@ static void usage(void)
 	       "the medians.\n\n"
 	       "  --include-behind  count them in the medians anyway\n"
 	       "  --out FILE        write the summary there instead of DIR/summary.csv\n"
+	       "  --collect DIR     build DIR/sweep.csv from DIR/plan.txt, DIR/sweep.spec\n"
+	       "                    and every run's client/summary.csv (wakebench sweep\n"
+	       "                    does this; a run without a summary is 'missing')\n"
+	       "  --run-ok RUNDIR   exit 0 when RUNDIR/client/summary.csv says ok, else 1\n"
+	       "  --pairs OUTDIR SUMMARY...  write OUTDIR/bars.dat and speedup.dat, the\n"
+	       "                    data of wakebench report's figures 1 and 2, from one\n"
+	       "                    sweep summary.csv or from client runs' summary.csv\n"
 	       "  -h, --help        this help\n\n"
 	       "A latency that is not a non-negative decimal number in a run whose status\n"
 	       "is ok stops it with FILE:LINE and exit status 1.\n");
 }
 
+/* --collect DIR */
+static int collect(const char *dir)
+{
+	char err[1024];
+	size_t rows;
+	int ret = sweepcollect_dir(dir, &rows, err, sizeof(err));
+
+	if (ret == -ENOMEM)
+		opt_die(PROG, "out of memory");
+	if (ret)
+		opt_die(PROG, "--collect: %s", err);
+	return 0;
+}
+
+/* --run-ok RUNDIR: 0 ok, 1 not (a malformed summary is named) */
+static int run_ok(const char *rundir)
+{
+	char err[1024];
+	int ret = sweepcollect_run_ok(rundir, err, sizeof(err));
+
+	if (ret < 0)
+		fprintf(stderr, "%s: %s\n", PROG, err);
+	return ret == 1 ? 0 : 1;
+}
+
+/* Opens OUTDIR/NAME for writing; exits on error. */
+static FILE *open_dat(const char *outdir, const char *name, char *path, size_t len)
+{
+	FILE *f;
+
+	if ((size_t)snprintf(path, len, "%s/%s", outdir, name) >= len)
+		opt_die(PROG, "%s: path too long", outdir);
+	f = fopen(path, "w");
+	if (!f)
+		opt_die(PROG, "cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
+/* --pairs OUTDIR FILE...: one sweep summary, or client run summaries */
+static int pairs(const char *outdir, int n, char **files)
+{
+	char bpath[4096], spath[4096], err[1024], *hdr = NULL;
+	size_t hcap = 0;
+	int sweep, ret;
+	FILE *f, *bars, *sp;
+
+	if (n < 1)
+		opt_usage(PROG, "--pairs needs OUTDIR and a SUMMARY");
+	f = fopen(files[0], "r");
+	if (!f)
+		opt_die(PROG, "cannot read %s: %s", files[0], strerror(errno));
+	/* a sweep summary has speedups; a client run's has none */
+	sweep = getline(&hdr, &hcap, f) >= 0 && strstr(hdr, "speedup_p50");
+	free(hdr);
+	rewind(f);
+	if (sweep && n > 1)
+		opt_usage(PROG, "--pairs takes one sweep summary, or client run summaries");
+	bars = open_dat(outdir, "bars.dat", bpath, sizeof(bpath));
+	sp = open_dat(outdir, "speedup.dat", spath, sizeof(spath));
+	if (sweep)
+		ret = figpairs_sweep(f, files[0], bars, sp, err, sizeof(err));
+	else
+		ret = figpairs_runs(files, (size_t)n, bars, sp, err, sizeof(err));
+	fclose(f);
+	if (fclose(bars) && !ret) {
+		snprintf(err, sizeof(err), "writing %.900s failed", bpath);
+		ret = -EIO;
+	}
+	if (fclose(sp) && !ret) {
+		snprintf(err, sizeof(err), "writing %.900s failed", spath);
+		ret = -EIO;
+	}
+	if (ret)
+		opt_die(PROG, "--pairs: %s", err);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	char spath[4096], *line = NULL, *hdr[MAXCOL], *hdrline = NULL;
-	const char *outpath = NULL;
-	size_t lcap = 0, hcap = 0;
-	int nh, include_behind = 0;
-	struct cols c;
+	char spath[4096], err[512];
+	const char *outpath = NULL, *collect_dir = NULL, *ok_dir = NULL, *pairs_dir = NULL;
+	int ret, include_behind = 0;
+	struct sweepcsv csv;
 	struct point *pts = NULL;
 	size_t npts = 0, cap = 0, rows = 0, behind = 0, unchecked = 0;
 	struct csv *out;
@@ -271,6 +218,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "include-behind", no_argument, NULL, 'b' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "collect", required_argument, NULL, 'c' },
+		{ "run-ok", required_argument, NULL, 'r' },
+		{ "pairs", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int o;
@@ -286,82 +236,63 @@ int main(int argc, char **argv)
 		case 'o':
 			outpath = optarg;
 			break;
+		case 'c':
+			collect_dir = optarg;
+			break;
+		case 'r':
+			ok_dir = optarg;
+			break;
+		case 'p':
+			pairs_dir = optarg;
+			break;
 		default:
 			opt_bad_option(PROG);
 		}
 	}
+	if (!!collect_dir + !!ok_dir + !!pairs_dir > 1)
+		opt_usage(PROG, "--collect, --run-ok and --pairs go alone");
+	if ((collect_dir || ok_dir || pairs_dir) && (outpath || include_behind))
+		opt_usage(PROG, "--out and --include-behind are for the summary, not "
+			  "--collect, --run-ok or --pairs");
+	if (pairs_dir)
+		return pairs(pairs_dir, argc - optind, argv + optind);
+	if ((collect_dir || ok_dir) && optind != argc)
+		opt_usage(PROG, "unexpected argument '%s'", argv[optind]);
+	if (collect_dir)
+		return collect(collect_dir);
+	if (ok_dir)
+		return run_ok(ok_dir);
 	if (optind + 1 != argc)
 		opt_usage(PROG, "give one sweep DIR");
 	snprintf(spath, sizeof(spath), "%s/sweep.csv", argv[optind]);
-	path = spath;
-	f = fopen(path, "r");
+	f = fopen(spath, "r");
 	if (!f)
-		opt_die(PROG, "cannot read %s: %s", path, strerror(errno));
-	lineno = 1;
-	if (getline(&hdrline, &hcap, f) < 0)
-		opt_die(PROG, "%s is empty", path);
-	nh = split(hdrline, hdr);
-	c.point = col(hdr, nh, "point");
-	c.rep = col(hdr, nh, "rep");
-	c.status = col(hdr, nh, "status");
-	for (size_t k = 0; k < NPARAMS; k++)
-		c.param[k] = col(hdr, nh, params[k]);
-	for (int m = 0; m < NMETRICS; m++) {
-		char name[32];
+		opt_die(PROG, "cannot read %s: %s", spath, strerror(errno));
+	ret = sweepcsv_read(f, spath, &csv, err, sizeof(err));
+	fclose(f);
+	if (ret)
+		opt_die(PROG, "%s", err);
+	for (size_t i = 0; i < csv.n; i++) {
+		const struct sweepcsv_run *r = &csv.run[i];
+		struct point *p = find_point(&pts, &npts, &cap, r->point);
 
-		snprintf(name, sizeof(name), "lat_%s_us", metrics[m]);
-		c.metric[m] = col(hdr, nh, name);
-		if (c.metric[m] < 0)
-			opt_die(PROG, "%s has no column %s", path, name);
-	}
-	if (c.point < 0 || c.status < 0)
-		opt_die(PROG, "%s has no point or status column", path);
-	c.behind = col(hdr, nh, "behind_schedule");
-	c.reason = col(hdr, nh, "behind_reason");
-	c.requests = col(hdr, nh, "requests");
-	c.late = col(hdr, nh, "late_sends");
-	c.pace_p99 = col(hdr, nh, "pace_p99_us");
-	c.interval = col(hdr, nh, "interval_us");
-	while (getline(&line, &lcap, f) >= 0) {
-		char *fld[MAXCOL], why[256];
-		double v[NMETRICS];
-		struct point *p;
-		int n, b;
-
-		lineno++;
-		if (!line[strspn(line, "\r\n")])
-			continue;
-		n = split(line, fld);
-		if (n != nh)
-			bad("%d fields, the header has %d", n, nh);
-		if (strcmp(fld[c.status], "ok"))
-			continue;	/* failed or partial runs do not count */
-		for (int m = 0; m < NMETRICS; m++)
-			v[m] = num_field(fld, c.metric[m], hdr[c.metric[m]]);
-		b = run_behind(fld, &c, why, sizeof(why));
-		p = find_point(&pts, &npts, &cap, fld[c.point]);
 		for (size_t k = 0; k < NPARAMS; k++)
-			snprintf(p->param[k], sizeof(p->param[k]), "%s",
-				 c.param[k] >= 0 ? fld[c.param[k]] : "");
-		if (b < 0)
+			snprintf(p->param[k], sizeof(p->param[k]), "%s", r->param[k]);
+		if (r->behind < 0)
 			unchecked++;
-		if (b > 0) {
+		if (r->behind > 0) {
 			behind++;
 			p->n_behind++;
 			printf("behind schedule%s: %s rep %s: %s\n",
-			       include_behind ? " (included)" : "", fld[c.point],
-			       c.rep >= 0 ? fld[c.rep] : "?", why);
+			       include_behind ? " (included)" : "", r->point, r->rep,
+			       r->why);
 		}
-		if (b <= 0 || include_behind)
-			add_vals(p, v);
+		if (r->behind <= 0 || include_behind)
+			add_vals(p, r->val);
 		rows++;
 	}
-	if (ferror(f))
-		opt_die(PROG, "reading %s failed", path);
-	fclose(f);
-	free(line);
 	if (!rows)
-		opt_die(PROG, "no successful runs in %s", path);
+		opt_die(PROG, "no successful runs in %s", spath);
 	for (size_t i = 0; i < npts; i++)
 		for (int m = 0; m < NMETRICS && pts[i].n; m++)
 			if (stats_summarize(pts[i].val[m], pts[i].n, 1, i + 1,
@@ -379,10 +310,10 @@ int main(int argc, char **argv)
 		size_t len = (size_t)snprintf(h, sizeof(h), "point");
 
 		for (size_t k = 0; k < NPARAMS; k++)
-			len += (size_t)snprintf(h + len, sizeof(h) - len, ",%s", params[k]);
+			len += (size_t)snprintf(h + len, sizeof(h) - len, ",%s", sweepcsv_params[k]);
 		len += (size_t)snprintf(h + len, sizeof(h) - len, ",n");
 		for (int m = 0; m < NMETRICS; m++) {
-			const char *x = metrics[m];
+			const char *x = sweepcsv_metrics[m];
 
 			len += (size_t)snprintf(h + len, sizeof(h) - len,
 				",%s_median_us,%s_ci_lo_us,%s_ci_hi_us,%s_mean_us,%s_sd_us,"
@@ -390,10 +321,10 @@ int main(int argc, char **argv)
 		}
 		for (int m = 0; m < NMETRICS; m++)
 			len += (size_t)snprintf(h + len, sizeof(h) - len, ",speedup_%s",
-						metrics[m]);
+						sweepcsv_metrics[m]);
 		for (int m = 0; m < NMETRICS; m++)
 			len += (size_t)snprintf(h + len, sizeof(h) - len, ",ci_overlap_%s",
-						metrics[m]);
+						sweepcsv_metrics[m]);
 		snprintf(h + len, sizeof(h) - len,
 			 ",ci_exact,ci_coverage,n_behind,behind_included,ci_label");
 		csv_header(out, h);
@@ -498,6 +429,6 @@ int main(int argc, char **argv)
 		for (int m = 0; m < NMETRICS; m++)
 			free(pts[i].val[m]);
 	free(pts);
-	free(hdrline);
+	sweepcsv_free(&csv);
 	return 0;
 }

@@ -11,6 +11,10 @@ export WB_TOOLS="$WB_TOP/$O/tests"
 # Every test runs between two snapshots of what it could leave changed on
 # the machine (guard.sh); a difference fails the test.
 . "$here/integration/guard.sh"
+# Processes and ports count when they are this build's (another build on
+# the same machine, a helper's or a benchmark's, is not this run's leak);
+# idle states, PM QoS, tracefs and state files stay machine-wide.
+export GUARD_SCOPE=${GUARD_SCOPE-$WB_TOP/$O/}
 guard_dir=$(mktemp -d)
 pass=0 fail=0 skip=0 failed=()
 tests=("$@")

@@ -3,8 +3,12 @@
  * wakebench trace record: its own tracefs instance (never the top-level
  * buffer), trace_clock mono, power:cpu_idle + irq handler events + user
  * markers, per-CPU ring-buffer pages streamed to DIR as they fill. The
- * instance is destroyed on every way out: normal end, SIGINT/SIGTERM,
- * a failing command, an error.
+ * instance is destroyed on every way out: normal end, SIGINT/SIGTERM/
+ * SIGHUP/SIGQUIT, a failing command, an error (exit() included: atexit).
+ * The raw files are written under temporary names (lib/stage) and put in
+ * place with meta.txt, last, only when the recording succeeded: a trace
+ * directory with a meta.txt is complete, and a failed record (a full
+ * disk) keeps nothing that looks like a trace.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <ftw.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -26,6 +31,7 @@
 #include "cpu.h"
 #include "idlestate.h"
 #include "opt.h"
+#include "stage.h"
 #include "trace.h"
 #include "wbinst.h"
 
@@ -38,6 +44,12 @@ struct rec {
 	void *page;
 	int subbuf;
 	uint64_t pages;
+	/* The files: cpuN.raw and meta.txt under temporary names until the
+	 * end (stage), formats/ and DIR itself when this record made them. */
+	const char *out;
+	struct stage *st;
+	int made_out, made_formats;
+	int kept;	/* committed: the trace is in place */
 };
 
 static struct rec *live;	/* for the exit and signal paths */
@@ -61,6 +73,54 @@ static void destroy_instance(void)
 			TRACE_PROG, live->name, tracefs_tracing_dir(), live->name);
 	tracefs_instance_free(live->inst);
 	live->inst = NULL;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag,
+		    struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/*
+ * A record that did not finish keeps nothing that looks like a trace:
+ * the temporary cpuN.raw and meta.txt go (stage_free), and so do
+ * formats/ and DIR when this record made them (DIR only when empty).
+ */
+static void discard_files(void)
+{
+	char path[4096];
+
+	if (!live)
+		return;
+	for (int cpu = 0; live->fds && cpu < live->ncpus; cpu++) {
+		if (live->fds[cpu] >= 0)
+			close(live->fds[cpu]);
+		live->fds[cpu] = -1;
+	}
+	stage_free(live->st);
+	live->st = NULL;
+	if (live->kept || !live->out)
+		return;
+	if (live->made_formats) {
+		snprintf(path, sizeof(path), "%s/formats", live->out);
+		nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		live->made_formats = 0;
+	}
+	if (live->made_out) {
+		rmdir(live->out);
+		live->made_out = 0;
+	}
+}
+
+/* Every way out of record (exit() on an error included). */
+static void record_exit(void)
+{
+	destroy_instance();
+	discard_files();
 }
 
 /*
@@ -160,45 +220,99 @@ static const char *const default_events[] = {
 	"power:cpu_idle", "irq:irq_handler_entry", "irq:irq_handler_exit", NULL,
 };
 
-static int copy_file(const char *src, const char *dst)
+/*
+ * Writes all of buf to fd. Returns 0 or -errno of the write that failed
+ * (a short write is retried, so a full disk gives ENOSPC, never a guess).
+ */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Copies src to dst; -errno with "dst: cause" (or src's) in err. */
+static int copy_file(const char *src, const char *dst, char *err, size_t errlen)
 {
 	char buf[8192];
 	int in = open(src, O_RDONLY | O_CLOEXEC), out, ret = 0;
 	ssize_t n;
 
-	if (in < 0)
-		return -errno;
+	if (in < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", src, strerror(-ret));
+		return ret;
+	}
 	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0) {
 		ret = -errno;
+		snprintf(err, errlen, "%s: %s", dst, strerror(-ret));
 		close(in);
 		return ret;
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			ret = -EIO;
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		ret = write_all(out, buf, (size_t)n);
+		if (ret) {
+			snprintf(err, errlen, "%s: %s", dst, strerror(-ret));
 			break;
 		}
-	if (n < 0)
+	}
+	if (n < 0 && !ret) {
 		ret = -errno;
+		snprintf(err, errlen, "%s: %s", src, strerror(-ret));
+	}
 	close(in);
-	if (close(out) && !ret)
+	if (close(out) && !ret) {
 		ret = -errno;
+		snprintf(err, errlen, "%s: %s", dst, strerror(-ret));
+	}
 	return ret;
 }
 
-/* formats/header_page and formats/SYS/EVENT/format for each event. */
-static int save_formats(const char *out, char **events, int nevents)
+/* mkdir that is content with an existing directory; 1 when it made it. */
+static int make_dir(const char *path, char *err, size_t errlen)
+{
+	if (!mkdir(path, 0755))
+		return 1;
+	if (errno == EEXIST)
+		return 0;
+	snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	return -errno;
+}
+
+/*
+ * formats/header_page and formats/SYS/EVENT/format for each event.
+ * *made: 1 when formats/ did not exist before (so a failed record takes
+ * it away again).
+ */
+static int save_formats(const char *out, char **events, int nevents,
+			int *made, char *err, size_t errlen)
 {
 	const char *tdir = tracefs_tracing_dir();
 	char src[4096], dst[4096];
 	int ret;
 
 	snprintf(dst, sizeof(dst), "%s/formats", out);
-	mkdir(dst, 0755);
+	ret = make_dir(dst, err, errlen);
+	if (ret < 0)
+		return ret;
+	*made = ret;
 	snprintf(src, sizeof(src), "%s/events/header_page", tdir);
 	snprintf(dst, sizeof(dst), "%s/formats/header_page", out);
-	ret = copy_file(src, dst);
+	ret = copy_file(src, dst, err, errlen);
 	if (ret)
 		return ret;
 	for (int i = 0; i <= nevents; i++) {
@@ -206,23 +320,30 @@ static int save_formats(const char *out, char **events, int nevents)
 		const char *ev = i < nevents ? events[i] : "ftrace:print";
 		char sys[64], name[64];
 
-		if (sscanf(ev, "%63[^:]:%63s", sys, name) != 2)
+		if (sscanf(ev, "%63[^:]:%63s", sys, name) != 2) {
+			snprintf(err, errlen, "invalid event '%s'", ev);
 			return -EINVAL;
+		}
 		snprintf(dst, sizeof(dst), "%s/formats/%s", out, sys);
-		mkdir(dst, 0755);
+		if ((ret = make_dir(dst, err, errlen)) < 0)
+			return ret;
 		snprintf(dst, sizeof(dst), "%s/formats/%s/%s", out, sys, name);
-		mkdir(dst, 0755);
+		if ((ret = make_dir(dst, err, errlen)) < 0)
+			return ret;
 		snprintf(src, sizeof(src), "%s/events/%s/%s/format", tdir, sys, name);
 		snprintf(dst, sizeof(dst), "%s/formats/%s/%s/format", out, sys, name);
-		ret = copy_file(src, dst);
+		ret = copy_file(src, dst, err, errlen);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-/* Drains every CPU's full pages (all of them with flush). */
-static int drain(struct rec *r, int flush)
+/*
+ * Drains every CPU's full pages (all of them with flush). Returns 0, or
+ * -errno of the failing write with that CPU in *bad_cpu.
+ */
+static int drain(struct rec *r, int flush, int *bad_cpu)
 {
 	for (int cpu = 0; cpu < r->ncpus; cpu++) {
 		if (!r->tcpu[cpu])
@@ -230,31 +351,37 @@ static int drain(struct rec *r, int flush)
 		for (;;) {
 			int n = flush ? tracefs_cpu_flush(r->tcpu[cpu], r->page) :
 				tracefs_cpu_read(r->tcpu[cpu], r->page, true);
+			int ret;
 
 			if (n <= 0)
 				break;
 			/* Short flushes are padded to a whole sub-buffer. */
 			if (n < r->subbuf)
 				memset((char *)r->page + n, 0, (size_t)(r->subbuf - n));
-			if (write(r->fds[cpu], r->page, (size_t)r->subbuf) != r->subbuf)
-				return -EIO;
+			ret = write_all(r->fds[cpu], r->page, (size_t)r->subbuf);
+			if (ret) {
+				*bad_cpu = cpu;
+				return ret;
+			}
 			r->pages++;
 		}
 	}
 	return 0;
 }
 
-static void write_meta(const char *out, struct rec *r, uint64_t start,
-		       uint64_t end, char **events, int nevents,
-		       const char *cmdline, int buffer_kb)
+/*
+ * meta.txt's text, built in memory (so that the file is written by one
+ * checked write, whose errno is the real cause). NULL when out of memory.
+ */
+static char *meta_text(struct rec *r, uint64_t start, uint64_t end,
+		       char **events, int nevents, const char *cmdline,
+		       int buffer_kb, size_t *len)
 {
-	char path[4096], drv[64];
-	FILE *f;
+	char drv[64], *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
 
-	snprintf(path, sizeof(path), "%s/meta.txt", out);
-	f = fopen(path, "w");
 	if (!f)
-		return;
+		return NULL;
 	idlestate_driver(drv, sizeof(drv));
 	fprintf(f, "wakebench-trace 1\nversion %s\nclock mono\nncpus %d\n"
 		"start_ns %llu\nend_ns %llu\nsubbuf_size %d\nbuffer_kb %d\n"
@@ -295,7 +422,30 @@ static void write_meta(const char *out, struct rec *r, uint64_t start,
 		}
 		fprintf(f, "missed %d %llu %llu\n", cpu, overrun, dropped);
 	}
-	fclose(f);
+	if (ferror(f)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Writes text to path (a new file). Returns 0 or -errno of the failing call. */
+static int write_file(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, text, len);
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
 }
 
 /*
@@ -362,6 +512,7 @@ int trace_cleanup(int argc, char **argv)
 {
 	int all = 0;
 
+	signal(SIGPIPE, SIG_IGN);	/* a closed stderr does not stop it half way */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--all"))
 			all = 1;
@@ -400,8 +551,14 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	uint64_t v, start, end;
 	struct rec r = { 0 };
 	pid_t child = -1;
+	char err[4400], meta_tmp[4096];
+	int failed = 0, ret;
+	struct stat sb;
 	sigset_t stopset, old;
 
+	/* A closed standard error (a pipe whose reader is gone) is no reason
+	 * to die with the instance up or the files half written. */
+	signal(SIGPIPE, SIG_IGN);
 	/* The command line is taken whole before "--" is cut off. */
 	cmdline = opt_cmdline(full_argc, full_argv);
 	argc = opt_split_command(TRACE_PROG, argc, argv, &cmd);
@@ -459,21 +616,27 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	need_tracefs("record");
 	/* What a killed record left behind (and a stale one in our name). */
 	remove_stale(0, getpid());
-	if (mkdir(out, 0755) && errno != EEXIST)
+	r.out = out;
+	if (!mkdir(out, 0755))
+		r.made_out = 1;
+	else if (errno != EEXIST)
 		opt_die(TRACE_PROG, "cannot create %s: %s", out, strerror(errno));
+	else if (stat(out, &sb) || !S_ISDIR(sb.st_mode))
+		opt_die(TRACE_PROG, "%s exists and is not a directory", out);
 
 	snprintf(r.name, sizeof(r.name), "wakebench-%d", (int)getpid());
 	live = &r;
-	atexit(destroy_instance);
+	atexit(record_exit);
 	/*
-	 * SIGINT/SIGTERM/SIGHUP stay blocked from before the instance exists:
-	 * one that comes during set-up waits for the recording loop, which
-	 * stops cleanly; errors on the way exit through destroy_instance().
+	 * SIGINT/SIGTERM/SIGHUP/SIGQUIT stay blocked from before the instance
+	 * exists: one that comes during set-up waits for the recording loop,
+	 * which stops cleanly; errors on the way exit through record_exit().
 	 */
 	sigemptyset(&stopset);
 	sigaddset(&stopset, SIGINT);
 	sigaddset(&stopset, SIGTERM);
 	sigaddset(&stopset, SIGHUP);
+	sigaddset(&stopset, SIGQUIT);
 	sigaddset(&stopset, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &stopset, &old);
 	r.inst = tracefs_instance_create(r.name);
@@ -502,25 +665,55 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 		if (tracefs_event_enable(r.inst, sys, name))
 			opt_die(TRACE_PROG, "no event %s on this kernel", events[i]);
 	}
-	if (save_formats(out, events, nevents))
-		opt_die(TRACE_PROG, "cannot save the event formats into %s", out);
-	r.tcpu = calloc((size_t)r.ncpus, sizeof(*r.tcpu));
-	r.fds = calloc((size_t)r.ncpus, sizeof(*r.fds));
-	if (!r.tcpu || !r.fds)
-		opt_die(TRACE_PROG, "out of memory");
-	for (int cpu = 0; cpu < r.ncpus; cpu++) {
+	/*
+	 * An earlier trace in DIR is replaced from here on: its meta.txt goes
+	 * first (it is no longer complete), and none of its cpuN.raw can pass
+	 * for this one's (a CPU left out by --cpus). The new ones take their
+	 * final names only when the recording has succeeded.
+	 */
+	for (int cpu = -1; cpu < r.ncpus; cpu++) {
 		char path[4096];
 
+		if (cpu < 0)
+			snprintf(path, sizeof(path), "%s/meta.txt", out);
+		else
+			snprintf(path, sizeof(path), "%s/cpu%d.raw", out, cpu);
+		if (unlink(path) && errno != ENOENT)
+			opt_die(TRACE_PROG, "cannot remove the earlier %s: %s", path,
+				strerror(errno));
+	}
+	if (save_formats(out, events, nevents, &r.made_formats, err, sizeof(err)))
+		opt_die(TRACE_PROG, "cannot save the event formats: %s", err);
+	r.tcpu = calloc((size_t)r.ncpus, sizeof(*r.tcpu));
+	r.fds = malloc((size_t)r.ncpus * sizeof(*r.fds));
+	r.st = stage_new(out);
+	if (!r.tcpu || !r.fds || !r.st)
+		opt_die(TRACE_PROG, "out of memory");
+	for (int cpu = 0; cpu < r.ncpus; cpu++)
 		r.fds[cpu] = -1;
+	for (int cpu = 0; cpu < r.ncpus; cpu++) {
+		char name[32], tmp[4096];
+
 		if (mask && !mask[cpu])
 			continue;
 		r.tcpu[cpu] = tracefs_cpu_open(r.inst, cpu, true);
-		snprintf(path, sizeof(path), "%s/cpu%d.raw", out, cpu);
-		r.fds[cpu] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (!r.tcpu[cpu] || r.fds[cpu] < 0)
-			opt_die(TRACE_PROG, "cannot open CPU %d's buffer or %s", cpu, path);
+		if (!r.tcpu[cpu])
+			opt_die(TRACE_PROG, "cannot open CPU %d's trace_pipe_raw: %s", cpu,
+				strerror(errno));
+		snprintf(name, sizeof(name), "cpu%d.raw", cpu);
+		ret = stage_add(r.st, name, tmp, sizeof(tmp));
+		if (ret)
+			opt_die(TRACE_PROG, "%s/%s: %s", out, name, strerror(-ret));
+		r.fds[cpu] = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (r.fds[cpu] < 0)
+			opt_die(TRACE_PROG, "cannot create %s/%s (as %s): %s", out, name,
+				tmp, strerror(errno));
 		r.subbuf = tracefs_cpu_read_size(r.tcpu[cpu]);
 	}
+	/* Added last, so renamed last: a meta.txt means a complete trace. */
+	ret = stage_add(r.st, "meta.txt", meta_tmp, sizeof(meta_tmp));
+	if (ret)
+		opt_die(TRACE_PROG, "%s/meta.txt: %s", out, strerror(-ret));
 	if (r.subbuf <= 0 || !(r.page = malloc((size_t)r.subbuf)))
 		opt_die(TRACE_PROG, "cannot size the ring-buffer pages");
 
@@ -539,6 +732,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 			/* The command (and the servers it starts) find the
 			 * instance for their markers here. */
 			setenv("WAKEBENCH_TRACE_INSTANCE", r.name, 1);
+			signal(SIGPIPE, SIG_DFL);
 			sigprocmask(SIG_SETMASK, &old, NULL);
 			execvp(cmd[0], cmd);
 			fprintf(stderr, "%s: cannot run %s: %s\n", TRACE_PROG,
@@ -550,15 +744,17 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	for (;;) {
 		struct timespec ts = { 0, 50000000 };	/* drain every 50 ms */
 		int s = sigtimedwait(&stopset, NULL, &ts);
-		int status;
+		int status, bad = 0;
 
-		if (drain(&r, 0)) {
-			fprintf(stderr, "%s: writing %s: %s\n", TRACE_PROG, out,
-				strerror(EIO));
-			rc = 1;
+		ret = drain(&r, 0, &bad);
+		if (ret) {
+			/* A full disk: the cause is the write's errno. */
+			fprintf(stderr, "%s: cannot write %s/cpu%d.raw: %s\n", TRACE_PROG,
+				out, bad, strerror(-ret));
+			failed = 1;
 			break;
 		}
-		if (s == SIGINT || s == SIGTERM || s == SIGHUP) {
+		if (s == SIGINT || s == SIGTERM || s == SIGHUP || s == SIGQUIT) {
 			sig = s;
 			if (child > 0) {
 				kill(child, s);
@@ -592,27 +788,62 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	for (int cpu = 0; cpu < r.ncpus; cpu++)
 		if (r.tcpu[cpu])
 			tracefs_cpu_stop(r.tcpu[cpu]);
-	if (drain(&r, 1))
-		rc = rc ? rc : 1;
-	write_meta(out, &r, start, end, events, nevents, cmdline, buffer_kb);
-	for (int cpu = 0; cpu < r.ncpus; cpu++) {
-		if (r.tcpu[cpu])
-			tracefs_cpu_close(r.tcpu[cpu]);
-		r.tcpu[cpu] = NULL;
-		if (r.fds[cpu] >= 0 && close(r.fds[cpu]))
-			rc = rc ? rc : 1;
+	if (!failed) {
+		int bad = 0;
+
+		ret = drain(&r, 1, &bad);
+		if (ret) {
+			fprintf(stderr, "%s: cannot write %s/cpu%d.raw: %s\n", TRACE_PROG,
+				out, bad, strerror(-ret));
+			failed = 1;
+		}
+	}
+	for (int cpu = 0; !failed && cpu < r.ncpus; cpu++) {
+		if (r.fds[cpu] >= 0 && close(r.fds[cpu])) {
+			fprintf(stderr, "%s: cannot write %s/cpu%d.raw: %s\n", TRACE_PROG,
+				out, cpu, strerror(errno));
+			failed = 1;
+		}
+		r.fds[cpu] = -1;
+	}
+	if (!failed) {
+		/* meta.txt last: its temporary, then every file fsynced and
+		 * renamed into place, meta.txt after the raw files. */
+		size_t len = 0;
+		char *text = meta_text(&r, start, end, events, nevents, cmdline,
+				       buffer_kb, &len);
+		ret = text ? write_file(meta_tmp, text, len) : -ENOMEM;
+		free(text);
+		if (ret)
+			fprintf(stderr, "%s: cannot write %s/meta.txt: %s\n", TRACE_PROG,
+				out, strerror(-ret));
+		else if ((ret = stage_commit(r.st, err, sizeof(err))))
+			fprintf(stderr, "%s: cannot put the trace in place: %s\n",
+				TRACE_PROG, err);
+		if (ret)
+			failed = 1;
+		else
+			r.kept = 1;
 	}
 	destroy_instance();
+	discard_files();
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	fprintf(stderr, "%s: %llu pages (%d KB each) in %s, %.3f s%s\n",
-		TRACE_PROG, (unsigned long long)r.pages, r.subbuf / 1024, out,
-		(end - start) / 1e9, sig ? " (interrupted)" : "");
+	if (r.kept)
+		fprintf(stderr, "%s: %llu pages (%d KB each) in %s, %.3f s%s\n",
+			TRACE_PROG, (unsigned long long)r.pages, r.subbuf / 1024, out,
+			(end - start) / 1e9, sig ? " (interrupted)" : "");
+	else
+		fprintf(stderr, "%s: recording failed after %.3f s; no trace kept in %s (the %llu pages written and their temporary files are removed)\n",
+			TRACE_PROG, (end - start) / 1e9, out,
+			(unsigned long long)r.pages);
 	free(r.page);
 	free(r.tcpu);
 	free(r.fds);
 	free(mask);
 	free(cmdline);
 	live = NULL;
+	if (failed)
+		return rc ? rc : 1;
 	if (sig && !cmd)
 		return 0;	/* Ctrl-C is how a duration-less user stops early */
 	return rc;

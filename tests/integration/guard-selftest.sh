@@ -96,6 +96,13 @@ if [ -n "${WB_BIN:-}" ] && [ -x "$WB_BIN/wakebench-server" ]; then
 	grep -q "^+ proc pid=${pids[1]} comm=wakebench-serve" "$TMP/out" || fail "server process not reported: $(cat "$TMP/out")"
 	expect "$TMP/out" "+ listen tcp 127.0.0.1:$port comm=wakebench-serve pid=${pids[1]}"
 	echo "leftover server process and listening port: caught"
+	# scoped to its build: still caught; scoped to another build: not ours
+	GUARD_SCOPE="$WB_BIN/" guard_snapshot "$TMP/j"
+	grep -q "^proc pid=${pids[1]} " "$TMP/j" && grep -q "^listen tcp 127.0.0.1:$port " "$TMP/j" ||
+		fail "GUARD_SCOPE of its own build: server not seen: $(cat "$TMP/j")"
+	GUARD_SCOPE=/nonexistent-build/ guard_snapshot "$TMP/k"
+	grep -q "pid=${pids[1]}" "$TMP/k" && fail "GUARD_SCOPE of another build: server reported"
+	echo "GUARD_SCOPE: a build's processes only"
 else
 	echo "process part skipped: set WB_BIN to a build's bin directory"
 fi

@@ -22,7 +22,9 @@
 # PM QoS value without touching the machine): GUARD_SYSFS (default /sys),
 # GUARD_TRACEFS (default /sys/kernel/tracing, else debugfs's),
 # GUARD_STATE_DIR (default /run/wakebench), GUARD_PMQOS_DEV (default
-# /dev/cpu_dma_latency).
+# /dev/cpu_dma_latency). GUARD_SCOPE (run-integration.sh: the build under
+# test) limits the process and listening-socket lines to programs under
+# that path; the system state lines stay machine-wide.
 
 # processes whose name says they are ours: wakebench, wakebench-*, wb-*
 _guard_ours='^(wakebench|wb-)'
@@ -71,20 +73,33 @@ _guard_collect() {
 			[ -e "$f" ] && echo "state ${f##*/}"
 		done
 	fi
-	# ss: "tcp LISTEN 0 1024 127.0.0.1:7000 0.0.0.0:* users:(("wakebench-serve",pid=1,fd=5))"
-	ss -Hltunp 2>/dev/null | awk -v ours="$_guard_ours" '{
-		if (!match($0, /users:\(\("[^"]*",pid=[0-9]+/))
-			next
-		split(substr($0, RSTART + 9, RLENGTH - 9), u, /",pid=/)
-		if (u[1] ~ ours)
-			printf "listen %s %s comm=%s pid=%s\n", $1, $5, u[1], u[2]
-	}'
-	ps -eo pid=,comm=,args= 2>/dev/null | awk -v ours="$_guard_ours" -v me=$$ '
-		$2 ~ ours && $1 != me {
+	# Our processes: by name, and with GUARD_SCOPE (a path prefix, the
+	# build under test) only those whose program lies under it, so that
+	# another build's run on the same machine is not taken for a leak.
+	ps -eo pid=,comm=,args= 2>/dev/null | awk -v ours="$_guard_ours" -v me=$$ \
+		-v scope="${GUARD_SCOPE:-}" '
+		$2 ~ ours && $1 != me && (scope == "" || index($3, scope) == 1) {
 			pid = $1; comm = $2
 			sub(/^ *[0-9]+ +[^ ]+ +/, "")
 			printf "proc pid=%s comm=%s %s\n", pid, comm, $0
+		}' > "${TMPDIR:-/tmp}/guard.$$.procs"
+	# ss: "tcp LISTEN 0 1024 127.0.0.1:7000 0.0.0.0:* users:(("wakebench-serve",pid=1,fd=5))"
+	ss -Hltunp 2>/dev/null | awk -v ours="$_guard_ours" -v procs="${TMPDIR:-/tmp}/guard.$$.procs" '
+		BEGIN {
+			while ((getline l < procs) > 0) {
+				split(l, f, /[ =]/)
+				mine[f[3]] = 1
+			}
+		}
+		{
+			if (!match($0, /users:\(\("[^"]*",pid=[0-9]+/))
+				next
+			split(substr($0, RSTART + 9, RLENGTH - 9), u, /",pid=/)
+			if (u[1] ~ ours && (u[2] in mine))
+				printf "listen %s %s comm=%s pid=%s\n", $1, $5, u[1], u[2]
 		}'
+	cat "${TMPDIR:-/tmp}/guard.$$.procs"
+	rm -f "${TMPDIR:-/tmp}/guard.$$.procs"
 }
 
 guard_snapshot() {

@@ -55,10 +55,9 @@ need_tracefs() {
 # instances: how many wakebench tracefs instances appeared since need_tracefs
 instances() { ls $T/instances | grep '^wakebench-' | sort | comm -13 "$TMP/inst.before" - | grep -c . || true; }
 
-# csv_col FILE NAME: prints column NAME of FILE (header row dropped).
-csv_col() {
-	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; if (!c) exit 3; next } { print $c }' "$1"
-}
+# csv_col FILE NAME: prints column NAME of FILE (header row dropped; exit
+# 3 without that column): the one in scripts/wb-lib.sh.
+. "$WB_TOP/scripts/wb-lib.sh"
 
 # approx A B TOL: |A - B| <= TOL
 approx() {

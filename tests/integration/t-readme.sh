@@ -162,10 +162,13 @@ rewrite() {	# FILE: prints the rewritten command
 		# sweeps: repetitions and requests scaled, a free server port
 		s{(wakebench sweep\b(?:\\\n|[^\n#])*)}{
 			my $c = $1;
-			$c =~ s/\s--(reps|requests)\s+\d+//g;
-			$c =~ s/\s*\\\n\s*/ /g;
-			$c .= " --reps $ENV{SWREPS} --requests $ENV{SWREQ}";
-			$c .= " --server-port $ENV{SWPORT}" unless $c =~ /--server-port/;
+			# --resume takes the spec the sweep recorded: nothing added
+			if ($c !~ /\s--resume\b/) {
+				$c =~ s/\s--(reps|requests)\s+\d+//g;
+				$c =~ s/\s*\\\n\s*/ /g;
+				$c .= " --reps $ENV{SWREPS} --requests $ENV{SWREQ}";
+				$c .= " --server-port $ENV{SWPORT}" unless $c =~ /--server-port/;
+			}
 			"$c " }ge;
 	' "$1"
 }

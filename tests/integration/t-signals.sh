@@ -46,7 +46,41 @@ start_server -q
 kill -PIPE "$SERVER_PID"
 sleep 0.1
 kill -0 "$SERVER_PID" 2>/dev/null || fail "server died of SIGPIPE"
+# A client whose stdout is a closed pipe (| head) still exits 0 with its
+# files written.
+"$WB" client --server 127.0.0.1:$PORT --requests 50 --interval-us 200 \
+	--out "$TMP/pipe" | (exec true)
+rc=${PIPESTATUS[0]}
+[ "$rc" = 0 ] || fail "client with a closed stdout: exit $rc"
+[ -s "$TMP/pipe/summary.csv" ] || fail "client with a closed stdout: no summary"
 stop_server || fail "server after SIGPIPE"
+
+# ---- client signalled while it draws a long schedule (C-states already
+# off): out within 1 s, C-states restored, nothing that looks like a run.
+for sig in TERM HUP INT; do
+	"${dfl[@]}" "$WB" client --server 127.0.0.1:1 --requests 20000000 --interval-us 100 \
+		--cstates off --out "$TMP/draw-$sig" -q 2>"$TMP/draw-$sig.err" &
+	pid=$!
+	wait_for "[ \"\$(disabled 1 2)\" = 1 ]" || fail "client --cstates off not applied"
+	sleep 0.1
+	t0=$(date +%s%N)
+	sig_wait $pid $sig; rc=$RC
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ "$rc" = 1 ] || fail "client SIG$sig while drawing: exit $rc: $(cat "$TMP/draw-$sig.err")"
+	[ "$ms" -le 1000 ] || fail "client SIG$sig while drawing: took $ms ms to exit"
+	grep -q 'interrupted while drawing the schedule' "$TMP/draw-$sig.err" ||
+		fail "client SIG$sig while drawing: $(cat "$TMP/draw-$sig.err")"
+	cstates_clean || fail "client SIG$sig while drawing: C-states not restored"
+	[ -z "$(ls -A "$TMP/draw-$sig")" ] || fail "client SIG$sig while drawing: left $(ls -A "$TMP/draw-$sig")"
+done
+# the same without --cstates: the signal still waits for the drawing to
+# notice it (exit 1 with the message, not death by the signal)
+"$WB" client --server 127.0.0.1:1 --requests 20000000 --out "$TMP/draw-plain" -q 2>"$TMP/draw-plain.err" &
+pid=$!
+sleep 0.3
+sig_wait $pid TERM; rc=$RC
+[ "$rc" = 1 ] && grep -q 'interrupted while drawing the schedule' "$TMP/draw-plain.err" ||
+	fail "client SIGTERM while drawing, no --cstates: exit $rc: $(cat "$TMP/draw-plain.err")"
 
 for sig in INT TERM HUP; do
 	# ---- client, with --cstates off: partial outputs, status interrupted.

@@ -14,6 +14,7 @@ int main(void)
 		hillclimb_suite, timeline_suite, attrib_suite,
 		trace_suite, stats_suite, runcheck_suite, wbinst_suite, srvlimit_suite,
 		relay_suite, pqplan_suite, tally_suite, schedule_suite,
+		stage_suite, sweepspec_suite, sweepcsv_suite, sweepcollect_suite,
 	};
 	SRunner *sr;
 	int failed;

@@ -83,6 +83,44 @@ START_TEST(bad_config)
 }
 END_TEST
 
+/* stops on the k-th question; counts them */
+static int cancel_at(void *arg)
+{
+	int *left = arg;
+
+	return --*left <= 0;
+}
+
+START_TEST(cancel_stops_drawing)
+{
+	struct schedule_cfg cfg = { .dist = ARRIVAL_EXP, .mean_ns = 1000,
+				    .seed = 1, .requests = 10 * SCHEDULE_CANCEL_EVERY,
+				    .cancel = cancel_at };
+	struct schedule s;
+	int left = 3;
+
+	/* asked at gaps 0, EVERY and 2 EVERY: stops on the third */
+	cfg.cancel_arg = &left;
+	ck_assert_int_eq(schedule_build(&s, &cfg), -EINTR);
+	ck_assert_int_eq(left, 0);
+	ck_assert_ptr_null(s.gap_ns);
+	/* by duration too */
+	left = 2;
+	cfg.requests = 0;
+	cfg.duration_ns = 1000000000000ull;
+	ck_assert_int_eq(schedule_build(&s, &cfg), -EINTR);
+	ck_assert_int_eq(s.n, 0);
+	/* never cancelling: the whole schedule, asked once per EVERY gaps */
+	left = 1000;
+	cfg.requests = 3 * SCHEDULE_CANCEL_EVERY;
+	cfg.duration_ns = 0;
+	ck_assert_int_eq(schedule_build(&s, &cfg), 0);
+	ck_assert_uint_eq(s.n, 3 * SCHEDULE_CANCEL_EVERY);
+	ck_assert_int_eq(left, 1000 - 3);
+	schedule_free(&s);
+}
+END_TEST
+
 static const char *const owned[] = { "summary.csv", "requests.csv", NULL };
 
 static void touch(const char *dir, const char *name)
@@ -146,6 +184,7 @@ Suite *schedule_suite(void)
 	tcase_add_test(tc, count_warmup_first);
 	tcase_add_test(tc, duration_rule);
 	tcase_add_test(tc, bad_config);
+	tcase_add_test(tc, cancel_stops_drawing);
 	tcase_add_test(tc, outdir_rules);
 	suite_add_tcase(s, tc);
 	return s;

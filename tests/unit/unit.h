@@ -28,5 +28,9 @@ Suite *relay_suite(void);
 Suite *pqplan_suite(void);
 Suite *tally_suite(void);
 Suite *schedule_suite(void);
+Suite *stage_suite(void);
+Suite *sweepspec_suite(void);
+Suite *sweepcsv_suite(void);
+Suite *sweepcollect_suite(void);
 
 #endif

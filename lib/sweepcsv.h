@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sweepcsv: reads a sweep's sweep.csv (wakebench sweep) for wakebench
+ * stats. Columns are found by name; the runs whose status is ok are kept,
+ * with their point parameters, their avg/p50/p99/p99.9 latency (checked:
+ * non-negative finite decimals) and whether they fell behind their
+ * schedule (the client's behind_schedule, else lib/runcheck on
+ * late_sends, requests, pace_p99_us and interval_us). Errors name the
+ * file and line; nothing is printed.
+ */
+#ifndef WB_SWEEPCSV_H
+#define WB_SWEEPCSV_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Parameters that name a point, in summary.csv's order. */
+#define SWEEPCSV_NPARAMS 7
+extern const char *const sweepcsv_params[SWEEPCSV_NPARAMS];
+/* Latency metrics: lat_<m>_us columns. */
+#define SWEEPCSV_NMETRICS 4
+extern const char *const sweepcsv_metrics[SWEEPCSV_NMETRICS];
+/* The index of "prequery" in sweepcsv_params. */
+#define SWEEPCSV_PREQUERY 2
+
+struct sweepcsv_run {
+	const char *point, *rep;		/* rep "?" without the column */
+	const char *param[SWEEPCSV_NPARAMS];	/* "" without the column */
+	double val[SWEEPCSV_NMETRICS];
+	int behind;		/* 1, 0, or -1: cannot be checked (old sweep) */
+	char why[256];		/* why it is behind */
+	unsigned long line;
+	char *buf;		/* owns the strings above */
+};
+
+struct sweepcsv {
+	struct sweepcsv_run *run;	/* the ok runs, in file order */
+	size_t n, cap;
+};
+
+/*
+ * Reads F (named NAME in messages) into OUT (zeroed here). 0, or -EINVAL
+ * ("NAME:LINE: what is wrong", "NAME has no column lat_p50_us"),
+ * -ENODATA (empty), -EIO or -ENOMEM, with the message in ERR.
+ */
+int sweepcsv_read(FILE *f, const char *name, struct sweepcsv *out, char *err,
+		  size_t errlen);
+void sweepcsv_free(struct sweepcsv *c);
+
+#endif

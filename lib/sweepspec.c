@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sweepspec: read, check, resolve and write the spec of a wakebench
+ * sweep (see sweepspec.h). Every value but the two command prefixes is
+ * data with a fixed type; nothing here runs anything.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweepspec.h"
+
+enum kind {
+	K_LIST,		/* one or more words, each valid */
+	K_OPTLIST,	/* empty, or a K_LIST */
+	K_ONE,		/* exactly one valid word */
+	K_OPTONE,	/* empty (resolved later), or a K_ONE */
+	K_CMD,		/* a command prefix: words, run by design */
+};
+
+struct keydef {
+	const char *name;
+	enum kind kind;
+	const char *def;
+	int (*valid)(const char *w, int ncpus);
+	const char *hint;	/* "%d" is the CPU count */
+};
+
+/* a decimal number: digits, optionally '.' and digits */
+static int isnum(const char *w, int ncpus)
+{
+	const char *p = w;
+
+	(void)ncpus;
+	if (!isdigit((unsigned char)*p))
+		return 0;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return 0;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return !*p;
+}
+
+/* a whole number without leading zeros, at most 9 digits */
+static int isint(const char *w, int ncpus)
+{
+	size_t n = strlen(w);
+
+	(void)ncpus;
+	if (!strcmp(w, "0"))
+		return 1;
+	if (n < 1 || n > 9 || w[0] < '1' || w[0] > '9')
+		return 0;
+	return strspn(w, "0123456789") == n;
+}
+
+static int ispos(const char *w, int ncpus)
+{
+	return isint(w, ncpus) && strcmp(w, "0");
+}
+
+static int isposnum(const char *w, int ncpus)
+{
+	return isnum(w, ncpus) && strpbrk(w, "123456789");
+}
+
+static int isport(const char *w, int ncpus)
+{
+	return ispos(w, ncpus) && atol(w) <= 65534;
+}
+
+static int iscpu(const char *w, int ncpus)
+{
+	return isint(w, ncpus) && atol(w) < ncpus;
+}
+
+static int isdist(const char *w, int ncpus)
+{
+	(void)ncpus;
+	return !strcmp(w, "fixed") || !strcmp(w, "exp") ||
+	       !strcmp(w, "exponential") || !strcmp(w, "poisson");
+}
+
+static int ispq(const char *w, int ncpus)
+{
+	return !strcmp(w, "off") || !strcmp(w, "adaptive") || isnum(w, ncpus);
+}
+
+static int iscs(const char *w, int ncpus)
+{
+	if (!strcmp(w, "on"))
+		return 1;
+	if (!strncmp(w, "system-", 7))
+		w += 7;
+	if (!strcmp(w, "off"))
+		return 1;
+	return !strncmp(w, "max-latency-us=", 15) && isint(w + 15, ncpus);
+}
+
+static int iswait(const char *w, int ncpus)
+{
+	(void)ncpus;
+	return !strcmp(w, "spin") || !strcmp(w, "sleep") || !strcmp(w, "hybrid");
+}
+
+/*
+ * IPv4, IPv6 (hex digits, colons, dots) or a host name: nothing a shell,
+ * a path or a remote command line could read as syntax.
+ */
+static int isaddr(const char *w, int ncpus)
+{
+	size_t n = strlen(w);
+
+	(void)ncpus;
+	if (n >= 1 && n <= 253 && isalnum((unsigned char)w[0]) &&
+	    strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		      "0123456789.-") == n)
+		return 1;
+	return n >= 2 && n <= 45 && strspn(w, "0123456789ABCDEFabcdef:.") == n;
+}
+
+static const struct keydef keys[SK_NKEYS] = {
+	[SK_DIST] = { "dist", K_LIST, "exp", isdist, "fixed, exp, poisson" },
+	[SK_INTERVAL_US] = { "interval-us", K_LIST, "1000", isposnum,
+			     "a mean gap in us, above 0" },
+	[SK_RATE] = { "rate", K_OPTLIST, "", isposnum,
+		      "requests per second, above 0" },
+	[SK_PREQUERY] = { "prequery", K_LIST, "off", ispq,
+			  "off, adaptive or a lead in us" },
+	[SK_WINDOW] = { "window", K_ONE, "1000", ispos,
+			"a whole number of requests, at least 1" },
+	[SK_WARMUP] = { "warmup", K_LIST, "0", isint, "a whole number of requests" },
+	[SK_CSTATES] = { "cstates", K_LIST, "on", iscs,
+			 "on, off, max-latency-us=N, system-off or system-max-latency-us=N" },
+	[SK_SERVICE_US] = { "service-us", K_LIST, "0", isnum, "a number of us" },
+	[SK_REQUESTS] = { "requests", K_ONE, "1000", ispos,
+			  "a whole number of requests, at least 1" },
+	[SK_REPS] = { "reps", K_ONE, "5", ispos, "a whole number, at least 1" },
+	[SK_SEED] = { "seed", K_ONE, "1", isint, "a whole number" },
+	[SK_WAIT] = { "wait", K_ONE, "spin", iswait, "spin, sleep or hybrid" },
+	[SK_CLIENT_CPU] = { "client-cpu", K_OPTONE, "", iscpu,
+			    "a CPU number below %d" },
+	[SK_SERVER_CPU] = { "server-cpu", K_OPTONE, "", iscpu,
+			    "a CPU number below %d" },
+	[SK_SERVER_EXEC] = { "server-exec", K_CMD, "", NULL,
+			     "one line of words, without '#'" },
+	[SK_CLIENT_EXEC] = { "client-exec", K_CMD, "", NULL,
+			     "one line of words, without '#'" },
+	[SK_SERVER_ADDR] = { "server-addr", K_ONE, "127.0.0.1", isaddr,
+			     "an IP address or host name" },
+	[SK_SERVER_BIND] = { "server-bind", K_OPTONE, "", isaddr,
+			     "an IP address or host name" },
+	[SK_SERVER_PORT] = { "server-port", K_ONE, "17000", isport,
+			     "1-65534; pre-queries use PORT+1" },
+};
+
+/* The order values are checked in: the first bad one is reported. */
+static const int check_order[SK_NKEYS] = {
+	SK_DIST, SK_PREQUERY, SK_CSTATES, SK_WARMUP, SK_SERVICE_US,
+	SK_REQUESTS, SK_REPS, SK_SEED, SK_WINDOW, SK_WAIT, SK_SERVER_PORT,
+	SK_SERVER_ADDR, SK_SERVER_BIND, SK_CLIENT_CPU, SK_SERVER_CPU,
+	SK_RATE, SK_INTERVAL_US, SK_SERVER_EXEC, SK_CLIENT_EXEC,
+};
+
+int sweepspec_key(const char *name)
+{
+	for (int k = 0; k < SK_NKEYS; k++) {
+		const char *a = keys[k].name, *b = name;
+
+		while (*a && (*a == *b || (*a == '-' && *b == '_'))) {
+			a++;
+			b++;
+		}
+		if (!*a && !*b)
+			return k;
+	}
+	return -1;
+}
+
+const char *sweepspec_name(int k)
+{
+	return k >= 0 && k < SK_NKEYS ? keys[k].name : "?";
+}
+
+static int set_val(struct sweepspec *s, int k, const char *v, size_t n)
+{
+	char *c = malloc(n + 1);
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, v, n);
+	c[n] = '\0';
+	free(s->val[k]);
+	s->val[k] = c;
+	return 0;
+}
+
+int sweepspec_init(struct sweepspec *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (int k = 0; k < SK_NKEYS; k++) {
+		if (set_val(s, k, keys[k].def, strlen(keys[k].def))) {
+			sweepspec_free(s);
+			return -ENOMEM;
+		}
+		s->src[k] = SS_DEFAULT;
+	}
+	return 0;
+}
+
+void sweepspec_free(struct sweepspec *s)
+{
+	for (int k = 0; k < SK_NKEYS; k++) {
+		free(s->val[k]);
+		s->val[k] = NULL;
+	}
+}
+
+int sweepspec_set(struct sweepspec *s, const char *name, const char *val,
+		  enum sweepspec_src src)
+{
+	int k = sweepspec_key(name), ret;
+
+	if (k < 0)
+		return -ENOENT;
+	ret = set_val(s, k, val, strlen(val));
+	if (!ret)
+		s->src[k] = (unsigned char)src;
+	return ret;
+}
+
+static void msg(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void msg(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+int sweepspec_parse(struct sweepspec *s, const char *text, size_t len,
+		    const char *fname, enum sweepspec_src src, char *err,
+		    size_t errlen)
+{
+	unsigned long lineno = 0;
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *line = text + pos, *eq, *nl;
+		size_t n, kn = 0, vb, ve;
+		char key[64];
+		int k, ret;
+
+		nl = memchr(line, '\n', len - pos);
+		n = nl ? (size_t)(nl - line) : len - pos;
+		pos += n + 1;
+		lineno++;
+		if (memchr(line, '\0', n)) {
+			msg(err, errlen, "%s:%lu: a NUL byte", fname, lineno);
+			return -EINVAL;
+		}
+		eq = memchr(line, '#', n);
+		if (eq)
+			n = (size_t)(eq - line);
+		vb = 0;
+		while (vb < n && isspace((unsigned char)line[vb]))
+			vb++;
+		if (vb == n)
+			continue;
+		eq = memchr(line, '=', n);
+		if (!eq) {
+			msg(err, errlen, "%s:%lu: expected 'key = values'", fname,
+			    lineno);
+			return -EINVAL;
+		}
+		for (const char *p = line; p < eq; p++) {
+			if (isspace((unsigned char)*p))
+				continue;
+			if (kn + 1 < sizeof(key))
+				key[kn++] = *p == '_' ? '-' : *p;
+		}
+		key[kn] = '\0';
+		k = sweepspec_key(key);
+		if (k < 0) {
+			msg(err, errlen, "%s:%lu: unknown key '%s'", fname, lineno,
+			    key);
+			return -EINVAL;
+		}
+		vb = (size_t)(eq - line) + 1;
+		ve = n;
+		while (vb < ve && isspace((unsigned char)line[vb]))
+			vb++;
+		while (ve > vb && isspace((unsigned char)line[ve - 1]))
+			ve--;
+		ret = set_val(s, k, line + vb, ve - vb);
+		if (ret)
+			return ret;
+		s->src[k] = (unsigned char)src;
+	}
+	return 0;
+}
+
+/* Bash's word splitting of an unquoted expansion: space, tab, newline. */
+#define IFS " \t\n"
+
+/* The next word of *p (advanced past it) at *w; its length, 0 at the end. */
+static size_t next_word(const char **p, const char **w)
+{
+	size_t n;
+
+	*p += strspn(*p, IFS);
+	*w = *p;
+	n = strcspn(*p, IFS);
+	*p += n;
+	return n;
+}
+
+static size_t count_words(const char *v)
+{
+	const char *w;
+	size_t n = 0;
+
+	while (next_word(&v, &w))
+		n++;
+	return n;
+}
+
+/* V with its words joined by single spaces; NULL when out of memory. */
+static char *canon(const char *v)
+{
+	char *c = malloc(strlen(v) + 1), *o = c;
+	const char *w;
+	size_t n;
+
+	if (!c)
+		return NULL;
+	while ((n = next_word(&v, &w))) {
+		if (o != c)
+			*o++ = ' ';
+		memcpy(o, w, n);
+		o += n;
+	}
+	*o = '\0';
+	return c;
+}
+
+static int bad(int k, const char *val, const char *hint, int ncpus, char *err,
+	       size_t len)
+{
+	char name[32], h[128];
+	size_t i;
+
+	for (i = 0; keys[k].name[i] && i + 1 < sizeof(name); i++)
+		name[i] = keys[k].name[i] == '-' ? '_' : keys[k].name[i];
+	name[i] = '\0';
+	if (strstr(hint, "%d"))
+		snprintf(h, sizeof(h), "a CPU number below %d", ncpus);
+	else
+		snprintf(h, sizeof(h), "%s", hint);
+	msg(err, len, "invalid %s '%s' (%s)", name, val, h);
+	return -EINVAL;
+}
+
+int sweepspec_check(const struct sweepspec *s, int k, int ncpus, char *err,
+		    size_t errlen)
+{
+	const struct keydef *d = &keys[k];
+	const char *v = s->val[k], *p = v, *w;
+	size_t n, words = count_words(v);
+	char word[256];
+
+	switch (d->kind) {
+	case K_CMD:
+		for (const char *c = v; *c; c++)
+			if (*c == '#' || ((unsigned char)*c < 0x20 && *c != '\t') ||
+			    *c == 0x7f)
+				return bad(k, v, d->hint, ncpus, err, errlen);
+		return 0;
+	case K_OPTLIST:
+	case K_OPTONE:
+		if (!words)
+			return 0;
+		break;
+	case K_LIST:
+	case K_ONE:
+		if (!words)
+			return bad(k, v, d->kind == K_LIST ? "an empty list" :
+				   "one value expected", ncpus, err, errlen);
+		break;
+	}
+	if ((d->kind == K_ONE || d->kind == K_OPTONE) && words != 1)
+		return bad(k, v, "one value expected", ncpus, err, errlen);
+	while ((n = next_word(&p, &w))) {
+		if (n >= sizeof(word)) {
+			snprintf(word, sizeof(word), "%.*s", (int)n, w);
+			return bad(k, word, "too long", ncpus, err, errlen);
+		}
+		memcpy(word, w, n);
+		word[n] = '\0';
+		if (!d->valid(word, ncpus))
+			return bad(k, d->kind == K_LIST || d->kind == K_OPTLIST ?
+				   word : v, d->hint, ncpus, err, errlen);
+	}
+	return 0;
+}
+
+static int first_cpu_not(int cpu, int ncpus)
+{
+	for (int c = 0; c < ncpus; c++)
+		if (c != cpu)
+			return c;
+	return 0;
+}
+
+static int set_str(struct sweepspec *s, int k, const char *v)
+{
+	return set_val(s, k, v, strlen(v));
+}
+
+/* interval-us from rate: 1e6 / r for each rate, "%.10g" as awk writes it */
+static int rate_to_interval(struct sweepspec *s)
+{
+	const char *p = s->val[SK_RATE], *w;
+	size_t n, cap = count_words(p) * 24 + 1, len = 0;
+	char *out = malloc(cap);
+	int ret;
+
+	if (!out)
+		return -ENOMEM;
+	out[0] = '\0';
+	while ((n = next_word(&p, &w))) {
+		char word[256];
+
+		snprintf(word, sizeof(word), "%.*s", (int)n, w);
+		len += (size_t)snprintf(out + len, cap - len, "%s%.10g",
+					len ? " " : "", 1e6 / strtod(word, NULL));
+	}
+	ret = set_str(s, SK_INTERVAL_US, out);
+	free(out);
+	return ret;
+}
+
+int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
+		      size_t errlen)
+{
+	int ret;
+
+	if (!count_words(s->val[SK_SERVER_BIND])) {
+		ret = set_str(s, SK_SERVER_BIND, s->val[SK_SERVER_ADDR]);
+		if (ret)
+			return ret;
+	}
+	for (int i = 0; i < SK_NKEYS; i++) {
+		int k = check_order[i];
+
+		if (k == SK_RATE && count_words(s->val[SK_RATE]) &&
+		    s->src[SK_INTERVAL_US] == SS_CLI) {
+			msg(err, errlen, "give --interval-us or --rate, not both");
+			return -EINVAL;
+		}
+		ret = sweepspec_check(s, k, ncpus, err, errlen);
+		if (ret)
+			return ret;
+		if (k == SK_RATE && count_words(s->val[SK_RATE])) {
+			ret = rate_to_interval(s);
+			if (ret)
+				return ret;
+		}
+	}
+	for (int k = 0; k < SK_NKEYS; k++) {
+		char *c = canon(s->val[k]);
+
+		if (!c)
+			return -ENOMEM;
+		free(s->val[k]);
+		s->val[k] = c;
+	}
+	/* The server's CPU is the one measured: 0 (the last CPU may never
+	 * report idle on some VMs); the client takes the first other one. */
+	if (!s->val[SK_SERVER_CPU][0]) {
+		char b[16];
+
+		snprintf(b, sizeof(b), "%d", s->val[SK_CLIENT_CPU][0] ?
+			 first_cpu_not(atoi(s->val[SK_CLIENT_CPU]), ncpus) : 0);
+		ret = set_str(s, SK_SERVER_CPU, b);
+		if (ret)
+			return ret;
+	}
+	if (!s->val[SK_CLIENT_CPU][0]) {
+		char b[16];
+
+		snprintf(b, sizeof(b), "%d",
+			 first_cpu_not(atoi(s->val[SK_SERVER_CPU]), ncpus));
+		ret = set_str(s, SK_CLIENT_CPU, b);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* whether A and B have the same words */
+static int same_words(const char *a, const char *b)
+{
+	const char *wa, *wb;
+	size_t na, nb;
+
+	do {
+		na = next_word(&a, &wa);
+		nb = next_word(&b, &wb);
+		if (na != nb || memcmp(wa, wb, na))
+			return 0;
+	} while (na);
+	return 1;
+}
+
+int sweepspec_compare(const struct sweepspec *rec,
+		      const struct sweepspec *given, char *err, size_t errlen)
+{
+	for (int k = 0; k < SK_NKEYS; k++) {
+		if (given->src[k] == SS_DEFAULT ||
+		    same_words(rec->val[k], given->val[k]))
+			continue;
+		msg(err, errlen, "%s: recorded '%s', given '%s'", keys[k].name,
+		    rec->val[k], given->val[k]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(keys[*(const int *)a].name, keys[*(const int *)b].name);
+}
+
+int sweepspec_write(const struct sweepspec *s, FILE *f)
+{
+	int order[SK_NKEYS];
+
+	for (int k = 0; k < SK_NKEYS; k++)
+		order[k] = k;
+	qsort(order, SK_NKEYS, sizeof(*order), by_name);
+	for (int i = 0; i < SK_NKEYS; i++)
+		fprintf(f, "%s = %s\n", keys[order[i]].name, s->val[order[i]]);
+	return fflush(f) || ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sweepspec: the spec of a wakebench sweep. One table of keys (list or
+ * scalar, validator, default); a spec text of `key = v1 v2` lines ('#'
+ * comments, '_' or '-' in keys) read with FILE:LINE errors; command-line
+ * overrides merged on top; every value type-checked; defaults resolved
+ * (rate -> interval-us, server-bind, the two CPUs); the result written
+ * canonically, one `key = value` line per key, sorted. --resume compares
+ * what it is given with the spec a sweep recorded.
+ *
+ * Errors come back as -errno with a message; a value that fails its type
+ * says "invalid <key with underscores> '<value>' (<what is expected>)".
+ */
+#ifndef WB_SWEEPSPEC_H
+#define WB_SWEEPSPEC_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum sweepspec_key {
+	SK_DIST, SK_INTERVAL_US, SK_RATE, SK_PREQUERY, SK_WINDOW, SK_WARMUP,
+	SK_CSTATES, SK_SERVICE_US, SK_REQUESTS, SK_REPS, SK_SEED, SK_WAIT,
+	SK_CLIENT_CPU, SK_SERVER_CPU, SK_SERVER_EXEC, SK_CLIENT_EXEC,
+	SK_SERVER_ADDR, SK_SERVER_BIND, SK_SERVER_PORT,
+	SK_NKEYS
+};
+
+/* Where a value came from: the default, a spec file, the command line. */
+enum sweepspec_src { SS_DEFAULT, SS_FILE, SS_CLI };
+
+struct sweepspec {
+	char *val[SK_NKEYS];		/* never NULL after init */
+	unsigned char src[SK_NKEYS];	/* enum sweepspec_src */
+};
+
+/* The key named NAME ('-' or '_'), or -1. */
+int sweepspec_key(const char *name);
+/* The option name of key K ("interval-us"). */
+const char *sweepspec_name(int k);
+
+/* Every key at its default; -ENOMEM. */
+int sweepspec_init(struct sweepspec *s);
+void sweepspec_free(struct sweepspec *s);
+
+/* Sets key NAME to VAL (from SRC); -ENOENT for an unknown key. */
+int sweepspec_set(struct sweepspec *s, const char *name, const char *val,
+		  enum sweepspec_src src);
+
+/*
+ * Reads a spec text (LEN bytes, NULs are errors) named FNAME in messages:
+ * "FNAME:LINE: expected 'key = values'", "FNAME:LINE: unknown key 'k'".
+ * Returns 0, -EINVAL with the message, or -ENOMEM.
+ */
+int sweepspec_parse(struct sweepspec *s, const char *text, size_t len,
+		    const char *fname, enum sweepspec_src src, char *err,
+		    size_t errlen);
+
+/*
+ * Checks every value for its type, in a fixed order (the first bad one
+ * is reported) and resolves the defaults: interval-us from rate (refused
+ * when interval-us came from the command line too), server-bind from
+ * server-addr, the server CPU (0, or the first CPU that is not the
+ * client's) and the client CPU (the first that is not the server's) out
+ * of NCPUS. Lists are rewritten with single spaces. -EINVAL with the
+ * message, or -ENOMEM.
+ */
+int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
+		      size_t errlen);
+
+/*
+ * The type check of key K alone (what resolve does for it, without the
+ * defaults): 0, or -EINVAL with the message.
+ */
+int sweepspec_check(const struct sweepspec *s, int k, int ncpus, char *err,
+		    size_t errlen);
+
+/*
+ * --resume: REC is the recorded, resolved spec; every key GIVEN has from
+ * a spec file or the command line must equal it (lists compared word by
+ * word). -EINVAL naming the key, the recorded and the given value.
+ */
+int sweepspec_compare(const struct sweepspec *rec,
+		      const struct sweepspec *given, char *err, size_t errlen);
+
+/* `key = value` lines, sorted by key. 0 or -EIO. */
+int sweepspec_write(const struct sweepspec *s, FILE *f);
+
+#endif

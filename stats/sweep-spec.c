@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakebench-sweep-spec: internal helper of `wakebench sweep`. Reads the
+ * spec file and the command-line values, checks every value for its type
+ * (lib/sweepspec), resolves the defaults and prints the resolved spec, one
+ * `key = value` line per key, sorted. With --recorded FILE (a sweep's
+ * DIR/sweep.spec, for --resume) it prints the recorded spec instead and
+ * refuses any value given here that differs from it.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opt.h"
+#include "portheld.h"
+#include "sweepspec.h"
+
+#define PROG "wakebench-sweep"
+#define MAX_SPEC (1 << 20)
+
+static void usage(void)
+{
+	printf("Usage: wakebench sweep-spec [--recorded FILE] [--spec FILE] [--KEY VALUE]...\n\n"
+	       "Internal helper of 'wakebench sweep' (see wakebench-sweep(1)): checks a\n"
+	       "sweep's spec file and option values, resolves the defaults and prints\n"
+	       "the resolved spec, one 'key = value' line per key, sorted. Keys are the\n"
+	       "options of 'wakebench sweep --help' that take a value.\n\n"
+	       "  --spec FILE      spec file ('key = v1 v2' lines, '#' comments)\n"
+	       "  --recorded FILE  a sweep's DIR/sweep.spec (--resume): print it; a\n"
+	       "                   value given here that differs is an error\n"
+	       "  --port-holders PORT...  read 'ss -Hltnup' output on standard input and\n"
+	       "                   print one line per PORT that a socket holds\n"
+	       "  -h, --help       this help\n\n"
+	       "Exit status 2 for an invalid value (naming the key), 1 for a file that\n"
+	       "cannot be read.\n");
+}
+
+/* Reads FILE whole into *text (NUL-terminated, *len bytes); -errno. */
+static int slurp(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return -errno;
+	buf = malloc(MAX_SPEC + 1);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	n = fread(buf, 1, MAX_SPEC + 1, f);
+	if (ferror(f) || n > MAX_SPEC) {
+		int e = ferror(f) ? EIO : EFBIG;
+
+		free(buf);
+		fclose(f);
+		return -e;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* Reads spec file PATH into S; exits on error. */
+static void read_spec(struct sweepspec *s, const char *path, enum sweepspec_src src,
+		      const char *what)
+{
+	char err[512], *text = NULL;
+	size_t len = 0;
+	int ret = slurp(path, &text, &len);
+
+	if (ret)
+		opt_die(PROG, "cannot read %s %s: %s", what, path, strerror(-ret));
+	ret = sweepspec_parse(s, text, len, path, src, err, sizeof(err));
+	free(text);
+	if (ret == -ENOMEM)
+		opt_die(PROG, "out of memory");
+	if (ret && src == SS_DEFAULT)
+		opt_die(PROG, "cannot resume: %s", err);
+	if (ret)
+		opt_usage(PROG, "%s", err);
+}
+
+/* --port-holders PORT...: who holds each PORT, from ss on stdin */
+static int port_holders(int n, char **ports)
+{
+	char *text = NULL, who[512];
+	size_t cap = 0, len = 0;
+	uint64_t p;
+
+	if (!n)
+		opt_usage(PROG, "--port-holders needs a PORT");
+	for (int i = 0; i < n; i++)
+		if (opt_u64(ports[i], 1, 65535, &p))
+			opt_usage(PROG, "invalid port '%s'", ports[i]);
+	for (;;) {
+		size_t got;
+
+		if (len + 4096 + 1 > cap) {
+			char *t;
+
+			cap = cap ? 2 * cap : 65536;
+			if (cap > 64 << 20)
+				opt_die(PROG, "ss output larger than 64 MiB");
+			t = realloc(text, cap);
+			if (!t)
+				opt_die(PROG, "out of memory");
+			text = t;
+		}
+		got = fread(text + len, 1, cap - len - 1, stdin);
+		len += got;
+		if (!got)
+			break;
+	}
+	if (ferror(stdin))
+		opt_die(PROG, "reading ss output failed");
+	text[len] = '\0';
+	for (int i = 0; i < n; i++) {
+		opt_u64(ports[i], 1, 65535, &p);
+		if (portheld_find(text, (unsigned)p, who, sizeof(who)))
+			printf("%s\n", who);
+	}
+	free(text);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *spec = NULL, *recorded = NULL;
+	struct sweepspec s, rec;
+	char err[1024];
+	long nc = sysconf(_SC_NPROCESSORS_ONLN);
+	int ncpus = nc > 0 && nc < 1 << 20 ? (int)nc : 1, ret;
+
+	if (argc >= 2 && !strcmp(argv[1], "--port-holders"))
+		return port_holders(argc - 2, argv + 2);
+	/* the values given: first pass for the two files and errors */
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage();
+			return 0;
+		}
+		if (strncmp(a, "--", 2))
+			opt_usage(PROG, "unexpected argument '%s'", a);
+		if (strcmp(a, "--spec") && strcmp(a, "--recorded") &&
+		    (sweepspec_key(a + 2) < 0 || strchr(a, '_')))
+			opt_usage(PROG, "unknown option '%s'", a);
+		if (i + 1 >= argc)
+			opt_usage(PROG, "%s needs a value", a);
+		if (!strcmp(a, "--spec"))
+			spec = argv[i + 1];
+		else if (!strcmp(a, "--recorded"))
+			recorded = argv[i + 1];
+		i++;
+	}
+	if (sweepspec_init(&s))
+		opt_die(PROG, "out of memory");
+	if (spec)
+		read_spec(&s, spec, SS_FILE, "spec file");
+	for (int i = 1; i < argc; i += 2)
+		if (strcmp(argv[i], "--spec") && strcmp(argv[i], "--recorded") &&
+		    sweepspec_set(&s, argv[i] + 2, argv[i + 1], SS_CLI))
+			opt_die(PROG, "out of memory");
+
+	if (!recorded) {
+		ret = sweepspec_resolve(&s, ncpus, err, sizeof(err));
+		if (ret == -ENOMEM)
+			opt_die(PROG, "out of memory");
+		if (ret)
+			opt_usage(PROG, "%s", err);
+		if (sweepspec_write(&s, stdout))
+			opt_die(PROG, "writing the spec failed");
+		sweepspec_free(&s);
+		return 0;
+	}
+
+	/* --resume: the recorded spec, and nothing given that differs */
+	for (int k = 0; k < SK_NKEYS; k++) {
+		if (s.src[k] == SS_DEFAULT)
+			continue;
+		ret = sweepspec_check(&s, k, ncpus, err, sizeof(err));
+		if (ret)
+			opt_usage(PROG, "%s", err);
+	}
+	if (sweepspec_init(&rec))
+		opt_die(PROG, "out of memory");
+	read_spec(&rec, recorded, SS_DEFAULT, "the recorded spec");
+	ret = sweepspec_resolve(&rec, ncpus, err, sizeof(err));
+	if (ret == -ENOMEM)
+		opt_die(PROG, "out of memory");
+	if (ret)
+		opt_die(PROG, "cannot resume: %s: %s", recorded, err);
+	ret = sweepspec_compare(&rec, &s, err, sizeof(err));
+	if (ret)
+		opt_usage(PROG, "--resume: a value differs from the sweep's recorded spec "
+			  "%s: %s (resume with no options, or the same values)",
+			  recorded, err);
+	if (sweepspec_write(&rec, stdout))
+		opt_die(PROG, "writing the spec failed");
+	sweepspec_free(&rec);
+	sweepspec_free(&s);
+	return 0;
+}

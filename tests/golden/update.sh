@@ -1,0 +1,9 @@
+#!/bin/bash
+# Rewrites tests/golden/expected from the current build: only for an
+# intended change of --help, a usage message or a CSV header.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$here/expected"
+"$here/run.sh" "$here/expected"
+"$here/headers.sh" > "$here/expected/csv-headers.txt"
+echo "tests/golden/expected: $(ls "$here/expected" | wc -l) files"

@@ -1,0 +1,116 @@
+#!/bin/bash
+# trace record on a full file system (issue 21 §4): the error names the
+# file and the real cause ("No space left on device", not EIO), the exit
+# status is not 0, no meta.txt (0-byte or not) and no partial file is
+# left, and the tracefs instance is removed. Cases: the raw files do not
+# fit (--duration, and with a COMMAND), an earlier trace in the directory,
+# and the raw files fit but meta.txt does not (a tmpfs with one inode too
+# few: meta.txt's temporary is the last file record creates). And the
+# other ways out: standard error a broken pipe, SIGQUIT.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+
+FS="$TMP/fs"
+mkdir "$FS"
+unmount() { mountpoint -q "$FS" && umount "$FS"; }
+trap 'unmount; cleanup' EXIT
+# fs OPTIONS: a fresh tmpfs on $FS
+fs() { unmount; mount -t tmpfs -o "$1" wbtest-fullfs "$FS" || skip "cannot mount a tmpfs ($1)"; }
+# Many events per second: scheduler events and a process every 10 ms.
+EV=sched:sched_switch,sched:sched_wakeup
+load() { (for _ in $(seq 300); do sleep 0.01; done) & LOAD=$!; }
+# nothing_left DIR: no meta.txt, raw file or temporary anywhere on $FS
+nothing_left() {
+	[ ! -e "$1/meta.txt" ] || fail "$1/meta.txt left ($(stat -c %s "$1/meta.txt") bytes)"
+	local left
+	left=$(find "$FS" -name '*.raw' -o -name '*.partial' -o -name meta.txt)
+	[ -z "$left" ] || fail "left on the full file system: $left"
+	[ "$(instances)" = 0 ] || fail "tracefs instance left: $(ls $T/instances)"
+}
+# record_fails NAME FILE-RE ARGS...: record into $FS/NAME fails naming a
+# file matching FILE-RE and ENOSPC
+record_fails() {
+	local name=$1 re=$2 rc
+	shift 2
+	timeout 30 "$WB" trace record --out "$FS/$name" "$@" 2>"$TMP/$name.err"; rc=$?
+	[ $rc = 124 ] && fail "$name: record hangs on a full file system"
+	[ $rc != 0 ] || fail "$name: exit 0 on a full file system: $(cat "$TMP/$name.err")"
+	grep -Eq "$FS/$name/$re: No space left on device" "$TMP/$name.err" ||
+		fail "$name: no file name and ENOSPC in: $(cat "$TMP/$name.err")"
+	grep -q 'Input/output error' "$TMP/$name.err" && fail "$name: EIO reported: $(cat "$TMP/$name.err")"
+	nothing_left "$FS/$name"
+}
+
+# 1. The raw files do not fit (the formats do): ENOSPC on a cpuN.raw.
+fs size=96k
+load
+record_fails t 'cpu[0-9]+\.raw' --duration 2 --events $EV
+kill $LOAD 2>/dev/null; wait $LOAD 2>/dev/null
+[ ! -e "$FS/t" ] || fail "the directory record made is left: $(ls -A "$FS/t")"
+
+# 2. An earlier trace in DIR: it does not survive as this run's result.
+fs size=96k
+mkdir "$FS/old"
+echo "wakebench-trace 1" > "$FS/old/meta.txt"
+echo old > "$FS/old/cpu0.raw"
+load
+record_fails old 'cpu[0-9]+\.raw' --duration 2 --events $EV
+kill $LOAD 2>/dev/null; wait $LOAD 2>/dev/null
+[ -d "$FS/old" ] || fail "a directory record did not make was removed"
+
+# 3. With a COMMAND: it is stopped, the status is the failure's.
+fs size=96k
+tag="wbfullfs-$$"
+record_fails cmd 'cpu[0-9]+\.raw' --events $EV -- \
+	sh -c 'for i in $(seq 300); do sleep 0.01; done; exit 0' "$tag"
+pgrep -f "$tag" > /dev/null && fail "the command still runs"
+
+# 4. The raw files fit, meta.txt does not. Count the inodes a complete
+# record uses (same events, same CPUs), then allow one fewer.
+fs size=4m
+"$WB" trace record --out "$FS/m" --duration 0.3 --events $EV 2>"$TMP/m.err" ||
+	fail "record on an empty tmpfs: $(cat "$TMP/m.err")"
+[ -s "$FS/m/meta.txt" ] || fail "no meta.txt after a complete record"
+n=$(stat -f -c '%c %d' "$FS" | awk '{ print $1 - $2 }')
+fs size=4m,nr_inodes=$((n - 1))
+record_fails m 'meta\.txt' --duration 0.3 --events $EV
+# ... and with exactly enough inodes it succeeds (the count is right).
+fs size=4m,nr_inodes=$n
+"$WB" trace record --out "$FS/m" --duration 0.3 --events $EV 2>"$TMP/m2.err" ||
+	fail "record with just enough inodes: $(cat "$TMP/m2.err")"
+[ -s "$FS/m/meta.txt" ] && [ -e "$FS/m/cpu0.raw" ] || fail "complete record: $(ls -A "$FS/m")"
+ls -A "$FS/m" | grep -q partial && fail "temporary files after a complete record"
+[ "$(instances)" = 0 ] || fail "tracefs instance left after a complete record"
+
+# An earlier trace in DIR: none of its files passes for the new one's,
+# not even a CPU the new one leaves out (--cpus).
+if [ "$(nproc)" -ge 2 ]; then
+	mkdir "$TMP/narrow"
+	echo "wakebench-trace 1" > "$TMP/narrow/meta.txt"
+	echo old > "$TMP/narrow/cpu0.raw"
+	"$WB" trace record --out "$TMP/narrow" --cpus 1 --duration 0.3 2>"$TMP/narrow.err" ||
+		fail "record --cpus 1: $(cat "$TMP/narrow.err")"
+	[ ! -e "$TMP/narrow/cpu0.raw" ] || fail "the earlier trace's cpu0.raw is left beside a --cpus 1 trace"
+	grep -q '^end_ns ' "$TMP/narrow/meta.txt" || fail "--cpus 1: meta.txt not this record's"
+fi
+
+# 5. The other ways out keep the trace and remove the instance: standard
+# error a pipe nobody reads (SIGPIPE used to kill record with the instance
+# up), and SIGQUIT (stops it like SIGTERM).
+unmount
+mkfifo "$TMP/pipe"
+exec 3<>"$TMP/pipe" 4>"$TMP/pipe"
+exec 3<&-                       # no reader left: a write to fd 4 is EPIPE
+timeout 30 "$WB" trace record --out "$TMP/pipe.out" --duration 0.3 2>&4; rc=$?
+exec 4>&-
+[ $rc = 0 ] || fail "record with a closed stderr: exit $rc (141: killed by SIGPIPE)"
+[ -s "$TMP/pipe.out/meta.txt" ] || fail "record with a closed stderr: no trace"
+[ "$(instances)" = 0 ] || fail "record with a closed stderr left its instance"
+# (A job started with & ignores SIGQUIT in a script; a terminal's does not.)
+env --default-signal=QUIT "$WB" trace record --out "$TMP/quit" --duration 30 2>"$TMP/quit.err" & q=$!
+wait_for "[ -d $T/instances/wakebench-$q ]" || fail "record did not start: $(cat "$TMP/quit.err")"
+kill -QUIT $q; wait $q; rc=$?
+[ $rc = 0 ] || fail "SIGQUIT: exit $rc: $(cat "$TMP/quit.err")"
+[ -s "$TMP/quit/meta.txt" ] || fail "SIGQUIT: no trace"
+[ "$(instances)" = 0 ] || fail "SIGQUIT: instance left"
+exit 0

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Result files appear under their names all together, or not at all. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "unit.h"
+#include "csv.h"
+#include "stage.h"
+
+static char dir[64];
+
+static void mkscratch(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/wb-unit-stage-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static int exists(const char *name)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(commit_places_all)
+{
+	struct stage *st;
+	char tmp[128], err[256];
+
+	mkscratch();
+	st = stage_new(dir);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(stage_add(st, "requests.csv", tmp, sizeof(tmp)), 0);
+	ck_assert_ptr_nonnull(strstr(tmp, "/.requests.csv.partial"));
+	put(tmp, "seq\n1\n");
+	ck_assert_int_eq(stage_add(st, "summary.csv", tmp, sizeof(tmp)), 0);
+	put(tmp, "status\nok\n");
+	/* nothing under a final name before the commit */
+	ck_assert(!exists("requests.csv") && !exists("summary.csv"));
+	ck_assert_int_eq(stage_commit(st, err, sizeof(err)), 0);
+	stage_free(st);
+	ck_assert(exists("requests.csv") && exists("summary.csv"));
+	ck_assert(!exists(".requests.csv.partial") &&
+		  !exists(".summary.csv.partial"));
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+START_TEST(failure_leaves_nothing)
+{
+	struct stage *st;
+	char tmp[128], err[256], sub[160];
+
+	mkscratch();
+	/* no commit: the temporary files go, no final name appears */
+	st = stage_new(dir);
+	ck_assert_int_eq(stage_add(st, "requests.csv", tmp, sizeof(tmp)), 0);
+	put(tmp, "x\n");
+	stage_free(st);
+	ck_assert(!exists("requests.csv") && !exists(".requests.csv.partial"));
+
+	/* the second rename fails (a non-empty directory holds the name):
+	 * the first file's final name is taken back, the error names the
+	 * file that failed */
+	snprintf(sub, sizeof(sub), "%s/summary.csv", dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	snprintf(sub, sizeof(sub), "%s/summary.csv/keep", dir);
+	put(sub, "");
+	st = stage_new(dir);
+	ck_assert_int_eq(stage_add(st, "requests.csv", tmp, sizeof(tmp)), 0);
+	put(tmp, "x\n");
+	ck_assert_int_eq(stage_add(st, "summary.csv", tmp, sizeof(tmp)), 0);
+	put(tmp, "y\n");
+	ck_assert_int_lt(stage_commit(st, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "/summary.csv: "));
+	ck_assert(!exists("requests.csv"));
+	stage_free(st);
+	ck_assert(!exists(".requests.csv.partial") &&
+		  !exists(".summary.csv.partial"));
+
+	/* a staged file never written cannot be committed */
+	st = stage_new(dir);
+	ck_assert_int_eq(stage_add(st, "gaps.csv", tmp, sizeof(tmp)), 0);
+	ck_assert_int_eq(stage_commit(st, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "gaps.csv"));
+	stage_free(st);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+START_TEST(names_checked)
+{
+	struct stage *st = stage_new("/tmp");
+	char tmp[16];
+
+	ck_assert_int_eq(stage_add(st, "a/b", tmp, sizeof(tmp)), -EINVAL);
+	ck_assert_int_eq(stage_add(st, "", tmp, sizeof(tmp)), -EINVAL);
+	ck_assert_int_eq(stage_add(st, "a-very-long-name.csv", tmp, sizeof(tmp)),
+			 -ENAMETOOLONG);
+	ck_assert_ptr_null(stage_final(st, 0));
+	stage_free(st);
+}
+END_TEST
+
+/*
+ * What a staged file's writer reports on a full disk (/dev/full: every
+ * write fails with ENOSPC) is the real cause, whether the write fails
+ * while the rows stream out or only at close: stdio keeps just an error
+ * flag, and "Input/output error" sent people looking for a broken disk.
+ */
+START_TEST(full_disk_is_enospc)
+{
+	struct csv *c;
+	struct json *j;
+
+	if (access("/dev/full", W_OK))
+		return;	/* no /dev/full in this sandbox */
+	c = csv_open("/dev/full");
+	ck_assert_ptr_nonnull(c);
+	for (int i = 0; i < 100000; i++)	/* well past the 64 KiB buffer */
+		csv_u64(c, (uint64_t)i);
+	csv_end_row(c);
+	ck_assert_int_eq(csv_close(c), -ENOSPC);
+	c = csv_open("/dev/full");
+	csv_header(c, "a,b");	/* fails only at close */
+	ck_assert_int_eq(csv_close(c), -ENOSPC);
+	j = json_open("/dev/full");
+	ck_assert_ptr_nonnull(j);
+	json_obj_begin(j, NULL);
+	json_u64(j, "n", 1);
+	json_obj_end(j);
+	ck_assert_int_eq(json_close(j), -ENOSPC);
+}
+END_TEST
+
+Suite *stage_suite(void)
+{
+	Suite *s = suite_create("stage");
+	TCase *tc = tcase_create("files");
+
+	tcase_add_test(tc, commit_places_all);
+	tcase_add_test(tc, failure_leaves_nothing);
+	tcase_add_test(tc, names_checked);
+	tcase_add_test(tc, full_disk_is_enospc);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/* lib/sweepcollect (stats --collect) and lib/figpairs (stats --pairs). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "unit.h"
+#include "figpairs.h"
+#include "sweepcollect.h"
+
+static char err[1024];
+
+#define SUMHDR "status,count,errors,lat_avg_us,lat_p50_us,lat_p90_us,lat_p99_us," \
+	"lat_p999_us,svc_p50_us,pace_p99_us,late_sends,prequeries_sent," \
+	"prequeries_skipped,behind_schedule,behind_reason,service_capped\n"
+
+static int summary(const char *text, struct sweepcollect_run *r)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	ck_assert_ptr_nonnull(f);
+	err[0] = '\0';
+	ret = sweepcollect_summary(f, "s.csv", r, err, sizeof(err));
+	fclose(f);
+	return ret;
+}
+
+/* The row of plan line LINE with RUN (NULL: missing), into out. */
+static void row(const char *line, const struct sweepcollect_run *run, char *out, size_t len)
+{
+	char l[256];
+	struct sweepcollect_entry e;
+	FILE *f = fmemopen(out, len, "w");
+
+	snprintf(l, sizeof(l), "%s", line);
+	ck_assert_int_eq(sweepcollect_plan_line(l, &e, "plan.txt", 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(sweepcollect_row(f, &e, "300", 7, run), 0);
+	fclose(f);
+}
+
+START_TEST(collect_rows)
+{
+	struct sweepcollect_run r;
+	char out[1024];
+
+	ck_assert_int_eq(summary(SUMHDR "ok,300,0,10.5,9.000,12,20,30,1.5,0.4,0,150,150,1,"
+				 "\"late, \"\"very\"\"\",0\n", &r), 0);
+	row("pt-a 3 exp 1000 20 0 on 0\n", &r, out, sizeof(out));
+	ck_assert_str_eq(out, "pt-a,3,ok,exp,1000,20,0,on,0,300,10,300,10.5,9.000,12,20,30,"
+			 "1.5,0.4,0,150,150,pt-a/rep-3,1,late; very\n");
+	row("pt-a 12 exp 1000 20 0 on 0", NULL, out, sizeof(out));
+	ck_assert_str_eq(out, "pt-a,12,missing,exp,1000,20,0,on,0,300,19,,,,,,,,,,,,"
+			 "pt-a/rep-12,,\n");
+	/* an older client: no verdict columns, no pre-query counts */
+	ck_assert_int_eq(summary("status,count,lat_avg_us\nfailed,0,\n", &r), 0);
+	row("p 1 fixed 500 off 10 off 5", &r, out, sizeof(out));
+	ck_assert_str_eq(out, "p,1,failed,fixed,500,off,10,off,5,300,8,0,,,,,,,,,,,p/rep-1,,\n");
+	/* the header is the awk sweep's, unchanged */
+	ck_assert_str_eq(SWEEPCOLLECT_HEADER,
+		"point,rep,status,dist,interval_us,prequery,warmup,cstates,service_us,requests,"
+		"seed,count,lat_avg_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,svc_p50_us,"
+		"pace_p99_us,late_sends,prequeries_sent,prequeries_skipped,dir,behind_schedule,"
+		"behind_reason");
+}
+END_TEST
+
+START_TEST(bad_summaries)
+{
+	struct sweepcollect_run r;
+
+	ck_assert_int_eq(summary("", &r), -ENODATA);
+	ck_assert_int_eq(summary("status,count\n", &r), -EINVAL);
+	ck_assert_str_eq(err, "s.csv:2: no row after the header");
+	ck_assert_int_eq(summary("status,count\nok\n", &r), -EINVAL);
+	ck_assert_str_eq(err, "s.csv:2: 1 fields, the header has 2");
+	ck_assert_int_eq(summary("count\n1\n", &r), -EINVAL);
+	ck_assert_str_eq(err, "s.csv:1: no status column");
+	ck_assert_int_eq(summary("status,count\n,1\n", &r), -EINVAL);
+	ck_assert_str_eq(err, "s.csv:2: status '' is not a word");
+	ck_assert_int_eq(summary("status,count\nok,12x\n", &r), -EINVAL);
+	ck_assert_str_eq(err, "s.csv:2: column count: '12x' is not a number");
+	ck_assert_int_eq(summary("status,lat_avg_us\nok,\"1,5\"\n", &r), -EINVAL);
+	ck_assert_int_eq(summary("status,lat_avg_us\nok,\"1\n", &r), -EINVAL);
+	ck_assert_str_eq(err, "s.csv:2: a stray or unterminated quote");
+	ck_assert_int_eq(summary("status,behind_schedule\nok,yes\n", &r), -EINVAL);
+	ck_assert_str_eq(err, "s.csv:2: column behind_schedule: 'yes' is not 0 or 1");
+	ck_assert_int_eq(summary("status,count\nok,1\nok,2\n", &r), -EINVAL);
+	ck_assert_str_eq(err, "s.csv:3: more than one row");
+	ck_assert_int_eq(summary("status,count\nok,-1.25\n\n", &r), 0);
+}
+END_TEST
+
+START_TEST(bad_plan)
+{
+	struct sweepcollect_entry e;
+	const char *bad[] = {
+		"a 1 exp 1000 off 0 on", "a 1 exp 1000 off 0 on 0 extra", "../x 1 e 1 o 0 on 0",
+		"a/b 1 e 1 o 0 on 0", ".. 1 e 1 o 0 on 0", "a 01 e 1 o 0 on 0", "a x e 1 o 0 on 0",
+		"a 1 e 1,2 o 0 on 0", "", "a 1234567890 e 1 o 0 on 0",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char l[128];
+
+		snprintf(l, sizeof(l), "%s", bad[i]);
+		ck_assert_int_eq(sweepcollect_plan_line(l, &e, "plan.txt", 4, err, sizeof(err)),
+				 -EINVAL);
+		ck_assert(!strncmp(err, "plan.txt:4: ", 12));
+	}
+}
+END_TEST
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+START_TEST(collect_dir)
+{
+	char d[] = "/tmp/wbunit-collect.XXXXXX", p[512];
+	size_t rows;
+
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	snprintf(p, sizeof(p), "%s/sweep.spec", d);
+	put(p, "# wakebench sweep\nrequests = 200\nseed = 5\n");
+	snprintf(p, sizeof(p), "%s/plan.txt", d);
+	put(p, "b 2 exp 100 off 0 on 0\na 1 exp 100 20 0 on 0\nb 1 exp 100 off 0 on 0\n");
+	snprintf(p, sizeof(p), "%s/a/rep-1/client", d);
+	ck_assert_int_eq(mkdir(p, 0755) == 0 || errno == ENOENT, 1);
+	snprintf(p, sizeof(p), "%s/a", d); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/a/rep-1", d); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/a/rep-1/client", d); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/a/rep-1/client/summary.csv", d);
+	put(p, "status,count,lat_avg_us\nok,200,1.5\n");
+	snprintf(p, sizeof(p), "%s/b", d); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/b/rep-1", d); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/b/rep-1/client", d); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/b/rep-1/client/summary.csv", d);
+	put(p, "");	/* empty: missing, as test -s says */
+	ck_assert_int_eq(sweepcollect_dir(d, &rows, err, sizeof(err)), 0);
+	ck_assert_uint_eq(rows, 3);
+	snprintf(p, sizeof(p), "%s/sweep.csv", d);
+	ck_assert_str_eq(slurp(p), SWEEPCOLLECT_HEADER "\n"
+		"b,2,missing,exp,100,off,0,on,0,200,7,,,,,,,,,,,,b/rep-2,,\n"
+		"a,1,ok,exp,100,20,0,on,0,200,6,200,1.5,,,,,,,,,,a/rep-1,,\n"
+		"b,1,missing,exp,100,off,0,on,0,200,6,,,,,,,,,,,,b/rep-1,,\n");
+	snprintf(p, sizeof(p), "%s/a/rep-1", d);
+	ck_assert_int_eq(sweepcollect_run_ok(p, err, sizeof(err)), 1);
+	snprintf(p, sizeof(p), "%s/b/rep-1", d);
+	ck_assert_int_eq(sweepcollect_run_ok(p, err, sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/b/rep-2", d);
+	ck_assert_int_eq(sweepcollect_run_ok(p, err, sizeof(err)), 0);
+	/* a malformed summary: an error naming it; sweep.csv stays as it was */
+	snprintf(p, sizeof(p), "%s/b/rep-1/client/summary.csv", d);
+	put(p, "status,count\nok\n");
+	ck_assert_int_eq(sweepcollect_dir(d, &rows, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "b/rep-1/client/summary.csv:2: 1 fields"));
+	snprintf(p, sizeof(p), "%s/b/rep-1", d);
+	ck_assert_int_eq(sweepcollect_run_ok(p, err, sizeof(err)), -EINVAL);
+	snprintf(p, sizeof(p), "%s/sweep.csv", d);
+	ck_assert_ptr_nonnull(strstr(slurp(p), "b,1,missing"));
+	snprintf(p, sizeof(p), "%s/.sweep.csv.partial", d);
+	ck_assert_int_eq(access(p, F_OK), -1);
+	/* a spec without a valid seed */
+	snprintf(p, sizeof(p), "%s/sweep.spec", d);
+	put(p, "seed = x\n");
+	ck_assert_int_eq(sweepcollect_dir(d, &rows, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "seed 'x'"));
+	ck_assert_int_eq(unit_rmtree(d), 0);
+}
+END_TEST
+
+/* figpairs_sweep on TEXT: bars and speedup into b and s */
+static int pairs(const char *text, char *b, char *s)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	FILE *fb = fmemopen(b, 2048, "w"), *fs = fmemopen(s, 2048, "w");
+	int ret = figpairs_sweep(f, "sum.csv", fb, fs, err, sizeof(err));
+
+	fclose(f);
+	fclose(fb);
+	fclose(fs);
+	return ret;
+}
+
+START_TEST(pairs_sweep)
+{
+	char b[2048], s[2048];
+	const char *h = "point,dist,interval_us,prequery,warmup,cstates,service_us,n,"
+		"avg_median_us,avg_ci_lo_us,avg_ci_hi_us,p99_median_us,p99_ci_lo_us,"
+		"p99_ci_hi_us,speedup_avg,speedup_p50,speedup_p99,n_behind\n";
+	char text[2048];
+
+	snprintf(text, sizeof(text), "%s"
+		 "o,exp,1000.000,off,0,on,0,5,10,9,11,20,19,21,,,,1\n"
+		 "q,exp,1000,20,0,on,0,4,8,7,9,15,14,16,1.25,1.1,1.3333,2\n"
+		 "z,exp,1000,30,0,on,0,0,,,,,,,,,,0\n"
+		 "w,fixed,250,off,5,off,2.5,3,1,1,1,2,2,2,,,,0\n"
+		 "x,fixed,250,adaptive,5,off,2.5,3,1,1,1,2,2,2,0.5,0.5,0.5,0\n"
+		 "y,fixed,500,10,0,on,0,3,1,1,1,2,2,2,1,1,1,0\n", h);
+	ck_assert_int_eq(pairs(text, b, s), 0);
+	ck_assert_str_eq(b, "exp:1000us/pq20[!3_behind] 10 9 11 8 7 9 20 19 21 15 14 16\n"
+			 "fixed:250us/wu5/cs-off/svc2.5/pqadaptive 1 1 1 1 1 1 2 2 2 2 2 2\n");
+	ck_assert_str_eq(s, "exp:1000us/pq20[!3_behind] 1.25 1.1 1.3333\n"
+			 "fixed:250us/wu5/cs-off/svc2.5/pqadaptive 0.5 0.5 0.5\n");
+	ck_assert_int_eq(pairs("point,n\n", b, s), -EINVAL);
+	ck_assert_str_eq(err, "sum.csv has no dist, interval_us or prequery column");
+}
+END_TEST
+
+START_TEST(pairs_runs)
+{
+	char d[] = "/tmp/wbunit-pairs.XXXXXX", p[3][512], b[2048], s[2048];
+	char *paths[3] = { p[0], p[1], p[2] };
+	const char *h = "status,dist,interval_us,prequery,prequery_lead_us,lat_avg_us,"
+		"lat_p50_us,lat_p99_us\n";
+	FILE *fb, *fs;
+
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	for (int i = 0; i < 3; i++)
+		snprintf(p[i], sizeof(p[i]), "%s/s%d.csv", d, i);
+	put(p[0], "status,dist,interval_us,prequery,prequery_lead_us,lat_avg_us,lat_p50_us,"
+	    "lat_p99_us\nok,exp,200.000,off,,30,20,100\n");
+	snprintf(b, sizeof(b), "%sok,exp,200.000,fixed,20.500,25,16,0\n", h);
+	put(p[1], b);
+	snprintf(b, sizeof(b), "%sok,exp,200,adaptive,128.125,3,7,400\n", h);
+	put(p[2], b);
+	fb = fmemopen(b, sizeof(b), "w");
+	fs = fmemopen(s, sizeof(s), "w");
+	ck_assert_int_eq(figpairs_runs(paths, 3, fb, fs, err, sizeof(err)), 0);
+	fclose(fb);
+	fclose(fs);
+	ck_assert_str_eq(b, "exp:200us/fixed-20.5us 30 30 30 25 25 25 100 100 100 0 0 0\n"
+			 "exp:200us/adaptive 30 30 30 3 3 3 100 100 100 400 400 400\n");
+	ck_assert_str_eq(s, "exp:200us/fixed-20.5us 1.2 1.25 inf\n"
+			 "exp:200us/adaptive 10 2.85714 0.25\n");
+	snprintf(p[0], sizeof(p[0]), "%s/none.csv", d);
+	fb = fmemopen(b, sizeof(b), "w");
+	fs = fmemopen(s, sizeof(s), "w");
+	ck_assert_int_eq(figpairs_runs(paths, 1, fb, fs, err, sizeof(err)), -ENOENT);
+	fclose(fb);
+	fclose(fs);
+	ck_assert_ptr_nonnull(strstr(err, "none.csv"));
+	ck_assert_int_eq(unit_rmtree(d), 0);
+}
+END_TEST
+
+START_TEST(awk_numbers)
+{
+	char b[64];
+	const struct { double v; const char *s; } t[] = {
+		{ 0, "0" }, { -0.0, "0" }, { 2, "2" }, { 0.25, "0.25" }, { 1.0 / 3, "0.333333" },
+		{ 2147483647.0, "2147483647" }, { 2147483648.0, "2.14748e+09" }, { 1e20, "1e+20" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		figpairs_num(t[i].v, b, sizeof(b));
+		ck_assert_str_eq(b, t[i].s);
+	}
+}
+END_TEST
+
+Suite *sweepcollect_suite(void)
+{
+	Suite *s = suite_create("sweepcollect");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, collect_rows);
+	tcase_add_test(tc, bad_summaries);
+	tcase_add_test(tc, bad_plan);
+	tcase_add_test(tc, collect_dir);
+	tcase_add_test(tc, pairs_sweep);
+	tcase_add_test(tc, pairs_runs);
+	tcase_add_test(tc, awk_numbers);
+	suite_add_tcase(s, tc);
+	return s;
+}
