@@ -219,6 +219,28 @@ static int write_pairs(struct map *off, struct map *on, int runs, FILE *bars,
 	return ferror(bars) || ferror(speedup) ? -EIO : 0;
 }
 
+/*
+ * The end both readers share: the pairs written when reading went well,
+ * the reader's buffers and maps freed; returns ret or the write's error.
+ */
+static int finish(int ret, struct map *off, struct map *on, int runs,
+		  FILE *bars, FILE *speedup, char *hline, char *line,
+		  char *err, size_t errlen)
+{
+	if (!ret) {
+		ret = write_pairs(off, on, runs, bars, speedup);
+		if (ret == -ENOMEM)
+			oom(err, errlen);
+		else if (ret)
+			snprintf(err, errlen, "writing the figure data failed");
+	}
+	free(hline);
+	free(line);
+	map_free(off);
+	map_free(on);
+	return ret;
+}
+
 int figpairs_sweep(FILE *f, const char *name, FILE *bars, FILE *speedup,
 		   char *err, size_t errlen)
 {
@@ -290,18 +312,8 @@ int figpairs_sweep(FILE *f, const char *name, FILE *bars, FILE *speedup,
 		snprintf(err, errlen, "%s: read error", name);
 		ret = -EIO;
 	}
-	if (!ret) {
-		ret = write_pairs(&off, &on, 0, bars, speedup);
-		if (ret == -ENOMEM)
-			oom(err, errlen);
-		else if (ret)
-			snprintf(err, errlen, "writing the figure data failed");
-	}
-	free(hline);
-	free(line);
-	map_free(&off);
-	map_free(&on);
-	return ret;
+	return finish(ret, &off, &on, 0, bars, speedup, hline, line, err,
+		      errlen);
 }
 
 /* Row 2's field NAME of a client summary (split at commas), or "". */
@@ -367,16 +379,6 @@ int figpairs_runs(char *const *paths, size_t n, FILE *bars, FILE *speedup,
 		if (!p || set(&p->v, v))
 			ret = oom(err, errlen);
 	}
-	if (!ret) {
-		ret = write_pairs(&off, &on, 1, bars, speedup);
-		if (ret == -ENOMEM)
-			oom(err, errlen);
-		else if (ret)
-			snprintf(err, errlen, "writing the figure data failed");
-	}
-	free(hline);
-	free(line);
-	map_free(&off);
-	map_free(&on);
-	return ret;
+	return finish(ret, &off, &on, 1, bars, speedup, hline, line, err,
+		      errlen);
 }

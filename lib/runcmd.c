@@ -31,7 +31,13 @@ int runcmd_run(char *const argv[], int *sig)
 		return 127;
 	}
 	if (pid == 0) {
+		/* The command starts with the stop signals open, even when
+		 * the caller keeps them blocked (as it should, from before it
+		 * calls: one that comes in between then waits, pending, for
+		 * the loop below to pass it on instead of being lost). */
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		stop_signals(&set);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "wakebench: cannot run %s: %s\n", argv[0],
 			strerror(errno));

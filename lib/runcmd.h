@@ -10,7 +10,9 @@
 /*
  * Runs argv (PATH search) and waits for it. Returns its exit status,
  * 128 + signal if it was killed, or 127 if it could not be started.
- * *sig is set to the first signal the caller received (0 if none).
+ * *sig is set to the first signal the caller received (0 if none). The
+ * caller may keep SIGINT/SIGTERM/SIGHUP blocked: one already pending is
+ * passed on; the command itself starts with them unblocked.
  */
 int runcmd_run(char *const argv[], int *sig);
 /* Waits for SIGINT, SIGTERM or SIGHUP; returns the signal number. */

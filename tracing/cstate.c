@@ -338,7 +338,9 @@ static int hold_and_restore(struct cstate_session *s, const struct cmd_opts *o)
 		sig = stop_sig;
 		rc = runcmd_sig_exit(sig);
 	} else if (o->cmd) {
-		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		/* Still blocked: a signal from here on stays pending until
+		 * runcmd_run() passes it to COMMAND (unblocking first lost
+		 * one that came before the fork to the handler above). */
 		rc = runcmd_run(o->cmd, &sig);
 	} else {
 		fprintf(stderr, "%s: holding; SIGINT, SIGTERM or SIGHUP restores\n",

@@ -85,11 +85,13 @@ sig_wait $pid TERM; rc=$RC
 for sig in INT TERM HUP; do
 	# ---- client, with --cstates off: partial outputs, status interrupted.
 	start_server -q
-	"${dfl[@]}" "$WB" client --server 127.0.0.1:$PORT --requests 1000000 --interval-us 100 \
+	# (20 s of requests: the C-states change before the schedule is
+	# drawn, so the wait below covers drawing it too, slow under ASan)
+	"${dfl[@]}" "$WB" client --server 127.0.0.1:$PORT --requests 200000 --interval-us 100 \
 		--cstates off --out "$TMP/c-$sig" -q 2>"$TMP/c-$sig.err" &
 	pid=$!
 	wait_for "[ \"\$(disabled 1 2)\" = 1 ]" || fail "client --cstates off not applied"
-	sleep 0.4
+	sleep 0.8
 	sig_wait $pid $sig; rc=$RC
 	[ "$rc" = 1 ] || fail "client SIG$sig: exit $rc"
 	for f in requests.csv summary.csv gaps.csv; do
@@ -112,7 +114,7 @@ for sig in INT TERM HUP; do
 	# ---- server under load, with --log and --cstates off.
 	start_server --log "$TMP/s-$sig.csv" --cstates off
 	SPID=$SERVER_PID
-	"$WB" client --server 127.0.0.1:$PORT --requests 1000000 --interval-us 100 \
+	"$WB" client --server 127.0.0.1:$PORT --requests 200000 --interval-us 100 \
 		-q 2>/dev/null &
 	cpid=$!
 	sleep 0.5
@@ -139,7 +141,7 @@ for sig in INT TERM HUP; do
 	wait_for "[ -s $pf ]" || fail "midtier did not start: $(cat "$TMP/m-$sig.err")"
 	[ "$(disabled 1 2)" = 1 ] || fail "midtier --cstates off not applied when listening"
 	read -r mport < "$pf"
-	"$WB" client --server 127.0.0.1:$mport --requests 1000000 --interval-us 200 -q 2>/dev/null &
+	"$WB" client --server 127.0.0.1:$mport --requests 100000 --interval-us 200 -q 2>/dev/null &
 	cpid=$!
 	sleep 0.5
 	sig_wait $mpid $sig; rc=$RC

@@ -155,6 +155,21 @@ static int rm_entry(const char *path, const struct stat *sb, int type,
 	return remove(path);
 }
 
+char *unit_slurp(const char *path)
+{
+	static char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	buf[0] = '\0';
+	if (!f)
+		return buf;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
 int unit_rmtree(const char *dir)
 {
 	return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) ? -1 : 0;

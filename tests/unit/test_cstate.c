@@ -346,21 +346,6 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
-static char *slurp(const char *path)
-{
-	static char buf[8192];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	buf[0] = '\0';
-	if (!f)
-		return buf;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /*
  * Issue 13: --cpu 0 --cstates off changes cpu0 only, through its disable
  * files and its resume latency limit, and never the system-wide device.
@@ -484,7 +469,7 @@ START_TEST(names_with_spaces)
 	ck_assert_int_eq(cstate_set(s, 0, 1, 1), 0);
 	snprintf(path, sizeof(path), "%s/cstate.%d.state", cstate_state_dir(),
 		 (int)getpid());
-	ck_assert_ptr_nonnull(strstr(slurp(path), "\nstate 0 1 0 1 haltpoll idle\n"));
+	ck_assert_ptr_nonnull(strstr(unit_slurp(path), "\nstate 0 1 0 1 haltpoll idle\n"));
 	cstate_detach(s);	/* as if killed: the file stays */
 	/* ...and restored by it, though it is state 2 now. */
 	fake_sysfs_set(0, 2, "name", "haltpoll idle");

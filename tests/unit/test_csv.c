@@ -7,19 +7,6 @@
 #include "unit.h"
 #include "csv.h"
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	static char buf[4096];
-	size_t n;
-
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 START_TEST(csv_fields_and_quoting)
 {
 	char path[] = "/tmp/wb-csv-XXXXXX";
@@ -40,7 +27,7 @@ START_TEST(csv_fields_and_quoting)
 	csv_str(c, "plain");
 	csv_end_row(c);
 	ck_assert_int_eq(csv_close(c), 0);
-	ck_assert_str_eq(slurp(path),
+	ck_assert_str_eq(unit_slurp(path),
 		"a,b,c,d,e\n18446744073709551615,-5,1.235,,\"x,\"\"y\"\"\"\n,plain\n");
 	unlink(path);
 }
@@ -72,7 +59,7 @@ START_TEST(csv_fixed_matches_printf)
 			 (unsigned long long)(v / 1000000), (unsigned long long)(v % 1000000),
 			 (unsigned long long)v, (unsigned long long)(v / 1000),
 			 (unsigned long long)(v % 1000), (unsigned long long)v);
-		ck_assert_str_eq(slurp(path), want);
+		ck_assert_str_eq(unit_slurp(path), want);
 	}
 	unlink(path);
 }
@@ -101,7 +88,7 @@ START_TEST(json_nesting_and_escapes)
 	json_obj_end(j);
 	json_obj_end(j);
 	ck_assert_int_eq(json_close(j), 0);
-	ck_assert_str_eq(slurp(path),
+	ck_assert_str_eq(unit_slurp(path),
 		"{\n  \"s\": \"a\\\"b\\\\c\\n\\u0001\",\n  \"u\": 7,\n"
 		"  \"d\": 0.5,\n  \"nan\": null,\n  \"null\": null,\n"
 		"  \"arr\": [\n    -1,\n    true\n  ],\n  \"empty\": {}\n}\n");

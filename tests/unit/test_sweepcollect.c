@@ -122,19 +122,6 @@ static void put(const char *path, const char *text)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
-static char *slurp(const char *path)
-{
-	static char buf[8192];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 START_TEST(collect_dir)
 {
 	char d[] = "/tmp/wbunit-collect.XXXXXX", p[512];
@@ -160,7 +147,7 @@ START_TEST(collect_dir)
 	ck_assert_int_eq(sweepcollect_dir(d, &rows, err, sizeof(err)), 0);
 	ck_assert_uint_eq(rows, 3);
 	snprintf(p, sizeof(p), "%s/sweep.csv", d);
-	ck_assert_str_eq(slurp(p), SWEEPCOLLECT_HEADER "\n"
+	ck_assert_str_eq(unit_slurp(p), SWEEPCOLLECT_HEADER "\n"
 		"b,2,missing,exp,100,off,0,on,0,200,7,,,,,,,,,,,,b/rep-2,,\n"
 		"a,1,ok,exp,100,20,0,on,0,200,6,200,1.5,,,,,,,,,,a/rep-1,,\n"
 		"b,1,missing,exp,100,off,0,on,0,200,6,,,,,,,,,,,,b/rep-1,,\n");
@@ -178,7 +165,7 @@ START_TEST(collect_dir)
 	snprintf(p, sizeof(p), "%s/b/rep-1", d);
 	ck_assert_int_eq(sweepcollect_run_ok(p, err, sizeof(err)), -EINVAL);
 	snprintf(p, sizeof(p), "%s/sweep.csv", d);
-	ck_assert_ptr_nonnull(strstr(slurp(p), "b,1,missing"));
+	ck_assert_ptr_nonnull(strstr(unit_slurp(p), "b,1,missing"));
 	snprintf(p, sizeof(p), "%s/.sweep.csv.partial", d);
 	ck_assert_int_eq(access(p, F_OK), -1);
 	/* a spec without a valid seed */
