@@ -93,6 +93,20 @@ out=$("$WB" sweep --out "$TMP/r" --resume --spec "$TMP/rspec" 2>&1); rc=$?
 out=$("$WB" sweep --out "$TMP/r" --resume --seed 1.5 2>&1); rc=$?
 [ $rc = 2 ] && echo "$out" | grep -q "invalid seed '1.5'" || fail "resume --seed 1.5: exit $rc: $out"
 [ "$(md5sum < "$TMP/r/sweep.csv")" = "$sum" ] || fail "refused resume changed sweep.csv"
+# A plan.txt edited by someone else is data from disk: a line that is not
+# one of the recorded spec's runs (a path outside DIR, arithmetic that runs
+# a command) is refused before anything is removed or run.
+mkdir -p "$TMP/victim/rep-1" && touch "$TMP/victim/rep-1/keep"
+cp "$TMP/r/plan.txt" "$TMP/plan.orig"
+for bad in "../victim 1 exp 1000 off 0 on 5" \
+	"dist-exp_int-1000_pq-off_wu-0_cs-on_svc-5 a[\$(touch $M)] exp 1000 off 0 on 5"; do
+	{ cat "$TMP/plan.orig"; echo "$bad"; } > "$TMP/r/plan.txt"
+	out=$("$WB" sweep --out "$TMP/r" --resume 2>&1); rc=$?
+	[ $rc = 1 ] && echo "$out" | grep -q "is not the plan of" || fail "edited plan '$bad': exit $rc: $out"
+	[ -e "$TMP/victim/rep-1/keep" ] || fail "edited plan '$bad' removed a directory outside DIR"
+	[ -e "$M" ] && fail "edited plan '$bad' ran a command"
+done
+cp "$TMP/plan.orig" "$TMP/r/plan.txt"
 # nothing to resume: a clear error, nothing run
 mkdir -p "$TMP/empty"
 out=$("$WB" sweep --out "$TMP/empty" --resume 2>&1); rc=$?
