@@ -13,7 +13,6 @@
 #include "outdir.h"
 #include "proto.h"
 
-#define PROG "wakebench-client"
 /* The most service time a server can apply (its --max-service-us range). */
 #define MAX_SERVICE_US 60000000
 
@@ -349,7 +348,6 @@ int main(int argc, char **argv)
 	struct client_opts o;
 	struct run r;
 	char err[4700];
-	uint64_t capped, applied;
 	int ret, left;
 
 	parse_opts(&o, argc, argv);
@@ -396,11 +394,6 @@ int main(int argc, char **argv)
 	ret = output_write(&r, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "%s: %s\n", PROG, err);
-	capped = output_service_capped(&r, &applied);
-	if (capped)
-		fprintf(stderr, "%s: WARNING: the server capped the service time of %llu replies (asked %.3f us, applied down to %.3f us): raise its --max-service-us\n",
-			PROG, (unsigned long long)capped, o.service_ns / 1e3,
-			applied / 1e3);
 	if (r.status == RUN_FAILED)
 		fprintf(stderr, "%s: %s\n", PROG, r.err);
 	else if (r.status == RUN_INTERRUPTED)

@@ -11,6 +11,8 @@
 #include "pqplan.h"
 #include "tally.h"
 
+#define PROG "wakebench-client"
+
 struct client_opts {
 	char host[256];
 	uint16_t port;
@@ -87,12 +89,5 @@ void run_free(struct run *r);
  * of the first failure, with a message naming the file in err.
  */
 int output_write(const struct run *r, char *err, size_t errlen);
-
-/*
- * Measured requests answered with a REPLY whose applied service time is
- * below the one asked (the server capped it); *min_applied_ns: the lowest
- * applied time among them (when any).
- */
-uint64_t output_service_capped(const struct run *r, uint64_t *min_applied_ns);
 
 #endif

@@ -17,6 +17,7 @@
 #include "runcheck.h"
 #include "snapshot.h"
 #include "stage.h"
+#include "wfile.h"
 
 /* With the temporary names lib/stage writes them under: a run killed
  * (SIGKILL, power loss) before its commit leaves those. */
@@ -82,7 +83,12 @@ static int replied(const struct req_rec *q)
 	return q->recv_ns && !q->error;
 }
 
-uint64_t output_service_capped(const struct run *r, uint64_t *min_applied_ns)
+/*
+ * Measured requests answered with a REPLY whose applied service time is
+ * below the one asked (the server capped it); *min_applied_ns: the lowest
+ * applied time among them (when any).
+ */
+static uint64_t count_capped(const struct run *r, uint64_t *min_applied_ns)
 {
 	uint64_t n = 0, lo = UINT64_MAX;
 
@@ -124,7 +130,7 @@ static int summarize(const struct run *r, struct summary *s)
 	s->errors = s->meas.errors;
 	s->unanswered = s->meas.unanswered;
 	s->late = s->meas.late;
-	s->service_capped = output_service_capped(r, &s->min_applied_ns);
+	s->service_capped = count_capped(r, &s->min_applied_ns);
 	for (uint64_t i = o->warmup; i < r->sent; i++) {
 		const struct req_rec *q = &r->reqs[i];
 
@@ -475,36 +481,25 @@ static int write_trajectory(const char *path, const struct run *r)
 	return csv_close(c);
 }
 
-/* fclose() with the cause of a failed write (a full disk is ENOSPC). */
-static int close_file(FILE *f)
-{
-	int bad = ferror(f);
-
-	errno = 0;
-	if (fclose(f))
-		return errno ? -errno : -EIO;
-	return bad ? -EIO : 0;
-}
-
 static int write_text(const char *path, const struct run *r,
 		      const struct summary *s)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = wfile_open(path);
 
 	if (!f)
 		return -errno;
 	print_text(f, r, s);
-	return close_file(f);
+	return wfile_close(f);
 }
 
 static int write_cmdline(const char *path, const char *cmdline)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = wfile_open(path);
 
 	if (!f)
 		return -errno;
 	fprintf(f, "%s\n", cmdline);
-	return close_file(f);
+	return wfile_close(f);
 }
 
 /* One result file: its name and how it is written (to a path). */
@@ -576,6 +571,10 @@ int output_write(const struct run *r, char *err, size_t errlen)
 	}
 	if (!o->quiet)
 		print_text(stdout, r, &s);
+	if (s.service_capped)
+		fprintf(stderr, "%s: WARNING: the server capped the service time of %llu replies (asked %.3f us, applied down to %.3f us): raise its --max-service-us\n",
+			PROG, (unsigned long long)s.service_capped,
+			o->service_ns / 1e3, s.min_applied_ns / 1e3);
 	/* The directory was made ready before the run (outdir_prepare). */
 	if (!o->out_dir)
 		return 0;

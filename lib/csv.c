@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "csv.h"
+#include "wfile.h"
 
 #define JSON_MAX_DEPTH 32
 
@@ -21,113 +20,13 @@ struct json {
 	int first[JSON_MAX_DEPTH];
 };
 
-/*
- * A file's stdio stream writes through this cookie, which keeps the errno
- * of the first write that failed: stdio itself keeps only a flag, and a
- * full disk must be reported as "No space left on device", not EIO.
- */
-struct out_fd {
-	int fd;
-	int err;	/* first write/close errno, 0 */
-};
-
-static ssize_t out_write(void *cookie, const char *buf, size_t n)
-{
-	struct out_fd *o = cookie;
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t w = write(o->fd, buf + done, n - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (!o->err)
-				o->err = w < 0 ? errno : EIO;
-			errno = o->err;
-			return done ? (ssize_t)done : -1;
-		}
-		done += (size_t)w;
-	}
-	return (ssize_t)done;
-}
-
-/* Fails with the first error seen, so fclose() reports the real cause. */
-static int out_closefn(void *cookie)
-{
-	struct out_fd *o = cookie;
-	int err = o->err;
-
-	if (close(o->fd) && !err)
-		err = errno;
-	free(o);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	return 0;
-}
-
-static FILE *open_out(const char *path)
-{
-	static const cookie_io_functions_t io = {
-		.write = out_write, .close = out_closefn,
-	};
-	struct out_fd *o;
-	FILE *f;
-	int err;
-
-	if (!strcmp(path, "-"))
-		return stdout;
-	o = calloc(1, sizeof(*o));
-	if (!o)
-		return NULL;
-	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (o->fd < 0) {
-		err = errno;
-		free(o);
-		errno = err;
-		return NULL;
-	}
-	f = fopencookie(o, "w", io);
-	if (!f) {
-		err = errno;
-		close(o->fd);
-		free(o);
-		errno = err;
-		return NULL;
-	}
-	setvbuf(f, NULL, _IOFBF, 1 << 16);
-	return f;
-}
-
-/* 0, or -errno of the first failure (a file's first failed write). */
-static int close_out(FILE *f)
-{
-	int bad = ferror(f), err = 0;
-
-	if (f == stdout) {
-		if (bad)
-			err = EIO;
-		else if (fflush(f))
-			err = errno ? errno : EIO;
-	} else {
-		errno = 0;
-		if (fclose(f))
-			err = errno ? errno : EIO;
-		else if (bad)
-			err = EIO;
-	}
-	return -err;
-}
-
 struct csv *csv_open(const char *path)
 {
 	struct csv *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
-	c->f = open_out(path);
+	c->f = wfile_open(path);
 	if (!c->f) {
 		int err = errno;
 
@@ -239,7 +138,7 @@ int csv_close(struct csv *c)
 
 	if (!c)
 		return 0;
-	err = close_out(c->f);
+	err = wfile_close(c->f);
 	free(c);
 	return err;
 }
@@ -250,7 +149,7 @@ struct json *json_open(const char *path)
 
 	if (!j)
 		return NULL;
-	j->f = open_out(path);
+	j->f = wfile_open(path);
 	if (!j->f) {
 		int err = errno;
 
@@ -379,7 +278,7 @@ int json_close(struct json *j)
 
 	if (!j)
 		return 0;
-	err = close_out(j->f);
+	err = wfile_close(j->f);
 	free(j);
 	return err;
 }

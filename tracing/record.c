@@ -34,6 +34,7 @@
 #include "stage.h"
 #include "trace.h"
 #include "wbinst.h"
+#include "wfile.h"
 
 struct rec {
 	struct tracefs_instance *inst;
@@ -220,30 +221,6 @@ static const char *const default_events[] = {
 	"power:cpu_idle", "irq:irq_handler_entry", "irq:irq_handler_exit", NULL,
 };
 
-/*
- * Writes all of buf to fd. Returns 0 or -errno of the write that failed
- * (a short write is retried, so a full disk gives ENOSPC, never a guess).
- */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Copies src to dst; -errno with "dst: cause" (or src's) in err. */
 static int copy_file(const char *src, const char *dst, char *err, size_t errlen)
 {
@@ -264,7 +241,7 @@ static int copy_file(const char *src, const char *dst, char *err, size_t errlen)
 		return ret;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		ret = write_all(out, buf, (size_t)n);
+		ret = wfile_write_all(out, buf, (size_t)n);
 		if (ret) {
 			snprintf(err, errlen, "%s: %s", dst, strerror(-ret));
 			break;
@@ -358,7 +335,7 @@ static int drain(struct rec *r, int flush, int *bad_cpu)
 			/* Short flushes are padded to a whole sub-buffer. */
 			if (n < r->subbuf)
 				memset((char *)r->page + n, 0, (size_t)(r->subbuf - n));
-			ret = write_all(r->fds[cpu], r->page, (size_t)r->subbuf);
+			ret = wfile_write_all(r->fds[cpu], r->page, (size_t)r->subbuf);
 			if (ret) {
 				*bad_cpu = cpu;
 				return ret;
@@ -442,7 +419,7 @@ static int write_file(const char *path, const char *text, size_t len)
 
 	if (fd < 0)
 		return -errno;
-	ret = write_all(fd, text, len);
+	ret = wfile_write_all(fd, text, len);
 	if (close(fd) && !ret)
 		ret = -errno;
 	return ret;

@@ -41,7 +41,7 @@ _guard_tracefs() {
 
 _guard_collect() {
 	local sys=${GUARD_SYSFS:-/sys} state=${GUARD_STATE_DIR:-/run/wakebench}
-	local dev=${GUARD_PMQOS_DEV:-/dev/cpu_dma_latency} tr f d cpu p l comm
+	local dev=${GUARD_PMQOS_DEV:-/dev/cpu_dma_latency} tr f d cpu p l comm procs
 	tr=$(_guard_tracefs)
 
 	for f in "$sys"/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*/disable; do
@@ -76,30 +76,24 @@ _guard_collect() {
 	# Our processes: by name, and with GUARD_SCOPE (a path prefix, the
 	# build under test) only those whose program lies under it, so that
 	# another build's run on the same machine is not taken for a leak.
-	ps -eo pid=,comm=,args= 2>/dev/null | awk -v ours="$_guard_ours" -v me=$$ \
+	procs=$(ps -eo pid=,comm=,args= 2>/dev/null | awk -v ours="$_guard_ours" -v me=$$ \
 		-v scope="${GUARD_SCOPE:-}" '
 		$2 ~ ours && $1 != me && (scope == "" || index($3, scope) == 1) {
 			pid = $1; comm = $2
 			sub(/^ *[0-9]+ +[^ ]+ +/, "")
 			printf "proc pid=%s comm=%s %s\n", pid, comm, $0
-		}' > "${TMPDIR:-/tmp}/guard.$$.procs"
-	# ss: "tcp LISTEN 0 1024 127.0.0.1:7000 0.0.0.0:* users:(("wakebench-serve",pid=1,fd=5))"
-	ss -Hltunp 2>/dev/null | awk -v ours="$_guard_ours" -v procs="${TMPDIR:-/tmp}/guard.$$.procs" '
-		BEGIN {
-			while ((getline l < procs) > 0) {
-				split(l, f, /[ =]/)
-				mine[f[3]] = 1
-			}
-		}
-		{
-			if (!match($0, /users:\(\("[^"]*",pid=[0-9]+/))
-				next
-			split(substr($0, RSTART + 9, RLENGTH - 9), u, /",pid=/)
-			if (u[1] ~ ours && (u[2] in mine))
-				printf "listen %s %s comm=%s pid=%s\n", $1, $5, u[1], u[2]
-		}'
-	cat "${TMPDIR:-/tmp}/guard.$$.procs"
-	rm -f "${TMPDIR:-/tmp}/guard.$$.procs"
+		}')
+	# Their listening sockets. ss: "tcp LISTEN 0 1024 127.0.0.1:7000
+	# 0.0.0.0:* users:(("wakebench-serve",pid=1,fd=5))"
+	ss -Hltunp 2>/dev/null | awk -v ours="$_guard_ours" \
+		-v pids=" $(printf '%s\n' "$procs" | sed -n 's/^proc pid=\([0-9]*\) .*/\1/p' | tr '\n' ' ')" '{
+		if (!match($0, /users:\(\("[^"]*",pid=[0-9]+/))
+			next
+		split(substr($0, RSTART + 9, RLENGTH - 9), u, /",pid=/)
+		if (u[1] ~ ours && index(pids, " " u[2] " "))
+			printf "listen %s %s comm=%s pid=%s\n", $1, $5, u[1], u[2]
+	}'
+	[ -z "$procs" ] || printf '%s\n' "$procs"
 }
 
 guard_snapshot() {

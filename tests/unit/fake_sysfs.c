@@ -155,6 +155,15 @@ static int rm_entry(const char *path, const struct stat *sb, int type,
 	return remove(path);
 }
 
+void unit_put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
 char *unit_slurp(const char *path)
 {
 	static char buf[8192];

@@ -337,15 +337,6 @@ START_TEST(no_cpuidle_driver)
 }
 END_TEST
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 /*
  * Issue 13: --cpu 0 --cstates off changes cpu0 only, through its disable
  * files and its resume latency limit, and never the system-wide device.
@@ -477,13 +468,13 @@ START_TEST(names_with_spaces)
 	fake_sysfs_set(0, 1, "name", "C6");
 	fake_sysfs_set(0, 1, "disable", "1");
 	snprintf(line, sizeof(line), "%s/cstate.999999.state", cstate_state_dir());
-	write_file(line, "wakebench-cstate 1\npid 999999 start 1\ncommand x\n"
+	unit_put(line, "wakebench-cstate 1\npid 999999 start 1\ncommand x\n"
 		   "state 0 1 0 1 haltpoll idle\n");
 	ck_assert_int_eq(cstate_restore_file(line, NULL), 1);
 	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);
 	ck_assert_int_eq(fake_sysfs_disabled(0, 1), 1);	/* C6 left alone */
 	/* A name no CPU state has any more: skipped, not written blindly. */
-	write_file(line, "wakebench-cstate 1\npid 999999\nstate 0 1 0 1 gone idle\n");
+	unit_put(line, "wakebench-cstate 1\npid 999999\nstate 0 1 0 1 gone idle\n");
 	ck_assert_int_eq(cstate_restore_file(line, NULL), 0);
 	ck_assert_int_eq(fake_sysfs_disabled(0, 1), 1);
 	unlink(path);
@@ -528,7 +519,7 @@ START_TEST(reused_pid_is_dead)
 	snprintf(text, sizeof(text),
 		 "wakebench-cstate 1\npid 1 start %llu\ncommand old run\n"
 		 "state 0 2 0 1 C6\nresume 0 0 n/a\n", start + 12345);
-	write_file(path, text);
+	unit_put(path, text);
 	fake_sysfs_set(0, 2, "disable", "1");
 	fake_sysfs_set_resume(0, "n/a");
 	ck_assert_int_eq(cstate_restore_file(path, NULL), 2);
@@ -554,7 +545,7 @@ START_TEST(bad_line_moves_file_aside)
 	mkdir(cstate_state_dir(), 0755);
 	snprintf(path, sizeof(path), "%s/cstate.999999.state", cstate_state_dir());
 	snprintf(bad, sizeof(bad), "%s.bad", path);
-	write_file(path, "wakebench-cstate 1\npid 999999\ncommand x\n"
+	unit_put(path, "wakebench-cstate 1\npid 999999\ncommand x\n"
 		   "state 0 2 0 1 C6\nstate zero two\nresume 1 0 bogus\n");
 	fake_sysfs_set(0, 2, "disable", "1");
 	reported[0] = '\0';
@@ -567,7 +558,7 @@ START_TEST(bad_line_moves_file_aside)
 	ck_assert_int_eq(state_files(), 0);
 
 	/* No owner line: nothing trusted, moved aside too. */
-	write_file(path, "wakebench-cstate 1\nstate 0 2 0 1 C6\n");
+	unit_put(path, "wakebench-cstate 1\nstate 0 2 0 1 C6\n");
 	fake_sysfs_set(0, 2, "disable", "1");
 	ck_assert_int_eq(cstate_restore_file(path, NULL), -EBADMSG);
 	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 1);
@@ -642,7 +633,7 @@ START_TEST(dead_holder_then_live)
 
 	mkdir(cstate_state_dir(), 0755);
 	snprintf(path, sizeof(path), "%s/cstate.999999.state", cstate_state_dir());
-	write_file(path, "wakebench-cstate 1\npid 999999\ncommand killed\n"
+	unit_put(path, "wakebench-cstate 1\npid 999999\ncommand killed\n"
 		   "state 0 2 0 1 C6\n");
 	fake_sysfs_set(0, 2, "disable", "1");
 	a = cstate_begin("a");

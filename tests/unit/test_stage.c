@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Result files appear under their names all together, or not at all. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "unit.h"
 #include "csv.h"
 #include "stage.h"
+#include "wfile.h"
 
 static char dir[64];
 
@@ -26,15 +28,6 @@ static int exists(const char *name)
 	return access(p, F_OK) == 0;
 }
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
 START_TEST(commit_places_all)
 {
 	struct stage *st;
@@ -45,9 +38,9 @@ START_TEST(commit_places_all)
 	ck_assert_ptr_nonnull(st);
 	ck_assert_int_eq(stage_add(st, "requests.csv", tmp, sizeof(tmp)), 0);
 	ck_assert_ptr_nonnull(strstr(tmp, "/.requests.csv.partial"));
-	put(tmp, "seq\n1\n");
+	unit_put(tmp, "seq\n1\n");
 	ck_assert_int_eq(stage_add(st, "summary.csv", tmp, sizeof(tmp)), 0);
-	put(tmp, "status\nok\n");
+	unit_put(tmp, "status\nok\n");
 	/* nothing under a final name before the commit */
 	ck_assert(!exists("requests.csv") && !exists("summary.csv"));
 	ck_assert_int_eq(stage_commit(st, err, sizeof(err)), 0);
@@ -68,7 +61,7 @@ START_TEST(failure_leaves_nothing)
 	/* no commit: the temporary files go, no final name appears */
 	st = stage_new(dir);
 	ck_assert_int_eq(stage_add(st, "requests.csv", tmp, sizeof(tmp)), 0);
-	put(tmp, "x\n");
+	unit_put(tmp, "x\n");
 	stage_free(st);
 	ck_assert(!exists("requests.csv") && !exists(".requests.csv.partial"));
 
@@ -78,12 +71,12 @@ START_TEST(failure_leaves_nothing)
 	snprintf(sub, sizeof(sub), "%s/summary.csv", dir);
 	ck_assert_int_eq(mkdir(sub, 0700), 0);
 	snprintf(sub, sizeof(sub), "%s/summary.csv/keep", dir);
-	put(sub, "");
+	unit_put(sub, "");
 	st = stage_new(dir);
 	ck_assert_int_eq(stage_add(st, "requests.csv", tmp, sizeof(tmp)), 0);
-	put(tmp, "x\n");
+	unit_put(tmp, "x\n");
 	ck_assert_int_eq(stage_add(st, "summary.csv", tmp, sizeof(tmp)), 0);
-	put(tmp, "y\n");
+	unit_put(tmp, "y\n");
 	ck_assert_int_lt(stage_commit(st, err, sizeof(err)), 0);
 	ck_assert_ptr_nonnull(strstr(err, "/summary.csv: "));
 	ck_assert(!exists("requests.csv"));
@@ -125,6 +118,8 @@ START_TEST(full_disk_is_enospc)
 {
 	struct csv *c;
 	struct json *j;
+	FILE *f;
+	int fds[2];
 
 	if (access("/dev/full", W_OK))
 		return;	/* no /dev/full in this sandbox */
@@ -143,6 +138,18 @@ START_TEST(full_disk_is_enospc)
 	json_u64(j, "n", 1);
 	json_obj_end(j);
 	ck_assert_int_eq(json_close(j), -ENOSPC);
+	/* plain text (summary.txt, cmdline.txt) through the same writer;
+	 * a pipe that nobody reads is EPIPE, from a raw fd write */
+	f = wfile_open("/dev/full");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "summary\n");
+	ck_assert_int_eq(wfile_close(f), -ENOSPC);
+	ck_assert_int_eq(pipe(fds), 0);
+	close(fds[0]);
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(wfile_write_all(fds[1], "x", 1), -EPIPE);
+	signal(SIGPIPE, SIG_DFL);
+	close(fds[1]);
 }
 END_TEST
 

@@ -113,15 +113,6 @@ START_TEST(bad_plan)
 }
 END_TEST
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
 START_TEST(collect_dir)
 {
 	char d[] = "/tmp/wbunit-collect.XXXXXX", p[512];
@@ -129,21 +120,21 @@ START_TEST(collect_dir)
 
 	ck_assert_ptr_nonnull(mkdtemp(d));
 	snprintf(p, sizeof(p), "%s/sweep.spec", d);
-	put(p, "# wakebench sweep\nrequests = 200\nseed = 5\n");
+	unit_put(p, "# wakebench sweep\nrequests = 200\nseed = 5\n");
 	snprintf(p, sizeof(p), "%s/plan.txt", d);
-	put(p, "b 2 exp 100 off 0 on 0\na 1 exp 100 20 0 on 0\nb 1 exp 100 off 0 on 0\n");
+	unit_put(p, "b 2 exp 100 off 0 on 0\na 1 exp 100 20 0 on 0\nb 1 exp 100 off 0 on 0\n");
 	snprintf(p, sizeof(p), "%s/a/rep-1/client", d);
 	ck_assert_int_eq(mkdir(p, 0755) == 0 || errno == ENOENT, 1);
 	snprintf(p, sizeof(p), "%s/a", d); mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/a/rep-1", d); mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/a/rep-1/client", d); mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/a/rep-1/client/summary.csv", d);
-	put(p, "status,count,lat_avg_us\nok,200,1.5\n");
+	unit_put(p, "status,count,lat_avg_us\nok,200,1.5\n");
 	snprintf(p, sizeof(p), "%s/b", d); mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/b/rep-1", d); mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/b/rep-1/client", d); mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/b/rep-1/client/summary.csv", d);
-	put(p, "");	/* empty: missing, as test -s says */
+	unit_put(p, "");	/* empty: missing, as test -s says */
 	ck_assert_int_eq(sweepcollect_dir(d, &rows, err, sizeof(err)), 0);
 	ck_assert_uint_eq(rows, 3);
 	snprintf(p, sizeof(p), "%s/sweep.csv", d);
@@ -159,7 +150,7 @@ START_TEST(collect_dir)
 	ck_assert_int_eq(sweepcollect_run_ok(p, err, sizeof(err)), 0);
 	/* a malformed summary: an error naming it; sweep.csv stays as it was */
 	snprintf(p, sizeof(p), "%s/b/rep-1/client/summary.csv", d);
-	put(p, "status,count\nok\n");
+	unit_put(p, "status,count\nok\n");
 	ck_assert_int_eq(sweepcollect_dir(d, &rows, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "b/rep-1/client/summary.csv:2: 1 fields"));
 	snprintf(p, sizeof(p), "%s/b/rep-1", d);
@@ -170,7 +161,7 @@ START_TEST(collect_dir)
 	ck_assert_int_eq(access(p, F_OK), -1);
 	/* a spec without a valid seed */
 	snprintf(p, sizeof(p), "%s/sweep.spec", d);
-	put(p, "seed = x\n");
+	unit_put(p, "seed = x\n");
 	ck_assert_int_eq(sweepcollect_dir(d, &rows, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "seed 'x'"));
 	ck_assert_int_eq(unit_rmtree(d), 0);
@@ -226,12 +217,12 @@ START_TEST(pairs_runs)
 	ck_assert_ptr_nonnull(mkdtemp(d));
 	for (int i = 0; i < 3; i++)
 		snprintf(p[i], sizeof(p[i]), "%s/s%d.csv", d, i);
-	put(p[0], "status,dist,interval_us,prequery,prequery_lead_us,lat_avg_us,lat_p50_us,"
+	unit_put(p[0], "status,dist,interval_us,prequery,prequery_lead_us,lat_avg_us,lat_p50_us,"
 	    "lat_p99_us\nok,exp,200.000,off,,30,20,100\n");
 	snprintf(b, sizeof(b), "%sok,exp,200.000,fixed,20.500,25,16,0\n", h);
-	put(p[1], b);
+	unit_put(p[1], b);
 	snprintf(b, sizeof(b), "%sok,exp,200,adaptive,128.125,3,7,400\n", h);
-	put(p[2], b);
+	unit_put(p[2], b);
 	fb = fmemopen(b, sizeof(b), "w");
 	fs = fmemopen(s, sizeof(s), "w");
 	ck_assert_int_eq(figpairs_runs(paths, 3, fb, fs, err, sizeof(err)), 0);

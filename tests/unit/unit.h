@@ -5,6 +5,8 @@
 
 #include <check.h>
 
+/* Writes text to path (created or truncated); fails the test on error. */
+void unit_put(const char *path, const char *text);
 /* A file's text (at most 8 KiB, static buffer; "" when it cannot be read). */
 char *unit_slurp(const char *path);
 /* Removes a test's scratch tree (no shell); 0 or -1. */

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "wfile.h"
+
+/*
+ * A file's stdio stream writes through this cookie, which keeps the errno
+ * of the first write that failed: stdio itself keeps only a flag, and a
+ * full disk must be reported as "No space left on device", not EIO.
+ */
+struct out_fd {
+	int fd;
+	int err;	/* first write/close errno, 0 */
+};
+
+int wfile_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static ssize_t out_write(void *cookie, const char *buf, size_t n)
+{
+	struct out_fd *o = cookie;
+	int ret;
+
+	if (o->err) {
+		errno = o->err;
+		return -1;
+	}
+	ret = wfile_write_all(o->fd, buf, n);
+	if (ret) {
+		o->err = -ret;
+		errno = o->err;
+		return -1;
+	}
+	return (ssize_t)n;
+}
+
+/* Fails with the first error seen, so fclose() reports the real cause. */
+static int out_closefn(void *cookie)
+{
+	struct out_fd *o = cookie;
+	int err = o->err;
+
+	if (close(o->fd) && !err)
+		err = errno;
+	free(o);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+FILE *wfile_open(const char *path)
+{
+	static const cookie_io_functions_t io = {
+		.write = out_write, .close = out_closefn,
+	};
+	struct out_fd *o;
+	FILE *f;
+	int err;
+
+	if (!strcmp(path, "-"))
+		return stdout;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (o->fd < 0) {
+		err = errno;
+		free(o);
+		errno = err;
+		return NULL;
+	}
+	f = fopencookie(o, "w", io);
+	if (!f) {
+		err = errno;
+		close(o->fd);
+		free(o);
+		errno = err;
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	return f;
+}
+
+int wfile_close(FILE *f)
+{
+	int bad = ferror(f), err = 0;
+
+	if (f == stdout) {
+		if (bad)
+			err = EIO;
+		else if (fflush(f))
+			err = errno ? errno : EIO;
+	} else {
+		errno = 0;
+		if (fclose(f))
+			err = errno ? errno : EIO;
+		else if (bad)
+			err = EIO;
+	}
+	return -err;
+}
