@@ -36,6 +36,12 @@ int runcmd_run(char *const argv[], int *sig)
 		 * calls: one that comes in between then waits, pending, for
 		 * the loop below to pass it on instead of being lost). */
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		/* Default actions first: a signal passed on before the exec
+		 * must stop the command, not run the caller's handler in
+		 * this child and be lost with it. */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		stop_signals(&set);
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		execvp(argv[0], argv);
