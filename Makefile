@@ -47,8 +47,8 @@ LIBWB := $(O)/libwakebench.a
 # C commands and their sources.
 server_SRC := $(wildcard server/*.c)
 client_SRC := $(wildcard client/*.c)
-cstate_SRC := tracing/cstate.c
-snapshot_SRC := tracing/snapshot.c
+cstate_SRC := cstate/cstate.c
+snapshot_SRC := snapshot/snapshot.c
 midtier_SRC := prequery/midtier.c
 trace_SRC := tracing/trace.c tracing/record.c tracing/residency.c
 stats_SRC := stats/stats.c

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "arrival.h"
+#include "cli.h"
 #include "clock.h"
 #include "cstate.h"
 #include "hillclimb.h"
@@ -14,8 +15,7 @@
 #define PROG "wakebench-client"
 
 struct client_opts {
-	char host[256];
-	uint16_t port;
+	struct cli_hostport server;	/* --server HOST:PORT */
 	enum net_proto proto;
 	enum arrival_dist dist;
 	double interval_ns;
@@ -37,6 +37,10 @@ struct client_opts {
 	int quiet;
 	char *cmdline;
 	int have_cstates;
+	/* given on the command line (checks across options) */
+	int have_server, have_interval, have_rate, have_requests;
+	double rate;		/* --rate, requests per second */
+	int policy;		/* --prequery-policy: 0 fixed, 1 adaptive */
 	struct cstate_spec cstates;
 	/* pre-query */
 	int prequery;		/* --prequery-lead-us or adaptive given */

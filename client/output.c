@@ -174,7 +174,7 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 	const struct client_opts *o = r->o;
 
 	fprintf(f, "wakebench client: %s %s:%u %s interval=%.3fus wait=%s seed=%llu%s\n",
-		net_proto_name(o->proto), o->host, o->port,
+		net_proto_name(o->proto), o->server.host, o->server.port,
 		arrival_dist_name(o->dist), o->interval_ns / 1e3,
 		clock_wait_name(o->wait), (unsigned long long)o->seed,
 		o->closed ? " closed-loop" : "");
@@ -340,8 +340,8 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_str(j, "version", WB_VERSION);
 	json_str(j, "command", o->cmdline);
 	json_obj_begin(j, "config");
-	json_str(j, "server", o->host);
-	json_u64(j, "port", o->port);
+	json_str(j, "server", o->server.host);
+	json_u64(j, "port", o->server.port);
 	json_str(j, "proto", net_proto_name(o->proto));
 	json_str(j, "dist", arrival_dist_name(o->dist));
 	json_double(j, "interval_us", o->interval_ns / 1e3);

@@ -96,9 +96,19 @@ int run_schedule(struct run *r, const struct client_opts *o)
 		schedule_free(&sch);
 		return -ENOMEM;
 	}
-	/* Relative until run_experiment() adds the start time. */
-	for (uint64_t i = 0; i < r->total; i++)
+	/*
+	 * Relative until run_experiment() adds the start time. Filling a
+	 * long run's rows faults in gigabytes and takes longer than the
+	 * drawing: a stop signal is honoured here too.
+	 */
+	for (uint64_t i = 0; i < r->total; i++) {
+		if (!(i % SCHEDULE_CANCEL_EVERY) && signal_pending(NULL)) {
+			run_free(r);
+			schedule_free(&sch);
+			return -EINTR;
+		}
 		r->reqs[i].intended_ns = sch.intended_ns[i];
+	}
 	r->gap_ns = sch.gap_ns;
 	free(sch.intended_ns);
 	return 0;
@@ -205,7 +215,7 @@ static int conn_drain(struct loop *l, struct conn *c)
 			return 0;
 		if (n == -ECONNREFUSED) {
 			fail(r, "server refused the datagram (is it running on %s:%u?)",
-			     l->o->host, l->o->port);
+			     l->o->server.host, l->o->server.port);
 			return -1;
 		}
 		if (n < 0) {
@@ -649,11 +659,11 @@ static int loop_setup(struct loop *l)
 	}
 	for (uint64_t i = 0; i < o->connections; i++) {
 		struct conn *c = &l->conns[i];
-		int fd = net_connect(o->proto, o->host, o->port);
+		int fd = net_connect(o->proto, o->server.host, o->server.port);
 
 		if (fd < 0) {
-			fail(l->r, "cannot connect to %s:%u: %s", o->host,
-			     o->port, strerror(-fd));
+			fail(l->r, "cannot connect to %s:%u: %s", o->server.host,
+			     o->server.port, strerror(-fd));
 			return -1;
 		}
 		c->fd = fd;
@@ -668,11 +678,11 @@ static int loop_setup(struct loop *l)
 	if (o->prequery && o->prequery_port) {
 		/* One extra slot after the request connections. */
 		struct conn *c = &l->conns[o->connections];
-		int fd = net_connect(o->proto, o->host, o->prequery_port);
+		int fd = net_connect(o->proto, o->server.host, o->prequery_port);
 
 		if (fd < 0) {
 			fail(l->r, "cannot connect to the pre-query port %s:%u: %s",
-			     o->host, o->prequery_port, strerror(-fd));
+			     o->server.host, o->prequery_port, strerror(-fd));
 			return -1;
 		}
 		c->fd = fd;

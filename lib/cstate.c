@@ -92,14 +92,6 @@ int cstate_spec_parse(const char *s, struct cstate_spec *spec)
 	return -1;
 }
 
-void cstate_spec_opt(const char *prog, const char *arg,
-		     struct cstate_spec *spec)
-{
-	if (cstate_spec_parse(arg, spec))
-		opt_usage(prog, "invalid --cstates '%s' (on, off, max-latency-us=N, system-off or system-max-latency-us=N)",
-			  arg);
-}
-
 const char *cstate_state_dir(void)
 {
 	const char *d = getenv("WAKEBENCH_STATE_DIR");

@@ -59,9 +59,6 @@ struct cstate_spec {
  * "system-max-latency-us=N" (also hold /dev/cpu_dma_latency); 0 or -1.
  */
 int cstate_spec_parse(const char *s, struct cstate_spec *spec);
-/* The --cstates option: parses or reports a usage error (exit 2). */
-void cstate_spec_opt(const char *prog, const char *arg,
-		     struct cstate_spec *spec);
 const char *cstate_state_dir(void);
 
 /* Creates a session; its state file appears with the first change. */

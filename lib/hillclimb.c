@@ -3,7 +3,6 @@
 #include <string.h>
 #include "csv.h"
 #include "hillclimb.h"
-#include "opt.h"
 
 void hillclimb_defaults(struct hillclimb_cfg *cfg)
 {
@@ -11,22 +10,6 @@ void hillclimb_defaults(struct hillclimb_cfg *cfg)
 		.initial_us = 0, .step_us = 100, .min_step_us = 3,
 		.min_us = 0, .max_us = 1e6, .window = 1000,
 	};
-}
-
-int hillclimb_cfg_parse(struct hillclimb_cfg *cfg, enum hillclimb_knob k,
-			const char *arg)
-{
-	switch (k) {
-	case HILLCLIMB_WINDOW:
-		return opt_u64(arg, 1, 100000000, &cfg->window);
-	case HILLCLIMB_STEP:
-		return opt_double(arg, 0.001, 1e7, &cfg->step_us);
-	case HILLCLIMB_MIN_STEP:
-		return opt_double(arg, 0.001, 1e7, &cfg->min_step_us);
-	case HILLCLIMB_MAX:
-		return opt_double(arg, 0, 1e7, &cfg->max_us);
-	}
-	return -1;
 }
 
 int hillclimb_init(struct hillclimb *h, const struct hillclimb_cfg *cfg)

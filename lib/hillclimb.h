@@ -63,18 +63,7 @@ struct hillclimb {
 	"window,value_us,step_us,window_avg_ns,best_us,next_us"
 
 
-/* The command-line knobs, in the order of their option codes. */
-enum hillclimb_knob {
-	HILLCLIMB_WINDOW,	/* --window N */
-	HILLCLIMB_STEP,		/* --step-us US */
-	HILLCLIMB_MIN_STEP,	/* --min-step-us US */
-	HILLCLIMB_MAX,		/* --max-lead-us / --max-delay-us US */
-};
-
-/* Sets one knob from its option argument; 0, or -1 when invalid. */
-int hillclimb_cfg_parse(struct hillclimb_cfg *cfg, enum hillclimb_knob k,
-			const char *arg);
-
+/* The command-line knobs are lib/clishared.h's CLI_OPTS_HILLCLIMB. */
 /* Defaults: initial 0, step 100, min step 3, range [0, 1e6], window 1000. */
 void hillclimb_defaults(struct hillclimb_cfg *cfg);
 /* Returns 0, or -1 when the configuration is invalid. */

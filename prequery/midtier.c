@@ -25,7 +25,6 @@
  * owns its pre-query connection and reconnects it with bounded backoff).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -42,6 +41,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cli.h"
+#include "clishared.h"
 #include "clock.h"
 #include "cpu.h"
 #include "csv.h"
@@ -69,8 +70,10 @@
 struct mt_opts {
 	const char *bind;
 	uint16_t port;
-	char backend_host[256];
-	uint16_t backend_port, backend_pq_port;
+	struct cli_hostport backend;
+	uint16_t backend_pq_port;
+	int have_listen, have_backend;
+	int policy;		/* --prequery-policy: 0 fixed, 1 adaptive */
 	int cpu, helper_cpu;
 	int helper_spin;	/* idle helper spins (thesis) or blocks */
 	int prequery, adaptive;
@@ -152,229 +155,133 @@ struct mt {
 	uint64_t connections, rejected, refused;
 };
 
-static void usage(void)
-{
-	printf(
-"Usage: wakebench midtier --listen PORT --backend HOST:PORT [options]\n"
-"\n"
+static const char *const helper_wait_names[] = { "block", "spin", NULL };
+static const char *const policy_names[] = { "fixed", "adaptive", NULL };
+
+#define AT(field) CLI_AT(struct mt_opts, field)
+
+static const struct cli_opt mt_options[] = {
+	{ .name = "listen", .short_name = 'l', .kind = CLI_UINT,
+	  .store = CLI_U16, .arg = "PORT", .max = 65535, .hint = "a port",
+	  .help = "client port (0: any free port)", .off = AT(port),
+	  .seen = AT(have_listen) },
+	{ .name = "bind", .short_name = 'b', .kind = CLI_STRING, .arg = "ADDR",
+	  .help = "address to listen on (default 127.0.0.1)", .off = AT(bind) },
+	{ .name = "backend", .short_name = 'B', .kind = CLI_HOSTPORT,
+	  .arg = "HOST:PORT", .hint = "HOST:PORT", .help = "backend server",
+	  .off = AT(backend), .seen = AT(have_backend) },
+	{ .name = "backend-prequery-port", .kind = CLI_UINT, .store = CLI_U16,
+	  .arg = "P", .min = 1, .max = 65535, .tight = 1,
+	  .help = "send pre-queries to this backend port\n"
+		  "(default: the backend port, own connection)",
+	  .off = AT(backend_pq_port) },
+	CLI_OPT_CPU(struct mt_opts, cpu, "pin the main thread to CPU N"),
+	{ .name = "helper-cpu", .kind = CLI_CPU, .arg = "M",
+	  .help = "pin the pre-query helper to CPU M", .off = AT(helper_cpu) },
+	{ .name = "helper-wait", .kind = CLI_ENUM, .names = helper_wait_names,
+	  .help = "how the idle helper waits for a request:\n"
+		  "block on a futex (default) or spin, as in the\n"
+		  "thesis (needs a core of its own)",
+	  .off = AT(helper_spin) },
+	{ .name = "prequery-delay-us", .kind = CLI_REAL, .store = CLI_DOUBLE,
+	  .arg = "D", .max = 1e7,
+	  .help = "fixed helper delay (no pre-queries without it\n"
+		  "or --prequery-policy adaptive)",
+	  .off = AT(delay_us), .seen = AT(prequery) },
+	{ .name = "prequery-policy", .kind = CLI_ENUM, .names = policy_names,
+	  .help = "adaptive: hill-climb the delay from 0 on each\n"
+		  "window's average backend response time",
+	  .off = AT(policy) },
+	/* the old spelling of --prequery-policy adaptive */
+	{ .name = "prequery-adaptive", .kind = CLI_FLAG, .hidden = 1,
+	  .off = AT(adaptive) },
+	CLI_OPTS_HILLCLIMB(struct mt_opts, hc, "max-delay-us"),
+	{ .name = "work-us", .kind = CLI_REAL, .arg = "US", .max = 6e7,
+	  .scale = 1e3,
+	  .help = "midtier work per request before forwarding\n"
+		  "(busy-wait, default 0)",
+	  .off = AT(work_ns) },
+	{ .name = "backend-timeout-ms", .kind = CLI_UINT, .arg = "MS",
+	  .min = 1, .max = 3600000, .scale = 1e6,
+	  .help = "error reply after MS without a backend reply\n"
+		  "(default 1000)",
+	  .off = AT(timeout_ns) },
+	{ .name = "connect-timeout-ms", .kind = CLI_UINT, .arg = "MS",
+	  .min = 1, .max = 600000, .scale = 1e6, .hint = CLI_RANGE,
+	  .help = "give up on a backend connect after MS\n"
+		  "(default 1000; never blocks the relay)",
+	  .off = AT(connect_timeout_ns) },
+	{ .name = "reconnect-max-ms", .kind = CLI_UINT, .arg = "MS",
+	  .min = 10, .max = 600000, .scale = 1e6, .hint = CLI_RANGE,
+	  .help = "longest wait between reconnect attempts\n"
+		  "(default 200; doubles from 10 ms)",
+	  .off = AT(reconnect_max_ns) },
+	{ .name = "max-payload", .kind = CLI_UINT, .store = CLI_U32,
+	  .arg = "BYTES", .max = PROTO_MAX_PAYLOAD, .hint = CLI_RANGE,
+	  .help = "largest request payload forwarded; larger\n"
+		  "requests get an ERROR reply (default 65536,\n"
+		  "the server's default)",
+	  .off = AT(max_payload) },
+	{ .name = "max-conns", .kind = CLI_UINT, .arg = "N", .min = 1,
+	  .max = 1000000,
+	  .help = "client connections at once (default 1024)",
+	  .off = AT(max_conns) },
+	CLI_OPT_LOG(0, struct mt_opts, log_path,
+		    "per-request CSV (and FILE.snapshot.json)"),
+	{ .name = "trajectory", .kind = CLI_STRING, .arg = "FILE",
+	  .help = "adaptive trajectory CSV (default: beside --log)",
+	  .off = AT(traj_path) },
+	CLI_OPT_PORT_FILE(struct mt_opts, port_file,
+			  "write the bound port once listening"),
+	CLI_OPT_CSTATES(struct mt_opts, cstates, have_cstates,
+			"idle states on --cpu only for the run, restored\n"
+			"at exit; system-* also holds /dev/cpu_dma_latency"),
+	CLI_OPT_QUIET(struct mt_opts, quiet, "no start-up line"),
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+static const struct cli_cmd mt_cmd = {
+	.prog = PROG,
+	.usage = "Usage: wakebench midtier --listen PORT --backend HOST:PORT [options]",
+	.about =
 "Relays client requests to a backend and the replies back. A helper thread\n"
 "sends the backend a PREQUERY when a request has waited --prequery-delay-us\n"
-"in the midtier without being forwarded yet.\n"
-"\n"
-"  -l, --listen PORT            client port (0: any free port)\n"
-"  -b, --bind ADDR              address to listen on (default 127.0.0.1)\n"
-"  -B, --backend HOST:PORT      backend server\n"
-"      --backend-prequery-port P send pre-queries to this backend port\n"
-"                               (default: the backend port, own connection)\n"
-"  -c, --cpu N                  pin the main thread to CPU N\n"
-"      --helper-cpu M           pin the pre-query helper to CPU M\n"
-"      --helper-wait block|spin how the idle helper waits for a request:\n"
-"                               block on a futex (default) or spin, as in the\n"
-"                               thesis (needs a core of its own)\n"
-"      --prequery-delay-us D    fixed helper delay (no pre-queries without it\n"
-"                               or --prequery-adaptive)\n"
-"      --prequery-adaptive      hill-climb the delay on each window's average\n"
-"                               backend response time\n"
-"      --window N               adaptive window in replies (default 1000)\n"
-"      --step-us US             adaptive initial step (default 100)\n"
-"      --min-step-us US         adaptive step floor (default 3)\n"
-"      --max-delay-us US        adaptive upper bound (default 1000000)\n"
-"      --work-us US             midtier work per request before forwarding\n"
-"                               (busy-wait, default 0)\n"
-"      --backend-timeout-ms MS  error reply after MS without a backend reply\n"
-"                               (default 1000)\n"
-"      --connect-timeout-ms MS  give up on a backend connect after MS\n"
-"                               (default 1000; never blocks the relay)\n"
-"      --reconnect-max-ms MS    longest wait between reconnect attempts\n"
-"                               (default 200; doubles from 10 ms)\n"
-"      --max-payload BYTES      largest request payload forwarded; larger\n"
-"                               requests get an ERROR reply (default 65536,\n"
-"                               the server's default)\n"
-"      --max-conns N            client connections at once (default 1024)\n"
-"      --log FILE               per-request CSV (and FILE.snapshot.json)\n"
-"      --trajectory FILE        adaptive trajectory CSV (default: beside --log)\n"
-"      --port-file FILE         write the bound port once listening\n"
-"      --cstates on|off|max-latency-us=N|system-off|system-max-latency-us=N\n"
-"                               idle states on --cpu only for the run, restored\n"
-"                               at exit; system-* also holds /dev/cpu_dma_latency\n"
-"  -q, --quiet                  no start-up line\n"
-"  -h, --help                   this help\n"
-"\n"
+"in the midtier without being forwarded yet.\n",
+	.footer =
 "Log columns: seq,conn,backend_seq,recv_ns,prequery_ns,forward_ns,\n"
 "backend_reply_ns,reply_ns,delay_us,status (prequery_ns empty: no pre-query;\n"
 "set: its send() returned before the request's forward began).\n"
 "Trajectory columns: window,value_us,step_us,window_avg_ns,best_us,next_us\n"
-"(per window: the delay used in it, its average; see wakebench-client(1)).\n");
-}
+"(per window: the delay used in it, its average; see wakebench-client(1)).\n"
+"--prequery-adaptive is the old spelling of --prequery-policy adaptive.\n",
+	.col = 31,
+	.opts = mt_options,
+};
 
 static void parse_opts(struct mt_opts *o, int argc, char **argv)
 {
-	enum { O_BPQ = 256, O_HELPER, O_DELAY, O_ADAPT, O_WINDOW, O_STEP,
-	       O_MINSTEP, O_MAXDELAY, O_WORK, O_TIMEOUT, O_MAXCONN, O_LOG,
-	       O_TRAJ, O_PORTFILE, O_CSTATES, O_HWAIT, O_CTIMEOUT, O_RECONN,
-	       O_MAXPAY };
-	static const struct option longopts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "bind", required_argument, NULL, 'b' },
-		{ "backend", required_argument, NULL, 'B' },
-		{ "backend-prequery-port", required_argument, NULL, O_BPQ },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "helper-cpu", required_argument, NULL, O_HELPER },
-		{ "helper-wait", required_argument, NULL, O_HWAIT },
-		{ "prequery-delay-us", required_argument, NULL, O_DELAY },
-		{ "prequery-adaptive", no_argument, NULL, O_ADAPT },
-		{ "window", required_argument, NULL, O_WINDOW },
-		{ "step-us", required_argument, NULL, O_STEP },
-		{ "min-step-us", required_argument, NULL, O_MINSTEP },
-		{ "max-delay-us", required_argument, NULL, O_MAXDELAY },
-		{ "work-us", required_argument, NULL, O_WORK },
-		{ "backend-timeout-ms", required_argument, NULL, O_TIMEOUT },
-		{ "max-conns", required_argument, NULL, O_MAXCONN },
-		{ "connect-timeout-ms", required_argument, NULL, O_CTIMEOUT },
-		{ "reconnect-max-ms", required_argument, NULL, O_RECONN },
-		{ "max-payload", required_argument, NULL, O_MAXPAY },
-		{ "log", required_argument, NULL, O_LOG },
-		{ "trajectory", required_argument, NULL, O_TRAJ },
-		{ "port-file", required_argument, NULL, O_PORTFILE },
-		{ "cstates", required_argument, NULL, O_CSTATES },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int have_listen = 0, have_backend = 0, c, idx = 0;
-	uint64_t v;
-	double d;
-
 	*o = (struct mt_opts){ .bind = "127.0.0.1", .cpu = -1, .helper_cpu = -1,
 			       .timeout_ns = 1000000000ull, .max_conns = 1024,
 			       .connect_timeout_ns = 1000 * MS,
 			       .reconnect_max_ns = 200 * MS,
 			       .max_payload = 65536 };
 	hillclimb_defaults(&o->hc);
-	while ((c = getopt_long(argc, argv, "l:b:B:c:qh", longopts, &idx)) != -1) {
-		switch (c) {
-		case 'l':
-			if (opt_u64(optarg, 0, 65535, &v))
-				opt_usage(PROG, "invalid --listen '%s' (a port)", optarg);
-			o->port = (uint16_t)v;
-			have_listen = 1;
-			break;
-		case 'b':
-			o->bind = optarg;
-			break;
-		case 'B':
-			if (opt_hostport(optarg, "127.0.0.1", o->backend_host,
-					 sizeof(o->backend_host), &o->backend_port))
-				opt_usage(PROG, "invalid --backend '%s' (HOST:PORT)", optarg);
-			have_backend = 1;
-			break;
-		case O_BPQ:
-			if (opt_u64(optarg, 1, 65535, &v))
-				opt_usage(PROG, "invalid --backend-prequery-port '%s'", optarg);
-			o->backend_pq_port = (uint16_t)v;
-			break;
-		case 'c':
-		case O_HELPER:
-			if (opt_u64(optarg, 0, (uint64_t)cpu_count() - 1, &v))
-				opt_usage(PROG, "invalid CPU '%s' (this machine has CPUs 0-%d)",
-					  optarg, cpu_count() - 1);
-			if (c == 'c')
-				o->cpu = (int)v;
-			else
-				o->helper_cpu = (int)v;
-			break;
-		case O_HWAIT:
-			if (!strcmp(optarg, "spin"))
-				o->helper_spin = 1;
-			else if (strcmp(optarg, "block"))
-				opt_usage(PROG, "invalid --helper-wait '%s' (block or spin)",
-					  optarg);
-			break;
-		case O_DELAY:
-			if (opt_double(optarg, 0, 1e7, &o->delay_us))
-				opt_usage(PROG, "invalid --prequery-delay-us '%s'", optarg);
-			o->prequery = 1;
-			break;
-		case O_ADAPT:
-			o->adaptive = o->prequery = 1;
-			break;
-		case O_WINDOW:
-		case O_STEP:
-		case O_MINSTEP:
-		case O_MAXDELAY:
-			if (hillclimb_cfg_parse(&o->hc, (enum hillclimb_knob)(c - O_WINDOW),
-						optarg))
-				opt_usage(PROG, "invalid --%s '%s'", longopts[idx].name,
-					  optarg);
-			break;
-		case O_WORK:
-			if (opt_double(optarg, 0, 6e7, &d))
-				opt_usage(PROG, "invalid --work-us '%s'", optarg);
-			o->work_ns = (uint64_t)llround(d * 1e3);
-			break;
-		case O_TIMEOUT:
-			if (opt_u64(optarg, 1, 3600000, &v))
-				opt_usage(PROG, "invalid --backend-timeout-ms '%s'", optarg);
-			o->timeout_ns = v * 1000000ull;
-			break;
-		case O_MAXCONN:
-			if (opt_u64(optarg, 1, 1000000, &v))
-				opt_usage(PROG, "invalid --max-conns '%s'", optarg);
-			o->max_conns = v;
-			break;
-		case O_CTIMEOUT:
-			if (opt_u64(optarg, 1, 600000, &v))
-				opt_usage(PROG, "invalid --connect-timeout-ms '%s' (1-600000)",
-					  optarg);
-			o->connect_timeout_ns = v * MS;
-			break;
-		case O_RECONN:
-			if (opt_u64(optarg, 10, 600000, &v))
-				opt_usage(PROG, "invalid --reconnect-max-ms '%s' (10-600000)",
-					  optarg);
-			o->reconnect_max_ns = v * MS;
-			break;
-		case O_MAXPAY:
-			if (opt_u64(optarg, 0, PROTO_MAX_PAYLOAD, &v))
-				opt_usage(PROG, "invalid --max-payload '%s' (0-%u)", optarg,
-					  PROTO_MAX_PAYLOAD);
-			o->max_payload = (uint32_t)v;
-			break;
-		case O_LOG:
-			o->log_path = optarg;
-			break;
-		case O_TRAJ:
-			o->traj_path = optarg;
-			break;
-		case O_PORTFILE:
-			o->port_file = optarg;
-			break;
-		case O_CSTATES:
-			cstate_spec_opt(PROG, optarg, &o->cstates);
-			o->have_cstates = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		default:
-			opt_bad_option(PROG);
-		}
-	}
-	if (optind < argc)
-		opt_usage(PROG, "unexpected argument '%s'", argv[optind]);
-	if (!have_listen)
+	cli_parse(&mt_cmd, argc, argv, o);
+	if (o->policy == 1)
+		o->adaptive = 1;
+	if (o->adaptive)
+		o->prequery = 1;
+	if (!o->have_listen)
 		opt_usage(PROG, "--listen PORT is required");
-	if (!have_backend)
+	if (!o->have_backend)
 		opt_usage(PROG, "--backend HOST:PORT is required");
 	if (o->adaptive && o->delay_us > 0)
-		opt_usage(PROG, "give --prequery-delay-us or --prequery-adaptive, not both");
+		opt_usage(PROG, "give --prequery-delay-us or --prequery-policy adaptive, not both");
 	if (o->adaptive && o->hc.min_step_us > o->hc.step_us)
 		opt_usage(PROG, "--min-step-us exceeds --step-us");
 	if (o->backend_pq_port && !o->prequery)
-		opt_usage(PROG, "--backend-prequery-port needs --prequery-delay-us or --prequery-adaptive");
+		opt_usage(PROG, "--backend-prequery-port needs --prequery-delay-us or --prequery-policy adaptive");
 }
 
 /* ---- the helper thread ------------------------------------------------ */
@@ -414,9 +321,9 @@ static void helper_sleep(struct mt *m, uint64_t ns)
 static int helper_connect(struct mt *m)
 {
 	uint16_t port = m->o.backend_pq_port ? m->o.backend_pq_port :
-			m->o.backend_port;
+			m->o.backend.port;
 	uint64_t deadline = clock_now_ns() + m->o.connect_timeout_ns;
-	int done, fd = net_connect_start(m->o.backend_host, port, &done);
+	int done, fd = net_connect_start(m->o.backend.host, port, &done);
 
 	while (fd >= 0 && !done) {
 		struct pollfd p = { .fd = fd, .events = POLLOUT };
@@ -463,8 +370,8 @@ static void helper_lost(struct mt *m, int *fd, const char *why)
 	*fd = -1;
 	atomic_store(&m->helper_up, 0);
 	fprintf(stderr, "%s: pre-query connection to %s:%u lost (%s); reconnecting\n",
-		PROG, m->o.backend_host,
-		m->o.backend_pq_port ? m->o.backend_pq_port : m->o.backend_port, why);
+		PROG, m->o.backend.host,
+		m->o.backend_pq_port ? m->o.backend_pq_port : m->o.backend.port, why);
 }
 
 /*
@@ -741,7 +648,7 @@ static void backend_down(struct mt *m, const char *why)
 	for (uint64_t b = m->oldest; b < m->next_seq; b++)
 		inflight += m->slots[b % SLOTS].used;
 	fprintf(stderr, "%s: backend %s:%u %s; %llu requests in flight get error replies; reconnecting\n",
-		PROG, m->o.backend_host, m->o.backend_port, why,
+		PROG, m->o.backend.host, m->o.backend.port, why,
 		(unsigned long long)inflight);
 	backend_close(m);
 	m->backend_outage_told = 1;
@@ -762,7 +669,7 @@ static void backend_connect_failed(struct mt *m, int err)
 		fprintf(stderr, m->backend_ever_up ?
 			"%s: backend %s:%u: cannot reconnect (%s); requests get error replies until it is back\n" :
 			"%s: backend %s:%u not reachable yet (%s); requests get error replies until it is\n",
-			PROG, m->o.backend_host, m->o.backend_port,
+			PROG, m->o.backend.host, m->o.backend.port,
 			strerror(-err));
 		m->backend_outage_told = 1;
 	}
@@ -809,7 +716,7 @@ static void backend_connected(struct mt *m)
 	if (m->backend_ever_up) {
 		m->backend_reconnects++;
 		fprintf(stderr, "%s: backend %s:%u reconnected\n", PROG,
-			m->o.backend_host, m->o.backend_port);
+			m->o.backend.host, m->o.backend.port);
 	}
 	m->backend_ever_up = 1;
 	m->backend_outage_told = 0;
@@ -831,7 +738,7 @@ static void backend_connect(struct mt *m)
 
 	if (m->bstate != BK_DOWN)
 		return;
-	fd = net_connect_start(m->o.backend_host, m->o.backend_port, &done);
+	fd = net_connect_start(m->o.backend.host, m->o.backend.port, &done);
 	if (fd < 0) {
 		backend_connect_failed(m, fd);
 		return;
@@ -1254,7 +1161,7 @@ static const char *setup(struct mt *m)
 	}
 	if (!o->quiet)
 		fprintf(stderr, "%s: tcp %s:%u -> %s:%u cpu=%d helper-cpu=%d prequery=%s\n",
-			PROG, o->bind, bound, o->backend_host, o->backend_port,
+			PROG, o->bind, bound, o->backend.host, o->backend.port,
 			o->cpu, o->helper_cpu, !o->prequery ? "off" :
 			o->adaptive ? "adaptive" : "fixed");
 	return NULL;

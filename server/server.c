@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,8 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "cli.h"
+#include "clishared.h"
 #include "clock.h"
 #include "cpu.h"
 #include "cstate.h"
@@ -109,154 +110,84 @@ struct server {
 	uint8_t tx[TX_BUF];
 };
 
-static void usage(void)
-{
-	printf(
-"Usage: wakebench server [options]\n"
-"\n"
+static const char *const proto_names[] = { "tcp", "udp", NULL };
+
+static const struct cli_opt server_options[] = {
+	{ .name = "port", .short_name = 'p', .kind = CLI_UINT,
+	  .store = CLI_U16, .arg = "PORT", .max = 65535,
+	  .help = "request port (default 7000; 0 = any free port)",
+	  .off = CLI_AT(struct server_opts, port) },
+	{ .name = "prequery-port", .short_name = 'P', .kind = CLI_UINT,
+	  .store = CLI_U16, .arg = "PORT", .max = 65535,
+	  .help = "separate pre-query listener (same thread, same core)",
+	  .off = CLI_AT(struct server_opts, prequery_port),
+	  .seen = CLI_SEEN(struct server_opts, have_prequery_port) },
+	{ .name = "bind", .short_name = 'b', .kind = CLI_STRING,
+	  .arg = "ADDR", .help = "address to bind (default 127.0.0.1)",
+	  .off = CLI_AT(struct server_opts, bind) },
+	CLI_OPT_CPU(struct server_opts, cpu, "pin the server thread to CPU N"),
+	{ .name = "proto", .kind = CLI_ENUM, .names = proto_names,
+	  .help = "transport (default tcp)",
+	  .off = CLI_AT(struct server_opts, proto) },
+	{ .name = "busy-poll", .kind = CLI_FLAG,
+	  .help = "poll without blocking: the core never idles",
+	  .off = CLI_AT(struct server_opts, busy_poll) },
+	{ .name = "max-service-us", .kind = CLI_UINT, .arg = "US",
+	  .max = 60000000, .scale = 1000, .hint = CLI_RANGE,
+	  .help = "cap on a request's service time (default 10000)",
+	  .off = CLI_AT(struct server_opts, max_service_ns) },
+	{ .name = "max-payload", .kind = CLI_UINT, .store = CLI_U32,
+	  .arg = "BYTES", .max = PROTO_MAX_PAYLOAD, .hint = CLI_RANGE,
+	  .help = "largest accepted payload (default 65536)",
+	  .off = CLI_AT(struct server_opts, max_payload) },
+	{ .name = "max-conns", .kind = CLI_UINT, .arg = "N",
+	  .min = 1, .max = 1000000, .hint = CLI_RANGE,
+	  .help = "connections served at once (default 1024)",
+	  .off = CLI_AT(struct server_opts, max_conns) },
+	{ .name = "idle-timeout-ms", .kind = CLI_UINT, .arg = "MS",
+	  .max = 86400000, .scale = 1e6,
+	  .help = "close connections idle this long (default 0: never)",
+	  .off = CLI_AT(struct server_opts, idle_timeout_ns) },
+	CLI_OPT_LOG('l', struct server_opts, log_path,
+		    "per-request CSV: seq,type,recv_ns,send_ns,service_ns,conn\n"
+		    "and the host snapshot beside it (FILE.snapshot.json)"),
+	CLI_OPT_CSTATES(struct server_opts, cstates, have_cstates,
+			"idle states for the run on --cpu only (all CPUs\n"
+			"without it), restored at exit; system-* also holds\n"
+			"/dev/cpu_dma_latency (see wakebench cstate)"),
+	CLI_OPT_TRACE_MARKERS(struct server_opts, trace_markers,
+			      "mark each message (\"wb recv SEQ\", \"wb pqrecv SEQ\")\n"
+			      "in the trace instance of 'wakebench trace record'"),
+	CLI_OPT_PORT_FILE(struct server_opts, port_file,
+			  "write the bound ports (\"PORT [PQPORT]\") once listening"),
+	CLI_OPT_QUIET(struct server_opts, quiet, "no start-up line"),
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+static const struct cli_cmd server_cmd = {
+	.prog = PROG,
+	.usage = "Usage: wakebench server [options]",
+	.about =
 "Request/reply server pinned to one core; blocks in epoll_wait so the core\n"
-"idles between requests.\n"
-"\n"
-"  -p, --port PORT           request port (default 7000; 0 = any free port)\n"
-"  -P, --prequery-port PORT  separate pre-query listener (same thread, same core)\n"
-"  -b, --bind ADDR           address to bind (default 127.0.0.1)\n"
-"  -c, --cpu N               pin the server thread to CPU N\n"
-"      --proto tcp|udp       transport (default tcp)\n"
-"      --busy-poll           poll without blocking: the core never idles\n"
-"      --max-service-us US   cap on a request's service time (default 10000)\n"
-"      --max-payload BYTES   largest accepted payload (default 65536)\n"
-"      --max-conns N         connections served at once (default 1024)\n"
-"      --idle-timeout-ms MS  close connections idle this long (default 0: never)\n"
-"  -l, --log FILE            per-request CSV: seq,type,recv_ns,send_ns,service_ns,conn\n"
-"                            and the host snapshot beside it (FILE.snapshot.json)\n"
-"      --cstates on|off|max-latency-us=N|system-off|system-max-latency-us=N\n"
-"                            idle states for the run on --cpu only (all CPUs\n"
-"                            without it), restored at exit; system-* also holds\n"
-"                            /dev/cpu_dma_latency (see wakebench cstate)\n"
-"      --trace-markers       mark each message (\"wb recv SEQ\", \"wb pqrecv SEQ\")\n"
-"                            in the trace instance of 'wakebench trace record'\n"
-"      --port-file FILE      write the bound ports (\"PORT [PQPORT]\") once listening\n"
-"  -q, --quiet               no start-up line\n"
-"  -h, --help                this help\n"
-"\n"
+"idles between requests.\n",
+	.footer =
 "Ready connections are served in turns of at most 64 messages or 1 ms of\n"
 "service time each, round-robin, so one client cannot starve the others.\n"
 "\n"
-"SIGINT/SIGTERM/SIGHUP: stop, flush the log, print a one-line summary.\n");
-}
+"SIGINT/SIGTERM/SIGHUP: stop, flush the log, print a one-line summary.\n",
+	.col = 28,
+	.opts = server_options,
+};
 
 static void parse_opts(struct server_opts *o, int argc, char **argv)
 {
-	enum { O_PROTO = 256, O_BUSY, O_MAXSVC, O_MAXPAY, O_MAXCONN, O_IDLE,
-	       O_PORTFILE, O_CSTATES, O_MARKERS };
-	static const struct option longopts[] = {
-		{ "port", required_argument, NULL, 'p' },
-		{ "prequery-port", required_argument, NULL, 'P' },
-		{ "bind", required_argument, NULL, 'b' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "proto", required_argument, NULL, O_PROTO },
-		{ "busy-poll", no_argument, NULL, O_BUSY },
-		{ "max-service-us", required_argument, NULL, O_MAXSVC },
-		{ "max-payload", required_argument, NULL, O_MAXPAY },
-		{ "max-conns", required_argument, NULL, O_MAXCONN },
-		{ "idle-timeout-ms", required_argument, NULL, O_IDLE },
-		{ "log", required_argument, NULL, 'l' },
-		{ "port-file", required_argument, NULL, O_PORTFILE },
-		{ "cstates", required_argument, NULL, O_CSTATES },
-		{ "trace-markers", no_argument, NULL, O_MARKERS },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	uint64_t v;
-	int c;
-
 	*o = (struct server_opts){
 		.bind = "127.0.0.1", .port = 7000, .proto = NET_TCP,
 		.cpu = -1, .max_service_ns = 10000000ull,
 		.max_payload = 65536, .max_conns = 1024,
 	};
-	while ((c = getopt_long(argc, argv, "p:P:b:c:l:qh", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (opt_u64(optarg, 0, 65535, &v))
-				opt_usage(PROG, "invalid --port '%s'", optarg);
-			o->port = (uint16_t)v;
-			break;
-		case 'P':
-			if (opt_u64(optarg, 0, 65535, &v))
-				opt_usage(PROG, "invalid --prequery-port '%s'",
-					  optarg);
-			o->prequery_port = (uint16_t)v;
-			o->have_prequery_port = 1;
-			break;
-		case 'b':
-			o->bind = optarg;
-			break;
-		case 'c':
-			if (opt_u64(optarg, 0, (uint64_t)cpu_count() - 1, &v))
-				opt_usage(PROG, "invalid --cpu '%s' (this machine has CPUs 0-%d)",
-					  optarg, cpu_count() - 1);
-			o->cpu = (int)v;
-			break;
-		case O_PROTO:
-			if (net_proto_parse(optarg, &o->proto))
-				opt_usage(PROG, "invalid --proto '%s' (tcp or udp)",
-					  optarg);
-			break;
-		case O_BUSY:
-			o->busy_poll = 1;
-			break;
-		case O_MAXSVC:
-			if (opt_u64(optarg, 0, 60000000, &v))
-				opt_usage(PROG, "invalid --max-service-us '%s' (0-60000000)",
-					  optarg);
-			o->max_service_ns = v * 1000;
-			break;
-		case O_MAXPAY:
-			if (opt_u64(optarg, 0, PROTO_MAX_PAYLOAD, &v))
-				opt_usage(PROG, "invalid --max-payload '%s' (0-%u)",
-					  optarg, PROTO_MAX_PAYLOAD);
-			o->max_payload = (uint32_t)v;
-			break;
-		case O_MAXCONN:
-			if (opt_u64(optarg, 1, 1000000, &v))
-				opt_usage(PROG, "invalid --max-conns '%s' (1-1000000)",
-					  optarg);
-			o->max_conns = v;
-			break;
-		case O_IDLE:
-			if (opt_u64(optarg, 0, 86400000, &v))
-				opt_usage(PROG, "invalid --idle-timeout-ms '%s'",
-					  optarg);
-			o->idle_timeout_ns = v * 1000000ull;
-			break;
-		case 'l':
-			o->log_path = optarg;
-			break;
-		case O_PORTFILE:
-			o->port_file = optarg;
-			break;
-		case O_CSTATES:
-			cstate_spec_opt(PROG, optarg, &o->cstates);
-			o->have_cstates = 1;
-			break;
-		case O_MARKERS:
-			o->trace_markers = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		default:
-			opt_bad_option(PROG);
-		}
-	}
-	if (optind < argc)
-		opt_usage(PROG, "unexpected argument '%s'", argv[optind]);
+	cli_parse(&server_cmd, argc, argv, o);
 	if (o->proto == NET_UDP && o->max_payload > PROTO_MAX_UDP_PAYLOAD)
 		o->max_payload = PROTO_MAX_UDP_PAYLOAD;
 	if (o->have_prequery_port && o->prequery_port &&

@@ -84,7 +84,7 @@ $C limit --max-latency-us 5 --system -- true || fail "limit --system"
 [ "$(od -An -td4 -N4 "$WAKEBENCH_PMQOS_DEV" | tr -d ' ')" = 5 ] || fail "limit --system PM QoS value"
 : > "$WAKEBENCH_PMQOS_DEV"
 # hold --cpus: the CPUs' resume latency, not the device; SIGHUP restores.
-$C hold --latency-us 0 --cpus 0 &
+$C hold --max-latency-us 0 --cpus 0 &
 pid=$!
 wait_for '[ "$(resume 0)" = n/a ]' || fail "hold --cpus 0 not applied"
 [ "$(resume 1)" = 0 ] && [ ! -s "$WAKEBENCH_PMQOS_DEV" ] || fail "hold --cpus 0 went beyond cpu0"
@@ -105,7 +105,7 @@ expect 2 "invalid --cpus" $C list --cpus x
 expect 2 "which STATE" $C disable
 expect 2 "unknown command" $C frobnicate
 expect 2 "needs --max-latency-us" $C limit
-expect 2 "needs --latency-us" $C hold
+expect 2 "needs --max-latency-us" $C hold
 expect 2 "nothing after" $C disable C1 --
 expect 2 "not both" $C hold --latency-us 0 --cpus 0 --system
 expect 2 "invalid --cstates" "$WB" server --cstates off,system
@@ -209,7 +209,7 @@ unset WAKEBENCH_PMQOS_DEV
 pmqos_now() { od -An -td4 -N4 /dev/cpu_dma_latency | tr -d ' '; }
 if [ "$(id -u)" = 0 ] && [ -w /dev/cpu_dma_latency ]; then
 	before=$(od -An -td4 -N4 /dev/cpu_dma_latency | tr -d ' ')
-	during=$($C hold --latency-us 7 -- od -An -td4 -N4 /dev/cpu_dma_latency | tr -d ' ')
+	during=$($C hold --max-latency-us 7 -- od -An -td4 -N4 /dev/cpu_dma_latency | tr -d ' ')
 	after=$(od -An -td4 -N4 /dev/cpu_dma_latency | tr -d ' ')
 	[ "$during" = 7 ] || fail "hold: device read $during during the command"
 	[ "$after" = "$before" ] || fail "hold: $after after, $before before"

@@ -107,7 +107,7 @@ logged=$(awk -F, 'NR > 1 && $5 != ""' "$TMP/mid.csv" | wc -l)
 [ "$logged" -eq "$pq" ] || fail "midtier logged $logged pre-queries, counted $pq"
 [ "$pq" -gt 0 ] || fail "no pre-query sent with a 10 us delay and 50 us of work"
 
-start_mid --cpu 0 --work-us 30 --prequery-adaptive --window 40 --log "$TMP/mida.csv"
+start_mid --cpu 0 --work-us 30 --prequery-policy adaptive --window 40 --log "$TMP/mida.csv"
 "$WB" client --server 127.0.0.1:$MPORT --wait sleep --interval-us 500 --requests 600 \
 	--out "$TMP/c7" -q || fail "three-tier adaptive run"
 stop_mid
@@ -156,6 +156,10 @@ grep -q 'late_replies=3 ' "$TMP/mid.err" || fail "late replies not counted: $(ta
 "$WB" midtier --backend 127.0.0.1:1 2>/dev/null; [ $? -eq 2 ] || fail "midtier without --listen"
 "$WB" midtier --listen 0 --backend x 2>/dev/null; [ $? -eq 2 ] || fail "midtier bad --backend"
 "$WB" midtier --listen 0 --backend 127.0.0.1:1 --prequery-delay-us 5 --prequery-adaptive 2>/dev/null
+[ $? -eq 2 ] || fail "midtier delay and adaptive (old spelling)"
+"$WB" midtier --listen 0 --backend 127.0.0.1:1 --prequery-delay-us 5 --prequery-policy adaptive 2>/dev/null
 [ $? -eq 2 ] || fail "midtier delay and adaptive"
+"$WB" midtier --listen 0 --backend 127.0.0.1:1 --prequery-policy sometimes 2>/dev/null
+[ $? -eq 2 ] || fail "midtier bad policy"
 "$WB" client --server 127.0.0.1:1 --prequery-policy sometimes 2>/dev/null; [ $? -eq 2 ] || fail "client bad policy"
 "$WB" client --server 127.0.0.1:1 --prequery-port 5 2>/dev/null; [ $? -eq 2 ] || fail "client --prequery-port alone"

@@ -24,6 +24,18 @@ expect_root "$WB" cstate disable C6
 expect_root "$WB" cstate limit --max-latency-us 10
 unset WAKEBENCH_PMQOS_DEV	# the real /dev/cpu_dma_latency (root-only)
 [ -e /dev/cpu_dma_latency ] && expect_root "$WB" cstate hold --latency-us 0 -- true
+# On the real /sys the verbs that change the machine refuse up front
+# (their command table says so), before a state is resolved or saved.
+real_flags() { cat /sys/devices/system/cpu/cpu*/cpuidle/state*/disable 2>/dev/null | tr -d '\n'; }
+real_before=$(real_flags)
+for verb in "disable 1" "enable 1" "limit --max-latency-us 10" "hold --max-latency-us 0 --cpus 0"; do
+	# shellcheck disable=SC2086
+	out=$(cd / && env -u WAKEBENCH_SYSFS setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$WB" cstate $verb 2>&1 </dev/null); rc=$?
+	[ $rc = 1 ] && echo "$out" | grep -q "needs root" ||
+		fail "unprivileged 'cstate $verb' on the real /sys: exit $rc: $out"
+done
+[ "$(real_flags)" = "$real_before" ] || fail "unprivileged cstate changed the real idle states"
 export WAKEBENCH_PMQOS_DEV="$TMP/pmqos"
 expect_root "$WB" server --port 0 --cstates off
 expect_root "$WB" client --server 127.0.0.1:1 --requests 10 --cstates off --out "$TMP/never"

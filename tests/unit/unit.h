@@ -36,5 +36,6 @@ Suite *stage_suite(void);
 Suite *sweepspec_suite(void);
 Suite *sweepcsv_suite(void);
 Suite *sweepcollect_suite(void);
+Suite *cli_suite(void);
 
 #endif

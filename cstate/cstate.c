@@ -7,13 +7,15 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
+#include "clishared.h"
 #include "cpu.h"
 #include "csv.h"
 #include "cstate.h"
@@ -24,35 +26,8 @@
 
 #define PROG "wakebench-cstate"
 
-static void usage(void)
-{
-	printf(
-"Usage: wakebench cstate list [--cpus LIST] [--json]\n"
-"       wakebench cstate disable STATE... [--cpus LIST] [--force] [--persist] [-- COMMAND...]\n"
-"       wakebench cstate enable STATE... [--cpus LIST] [--force] [--persist] [-- COMMAND...]\n"
-"       wakebench cstate limit --max-latency-us N [--cpus LIST] [--system] [--force]\n"
-"                              [--persist] [-- COMMAND...]\n"
-"       wakebench cstate hold --latency-us N [--cpus LIST] [--force] [-- COMMAND...]\n"
-"       wakebench cstate restore [STATEFILE...]\n"
-"\n"
-"STATE is an index (2) or the kernel's name ('haltpoll idle', C1E;\n"
-"case-insensitive, '_' or '-' for a space, or the first word of one name).\n"
-"LIST is a CPU list (0,2-3; default all). A change is saved first to\n"
-"%s/cstate.<pid>.state ($WAKEBENCH_STATE_DIR), then held while\n"
-"COMMAND runs, or until SIGINT/SIGTERM/SIGHUP without one, and restored.\n"
-"With --persist the change stays; 'restore' undoes it. limit disables\n"
-"every state whose exit latency exceeds N us and sets each CPU's\n"
-"pm_qos_resume_latency_us to N; --system also holds /dev/cpu_dma_latency\n"
-"(all CPUs) at N. hold keeps /dev/cpu_dma_latency at N (0: C-states off\n"
-"without sysfs writes), or with --cpus the CPUs' resume latency limit.\n"
-"A setting another live session holds at another value is refused unless\n"
-"--force. 'restore' with no file undoes every state file left by a dead\n"
-"process. Exit status: COMMAND's, or 0; 1 on runtime errors; 2 on usage\n"
-"errors.\n",
-	       cstate_state_dir());
-}
-
 struct cmd_opts {
+	const char *cpus;	/* --cpus LIST as given */
 	unsigned char *mask;	/* NULL: all CPUs */
 	int ncpus;
 	int json;
@@ -66,21 +41,71 @@ struct cmd_opts {
 	char **cmd;		/* after "--", NULL-terminated */
 };
 
+#define AT(field) CLI_AT(struct cmd_opts, field)
+
+static const struct cli_opt cstate_options[] = {
+	{ .name = "cpus", .short_name = 'c', .kind = CLI_STRING, .arg = "LIST",
+	  .help = "the CPUs (0,2-3; default all)", .off = AT(cpus) },
+	{ .name = "json", .kind = CLI_FLAG, .help = "list: JSON",
+	  .off = AT(json) },
+	{ .name = "max-latency-us", .kind = CLI_UINT, .arg = "N",
+	  .max = INT32_MAX, .hint = "microseconds",
+	  .help = "limit: exit latency bound; hold: the PM QoS value",
+	  .off = AT(latency_us), .seen = AT(have_latency) },
+	/* hold's old spelling; any verb takes either */
+	{ .name = "latency-us", .kind = CLI_UINT, .arg = "N",
+	  .max = INT32_MAX, .hint = "microseconds", .hidden = 1,
+	  .off = AT(latency_us), .seen = AT(have_latency) },
+	{ .name = "system", .kind = CLI_FLAG,
+	  .help = "limit, hold: also /dev/cpu_dma_latency (all CPUs)",
+	  .off = AT(system) },
+	{ .name = "force", .kind = CLI_FLAG,
+	  .help = "override another live session's setting",
+	  .off = AT(force) },
+	{ .name = "persist", .kind = CLI_FLAG,
+	  .help = "keep the change after exit ('restore' undoes it)",
+	  .off = AT(persist) },
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+static const struct cli_cmd cstate_cmd = {
+	.prog = PROG,
+	.usage =
+"Usage: wakebench cstate list [--cpus LIST] [--json]\n"
+"       wakebench cstate disable STATE... [--cpus LIST] [--force] [--persist] [-- COMMAND...]\n"
+"       wakebench cstate enable STATE... [--cpus LIST] [--force] [--persist] [-- COMMAND...]\n"
+"       wakebench cstate limit --max-latency-us N [--cpus LIST] [--system] [--force]\n"
+"                              [--persist] [-- COMMAND...]\n"
+"       wakebench cstate hold --max-latency-us N [--cpus LIST | --system] [--force]\n"
+"                             [-- COMMAND...]\n"
+"       wakebench cstate restore [STATEFILE...]",
+	.about =
+"STATE is an index (2) or the kernel's name ('haltpoll idle', C1E;\n"
+"case-insensitive, '_' or '-' for a space, or the first word of one name).\n"
+"LIST is a CPU list (0,2-3; default all). A change is saved first to\n"
+"/run/wakebench/cstate.<pid>.state ($WAKEBENCH_STATE_DIR), then held while\n"
+"COMMAND runs, or until SIGINT/SIGTERM/SIGHUP without one, and restored.\n"
+"With --persist the change stays; 'restore' undoes it. limit disables\n"
+"every state whose exit latency exceeds N us and sets each CPU's\n"
+"pm_qos_resume_latency_us to N; --system also holds /dev/cpu_dma_latency\n"
+"(all CPUs) at N. hold keeps /dev/cpu_dma_latency at N (0: C-states off\n"
+"without sysfs writes), or with --cpus the CPUs' resume latency limit.\n"
+"A setting another live session holds at another value is refused unless\n"
+"--force. 'restore' with no file undoes every state file left by a dead\n"
+"process. disable, enable, limit and hold change the machine: on the\n"
+"real /sys they need root. hold --latency-us is the old spelling of\n"
+"--max-latency-us.\n",
+	.footer =
+"Exit status: COMMAND's, or 0; 1 on runtime errors; 2 on usage errors.\n",
+	.col = 26,
+	.max_args = INT_MAX,
+	.opts = cstate_options,
+};
+
 static void parse(int argc, char **argv, struct cmd_opts *o, const char *verb)
 {
-	enum { O_JSON = 256, O_PERSIST, O_MAXLAT, O_LAT, O_FORCE, O_SYSTEM };
-	static const struct option longopts[] = {
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "persist", no_argument, NULL, O_PERSIST },
-		{ "max-latency-us", required_argument, NULL, O_MAXLAT },
-		{ "latency-us", required_argument, NULL, O_LAT },
-		{ "force", no_argument, NULL, O_FORCE },
-		{ "system", no_argument, NULL, O_SYSTEM },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
+	int first;
 
 	memset(o, 0, sizeof(*o));
 	o->ncpus = idlestate_cpu_count();
@@ -88,40 +113,11 @@ static void parse(int argc, char **argv, struct cmd_opts *o, const char *verb)
 		o->ncpus = cpu_count();
 	/* Everything after "--" is the COMMAND; options may follow states. */
 	argc = opt_split_command(PROG, argc, argv, &o->cmd);
-	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			free(o->mask);
-			o->mask = opt_cpus(PROG, optarg, o->ncpus);
-			break;
-		case O_JSON:
-			o->json = 1;
-			break;
-		case O_PERSIST:
-			o->persist = 1;
-			break;
-		case O_FORCE:
-			o->force = 1;
-			break;
-		case O_SYSTEM:
-			o->system = 1;
-			break;
-		case O_MAXLAT:
-		case O_LAT:
-			if (opt_u64(optarg, 0, INT32_MAX, &o->latency_us))
-				opt_usage(PROG, "invalid latency '%s' (microseconds)",
-					  optarg);
-			o->have_latency = 1;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		default:
-			opt_bad_option(PROG);
-		}
-	}
-	o->states = argv + optind;
-	o->nstates = argc - optind;
+	first = cli_parse(&cstate_cmd, argc, argv, o);
+	if (o->cpus)
+		o->mask = opt_cpus(PROG, o->cpus, o->ncpus);
+	o->states = argv + first;
+	o->nstates = argc - first;
 	if (o->persist && o->cmd)
 		opt_usage(PROG, "%s: --persist and a COMMAND exclude each other",
 			  verb);
@@ -445,9 +441,9 @@ static int hold_pmqos(const struct cmd_opts *o, char *cmdline)
 	int ret;
 
 	if (!o->have_latency)
-		opt_usage(PROG, "hold needs --latency-us N");
+		opt_usage(PROG, "hold needs --max-latency-us N");
 	if (o->nstates || o->persist)
-		opt_usage(PROG, "hold takes only --latency-us, --cpus, --force and a COMMAND");
+		opt_usage(PROG, "hold takes only --max-latency-us, --cpus, --system, --force and a COMMAND");
 	if (o->mask && o->system)
 		opt_usage(PROG, "hold: --cpus (per-CPU resume latency) or --system (/dev/cpu_dma_latency), not both");
 	s = begin(o, cmdline);
@@ -475,39 +471,84 @@ static int hold_pmqos(const struct cmd_opts *o, char *cmdline)
 	return hold_and_restore(s, o);
 }
 
+static int run_list(struct cmd_opts *o, char *cmdline)
+{
+	(void)cmdline;
+	if (o->nstates || o->cmd)
+		opt_usage(PROG, "list takes no arguments");
+	return list_states(o);
+}
+
+static int run_disable(struct cmd_opts *o, char *cmdline)
+{
+	return change_states(o, 1, cmdline);
+}
+
+static int run_enable(struct cmd_opts *o, char *cmdline)
+{
+	return change_states(o, 0, cmdline);
+}
+
+static int run_limit(struct cmd_opts *o, char *cmdline)
+{
+	return limit_states(o, cmdline);
+}
+
+static int run_hold(struct cmd_opts *o, char *cmdline)
+{
+	return hold_pmqos(o, cmdline);
+}
+
+static int run_restore(struct cmd_opts *o, char *cmdline)
+{
+	(void)cmdline;
+	return restore_all(o->states, o->nstates);
+}
+
+/*
+ * The verbs, as cpupower's command table: each with whether it changes
+ * the machine (and so needs root on the real /sys).
+ */
+static const struct cstate_verb {
+	const char *name;
+	int (*run)(struct cmd_opts *o, char *cmdline);
+	int needs_root;
+} verbs[] = {
+	{ "list", run_list, 0 },
+	{ "disable", run_disable, 1 },
+	{ "enable", run_enable, 1 },
+	{ "limit", run_limit, 1 },
+	{ "hold", run_hold, 1 },
+	{ "restore", run_restore, 0 },	/* fails where it has work and no right */
+};
+
 int main(int argc, char **argv)
 {
+	const struct cstate_verb *v = NULL;
 	struct cmd_opts o;
-	const char *verb;
 	char *cmdline;
 	int rc;
 
 	if (argc < 2)
 		opt_usage(PROG, "which command? list, disable, enable, limit, hold or restore");
-	verb = argv[1];
-	if (!strcmp(verb, "-h") || !strcmp(verb, "--help")) {
-		usage();
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		cli_help(&cstate_cmd, stdout);
 		return 0;
 	}
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(argv[1], verbs[i].name))
+			v = &verbs[i];
+	if (!v)
+		opt_usage(PROG, "unknown command '%s'", argv[1]);
 	cmdline = opt_cmdline(argc, argv);
 	if (!cmdline)
 		opt_die(PROG, "out of memory");
-	parse(argc - 1, argv + 1, &o, verb);
-	if (!strcmp(verb, "list")) {
-		if (o.nstates || o.cmd)
-			opt_usage(PROG, "list takes no arguments");
-		rc = list_states(&o);
-	} else if (!strcmp(verb, "disable") || !strcmp(verb, "enable")) {
-		rc = change_states(&o, !strcmp(verb, "disable"), cmdline);
-	} else if (!strcmp(verb, "limit")) {
-		rc = limit_states(&o, cmdline);
-	} else if (!strcmp(verb, "hold")) {
-		rc = hold_pmqos(&o, cmdline);
-	} else if (!strcmp(verb, "restore")) {
-		rc = restore_all(o.states, o.nstates);
-	} else {
-		opt_usage(PROG, "unknown command '%s'", verb);
-	}
+	parse(argc - 1, argv + 1, &o, v->name);
+	/* Refuse before anything is resolved or saved. */
+	if (v->needs_root && geteuid() != 0 && sysfs_is_real())
+		opt_die(PROG, "%s changes the machine's idle settings: needs root",
+			v->name);
+	rc = v->run(&o, cmdline);
 	free(cmdline);
 	free(o.mask);
 	return rc;

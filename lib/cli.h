@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cli: a command's options declared once, in a table that drives the
+ * parsing (getopt_long underneath), the --help text and the usage errors,
+ * as rtla's cli.c does. Each entry says the option's long and short name,
+ * its kind (what a valid value is), its range, where the value lands (an
+ * offset into the program's option struct), the argument's name and the
+ * help lines. A program keeps only the checks that span several options.
+ *
+ * Values are checked strictly (lib/opt: plain decimals, no sign, no hex);
+ * a bad one is a usage error, "PROG: invalid --NAME 'VALUE' (HINT)" and
+ * "Try 'PROG --help'." on stderr, exit 2, which is the one place the
+ * process exits on a command line.
+ */
+#ifndef WB_CLI_H
+#define WB_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+enum cli_kind {
+	CLI_END = 0,	/* closes the table */
+	CLI_TEXT,	/* not an option: help lines, and a new column */
+	CLI_HELP,	/* prints the help, exit 0 */
+	CLI_FLAG,	/* int, set to 1 */
+	CLI_UINT,	/* decimal integer in [min, max], times scale */
+	CLI_REAL,	/* finite decimal in [min, max], times scale */
+	CLI_CPU,	/* int: a CPU of this machine */
+	CLI_HOSTPORT,	/* struct cli_hostport; host defaults to 127.0.0.1 */
+	CLI_ENUM,	/* int: the index of the value in names[] */
+	CLI_STRING,	/* const char *, the argument itself */
+	CLI_CUSTOM,	/* parse(arg, dest): 0 or -1 */
+};
+
+/* Where a CLI_UINT or CLI_REAL value is stored, after scaling. */
+enum cli_store {
+	CLI_U64 = 0,
+	CLI_U32,
+	CLI_U16,
+	CLI_INT,
+	CLI_DOUBLE,
+};
+
+struct cli_hostport {
+	char host[256];
+	uint16_t port;
+};
+
+struct cli_opt {
+	const char *name;	/* long name, without "--" */
+	int short_name;		/* 0: none */
+	enum cli_kind kind;
+	enum cli_store store;
+	const char *arg;	/* argument name in the help (enum: a|b|c) */
+	const char *help;	/* help lines, '\n' between them */
+	double min, max;	/* CLI_UINT/CLI_REAL range */
+	double scale;		/* multiplier before storing (0: 1) */
+	const char *const *names;	/* CLI_ENUM values, NULL-terminated */
+	int (*parse)(const char *arg, void *dest);	/* CLI_CUSTOM */
+	size_t off;		/* CLI_AT(): where the value lands */
+	size_t seen;		/* CLI_SEEN(): an int set to 1 when given, or 0 */
+	/*
+	 * The bad-value message's "(HINT)": NULL for none, CLI_RANGE for
+	 * "(min-max)", else the text. CLI_CPU and CLI_ENUM make their own.
+	 */
+	const char *hint;
+	int tight;		/* a long left side keeps its help on the line */
+	int col;		/* CLI_TEXT: help column from here on (0: same) */
+	int hidden;		/* an alias: parsed, not in the help */
+};
+
+#define CLI_AT(type, field) (offsetof(type, field) + 1)
+#define CLI_SEEN(type, field) (offsetof(type, field) + 1)
+/* hint: "(min-max)" from the range */
+#define CLI_RANGE ((const char *)1)
+
+struct cli_cmd {
+	const char *prog;	/* for messages: "wakebench-server" */
+	const char *usage;	/* "Usage: wakebench server [options]" */
+	const char *about;	/* text between usage and options, or NULL */
+	const char *footer;	/* text after the options, or NULL */
+	int col;		/* help column of the first options */
+	/* Positional arguments allowed (0: "unexpected argument" error). */
+	int max_args;
+	const struct cli_opt *opts;
+};
+
+/*
+ * Parses argv into base (the program's option struct; fields not given
+ * keep what the caller set). Returns the index of the first positional
+ * argument. Exits 2 on a usage error and 0 after --help.
+ */
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *base);
+
+/* Writes the --help text to f. */
+void cli_help(const struct cli_cmd *cmd, FILE *f);
+
+/*
+ * Checks one value as opt would (no exit): 0, or -1 with "invalid
+ * --NAME 'VALUE' (HINT)" in err. Stores nothing when it fails.
+ */
+int cli_value(const struct cli_opt *o, const char *arg, void *base,
+	      char *err, size_t errlen);
+
+/* The entry named name, or NULL. */
+const struct cli_opt *cli_find(const struct cli_cmd *cmd, const char *name);
+
+#endif
