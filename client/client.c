@@ -17,9 +17,7 @@
 /* The most service time a server can apply (its --max-service-us range). */
 #define MAX_SERVICE_US 60000000
 
-static const char *const proto_names[] = { "tcp", "udp", NULL };
 static const char *const wait_names[] = { "spin", "sleep", "hybrid", NULL };
-static const char *const policy_names[] = { "fixed", "adaptive", NULL };
 
 /* --dist also takes "exponential" for exp (lib/arrival). */
 static int parse_dist(const char *arg, void *dest)
@@ -34,8 +32,7 @@ static const struct cli_opt client_options[] = {
 	  .arg = "HOST:PORT", .help = "server to load (required)",
 	  .hint = "HOST:PORT", .off = AT(server),
 	  .seen = AT(have_server) },
-	{ .name = "proto", .kind = CLI_ENUM, .names = proto_names,
-	  .help = "transport (default tcp)", .off = AT(proto) },
+	CLI_OPT_PROTO(struct client_opts, proto),
 	{ .name = "dist", .short_name = 'd', .kind = CLI_CUSTOM,
 	  .arg = "fixed|exp|poisson", .parse = parse_dist,
 	  .hint = "fixed, exp or poisson",
@@ -114,10 +111,9 @@ static const struct cli_opt client_options[] = {
 	  .arg = "P", .min = 1, .max = 65535,
 	  .help = "send pre-queries to port P (default: in-band)",
 	  .off = AT(prequery_port) },
-	{ .name = "prequery-policy", .kind = CLI_ENUM, .names = policy_names,
-	  .help = "adaptive: hill-climb the lead from L (default 0)\n"
-		  "on each window's average service latency",
-	  .off = AT(policy) },
+	CLI_OPT_PREQUERY_POLICY(struct client_opts, adaptive,
+				"adaptive: hill-climb the lead from L (default 0)\n"
+				"on each window's average service latency"),
 	CLI_OPTS_HILLCLIMB(struct client_opts, hc, "max-lead-us"),
 	{ .kind = CLI_TEXT, .help = "" },
 	CLI_OPT_TRACE_MARKERS(struct client_opts, trace_markers,
@@ -201,8 +197,7 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		opt_usage(PROG, "--duration at this rate exceeds 1e9 requests");
 	if (o->closed && o->connections > 1)
 		opt_usage(PROG, "--closed uses one connection");
-	if (o->policy == 1) {
-		o->adaptive = 1;
+	if (o->adaptive) {
 		o->prequery = 1;
 		o->hc.initial_us = o->lead_us;
 		if (o->lead_us > o->hc.max_us)

@@ -40,11 +40,10 @@ struct client_opts {
 	/* given on the command line (checks across options) */
 	int have_server, have_interval, have_rate, have_requests;
 	double rate;		/* --rate, requests per second */
-	int policy;		/* --prequery-policy: 0 fixed, 1 adaptive */
 	struct cstate_spec cstates;
 	/* pre-query */
 	int prequery;		/* --prequery-lead-us or adaptive given */
-	int adaptive;
+	int adaptive;		/* --prequery-policy: 0 fixed, 1 adaptive */
 	double lead_us;		/* fixed lead, or the adaptive start */
 	uint16_t prequery_port;	/* 0: in-band on the request connection */
 	int trace_markers;

@@ -416,7 +416,7 @@ static int change_states(const struct cmd_opts *o, int disable, char *cmdline)
 	return hold_and_restore(s, o);
 }
 
-static int limit_states(const struct cmd_opts *o, char *cmdline)
+static int run_limit(struct cmd_opts *o, char *cmdline)
 {
 	struct cstate_spec spec = { CSTATE_MAXLAT, o->latency_us, o->system };
 	struct cstate_session *s;
@@ -434,7 +434,7 @@ static int limit_states(const struct cmd_opts *o, char *cmdline)
 	return hold_and_restore(s, o);
 }
 
-static int hold_pmqos(const struct cmd_opts *o, char *cmdline)
+static int run_hold(struct cmd_opts *o, char *cmdline)
 {
 	struct cstate_session *s;
 	char val[32], what[128];
@@ -487,16 +487,6 @@ static int run_disable(struct cmd_opts *o, char *cmdline)
 static int run_enable(struct cmd_opts *o, char *cmdline)
 {
 	return change_states(o, 0, cmdline);
-}
-
-static int run_limit(struct cmd_opts *o, char *cmdline)
-{
-	return limit_states(o, cmdline);
-}
-
-static int run_hold(struct cmd_opts *o, char *cmdline)
-{
-	return hold_pmqos(o, cmdline);
 }
 
 static int run_restore(struct cmd_opts *o, char *cmdline)

@@ -70,8 +70,9 @@ struct cli_opt {
 	int hidden;		/* an alias: parsed, not in the help */
 };
 
+/* Offsets are stored plus one, so that 0 means "nowhere". */
 #define CLI_AT(type, field) (offsetof(type, field) + 1)
-#define CLI_SEEN(type, field) (offsetof(type, field) + 1)
+#define CLI_SEEN CLI_AT
 /* hint: "(min-max)" from the range */
 #define CLI_RANGE ((const char *)1)
 

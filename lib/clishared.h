@@ -17,6 +17,18 @@ static inline int clishared_cstates(const char *arg, void *dest)
 	return cstate_spec_parse(arg, dest);
 }
 
+/* Names given as compound literals: static storage, one per table. */
+#define CLI_OPT_PROTO(type, field)					\
+	{ .name = "proto", .kind = CLI_ENUM,				\
+	  .names = (const char *const[]){ "tcp", "udp", NULL },		\
+	  .help = "transport (default tcp)", .off = CLI_AT(type, field) }
+
+/* Stores 0 (fixed) or 1 (adaptive) into an int field. */
+#define CLI_OPT_PREQUERY_POLICY(type, field, text)			\
+	{ .name = "prequery-policy", .kind = CLI_ENUM,			\
+	  .names = (const char *const[]){ "fixed", "adaptive", NULL },	\
+	  .help = (text), .off = CLI_AT(type, field) }
+
 #define CLI_OPT_CPU(type, field, text)					\
 	{ .name = "cpu", .short_name = 'c', .kind = CLI_CPU, .arg = "N",	\
 	  .help = (text), .off = CLI_AT(type, field) }

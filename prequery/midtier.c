@@ -73,7 +73,6 @@ struct mt_opts {
 	struct cli_hostport backend;
 	uint16_t backend_pq_port;
 	int have_listen, have_backend;
-	int policy;		/* --prequery-policy: 0 fixed, 1 adaptive */
 	int cpu, helper_cpu;
 	int helper_spin;	/* idle helper spins (thesis) or blocks */
 	int prequery, adaptive;
@@ -156,7 +155,6 @@ struct mt {
 };
 
 static const char *const helper_wait_names[] = { "block", "spin", NULL };
-static const char *const policy_names[] = { "fixed", "adaptive", NULL };
 
 #define AT(field) CLI_AT(struct mt_opts, field)
 
@@ -188,10 +186,9 @@ static const struct cli_opt mt_options[] = {
 	  .help = "fixed helper delay (no pre-queries without it\n"
 		  "or --prequery-policy adaptive)",
 	  .off = AT(delay_us), .seen = AT(prequery) },
-	{ .name = "prequery-policy", .kind = CLI_ENUM, .names = policy_names,
-	  .help = "adaptive: hill-climb the delay from 0 on each\n"
-		  "window's average backend response time",
-	  .off = AT(policy) },
+	CLI_OPT_PREQUERY_POLICY(struct mt_opts, adaptive,
+				"adaptive: hill-climb the delay from 0 on each\n"
+				"window's average backend response time"),
 	/* the old spelling of --prequery-policy adaptive */
 	{ .name = "prequery-adaptive", .kind = CLI_FLAG, .hidden = 1,
 	  .off = AT(adaptive) },
@@ -268,8 +265,6 @@ static void parse_opts(struct mt_opts *o, int argc, char **argv)
 			       .max_payload = 65536 };
 	hillclimb_defaults(&o->hc);
 	cli_parse(&mt_cmd, argc, argv, o);
-	if (o->policy == 1)
-		o->adaptive = 1;
 	if (o->adaptive)
 		o->prequery = 1;
 	if (!o->have_listen)

@@ -110,8 +110,6 @@ struct server {
 	uint8_t tx[TX_BUF];
 };
 
-static const char *const proto_names[] = { "tcp", "udp", NULL };
-
 static const struct cli_opt server_options[] = {
 	{ .name = "port", .short_name = 'p', .kind = CLI_UINT,
 	  .store = CLI_U16, .arg = "PORT", .max = 65535,
@@ -126,9 +124,7 @@ static const struct cli_opt server_options[] = {
 	  .arg = "ADDR", .help = "address to bind (default 127.0.0.1)",
 	  .off = CLI_AT(struct server_opts, bind) },
 	CLI_OPT_CPU(struct server_opts, cpu, "pin the server thread to CPU N"),
-	{ .name = "proto", .kind = CLI_ENUM, .names = proto_names,
-	  .help = "transport (default tcp)",
-	  .off = CLI_AT(struct server_opts, proto) },
+	CLI_OPT_PROTO(struct server_opts, proto),
 	{ .name = "busy-poll", .kind = CLI_FLAG,
 	  .help = "poll without blocking: the core never idles",
 	  .off = CLI_AT(struct server_opts, busy_poll) },
