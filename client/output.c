@@ -196,10 +196,11 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 		fprintf(f, " (applied down to %.3f us: raise its --max-service-us)",
 			s->min_applied_ns / 1e3);
 	fputc('\n', f);
-	fprintf(f, "prequeries: sent %llu skipped %llu late %llu",
+	fprintf(f, "prequeries: sent %llu skipped %llu late %llu missed %llu",
 		(unsigned long long)s->meas.prequeries_sent,
 		(unsigned long long)s->meas.prequeries_skipped,
-		(unsigned long long)s->meas.prequeries_late);
+		(unsigned long long)s->meas.prequeries_late,
+		(unsigned long long)s->meas.prequeries_missed);
 	if (o->adaptive)
 		fprintf(f, " (adaptive lead: now %.3f us, best %.3f us, %llu windows)",
 			r->hc.value_us, r->hc.best_us,
@@ -376,6 +377,7 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_u64(j, "prequeries_sent", s->meas.prequeries_sent);
 	json_u64(j, "prequeries_skipped", s->meas.prequeries_skipped);
 	json_u64(j, "prequeries_late", s->meas.prequeries_late);
+	json_u64(j, "prequeries_missed", s->meas.prequeries_missed);
 	json_u64(j, "warmup_prequeries_sent", s->warm.prequeries_sent);
 	json_u64(j, "warmup_prequeries_skipped", s->warm.prequeries_skipped);
 	json_u64(j, "behind_schedule", (uint64_t)s->behind);

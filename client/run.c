@@ -501,7 +501,7 @@ static int prequery(struct loop *l, uint64_t i, uint64_t prev_ns,
 			 pqplan_cost_ns(&r->send_cost))) {
 		if (in_band)
 			return 1;
-		q->pq = REQ_PQ_SKIPPED;
+		q->pq = REQ_PQ_MISSED;
 		q->prequery_plan_ns = 0;
 		return 0;
 	}

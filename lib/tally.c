@@ -19,8 +19,10 @@ void tally_add(struct tally *t, const struct req_rec *q, uint64_t late_ns)
 		if (pqplan_late(q->prequery_plan_ns, q->prequery_sent_ns,
 				late_ns))
 			t->prequeries_late++;
-	} else if (q->pq == REQ_PQ_SKIPPED) {
+	} else if (q->pq == REQ_PQ_SKIPPED || q->pq == REQ_PQ_MISSED) {
 		t->prequeries_skipped++;
+		if (q->pq == REQ_PQ_MISSED)
+			t->prequeries_missed++;
 	}
 }
 

@@ -21,6 +21,12 @@ enum req_pq {
 	REQ_PQ_NONE,		/* pre-queries off */
 	REQ_PQ_SENT,
 	REQ_PQ_SKIPPED,
+	/*
+	 * Skipped too, because the client reached its planned time too
+	 * late to send it alone before its request (lib/pqplan_fits): a
+	 * hiccup at that moment, though the request itself may be on time.
+	 */
+	REQ_PQ_MISSED,
 };
 
 /* One request's life; all times CLOCK_MONOTONIC ns, 0 = did not happen. */
@@ -45,6 +51,7 @@ struct tally {
 	uint64_t unanswered;
 	uint64_t late;		/* sent more than late_ns after intended */
 	uint64_t prequeries_sent, prequeries_skipped;
+	uint64_t prequeries_missed;	/* of the skipped: REQ_PQ_MISSED */
 	uint64_t prequeries_late;	/* sent more than late_ns after planned */
 };
 

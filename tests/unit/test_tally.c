@@ -17,8 +17,12 @@ START_TEST(warmup_not_counted)
 		r[i].prequery_plan_ns = r[i].intended_ns - 50;
 		r[i].prequery_sent_ns = r[i].prequery_plan_ns + 1;
 	}
-	/* measured: 3 skipped, 2 late pre-queries, 1 late send, 1 error, 1 lost */
-	r[10].pq = r[11].pq = r[29].pq = REQ_PQ_SKIPPED;
+	/*
+	 * measured: 3 skipped (one of them missed), 2 late pre-queries,
+	 * 1 late send, 1 error, 1 lost
+	 */
+	r[10].pq = r[11].pq = REQ_PQ_SKIPPED;
+	r[29].pq = REQ_PQ_MISSED;
 	r[12].prequery_sent_ns = r[12].prequery_plan_ns + 11;
 	r[13].prequery_sent_ns = r[13].prequery_plan_ns + 100;
 	r[14].prequery_sent_ns = r[14].prequery_plan_ns + 10;	/* not late */
@@ -33,6 +37,7 @@ START_TEST(warmup_not_counted)
 	ck_assert_uint_eq(m.sent, 20);
 	ck_assert_uint_eq(m.prequeries_sent, 17);
 	ck_assert_uint_eq(m.prequeries_skipped, 3);
+	ck_assert_uint_eq(m.prequeries_missed, 1);
 	ck_assert_uint_eq(m.prequeries_sent + m.prequeries_skipped, 20);
 	ck_assert_uint_eq(m.prequeries_late, 2);
 	ck_assert_uint_eq(m.late, 1);
@@ -42,6 +47,7 @@ START_TEST(warmup_not_counted)
 	ck_assert_uint_eq(w.sent, 10);
 	ck_assert_uint_eq(w.prequeries_sent, 8);
 	ck_assert_uint_eq(w.prequeries_skipped, 2);
+	ck_assert_uint_eq(w.prequeries_missed, 0);
 	ck_assert_uint_eq(w.prequeries_late, 1);
 }
 END_TEST
