@@ -99,6 +99,7 @@ const char *proto_strerror(int err)
 	case PROTO_EFLAGS: return "unknown flags";
 	case PROTO_ELEN: return "payload too large";
 	case PROTO_ERESERVED: return "reserved field not zero";
+	case PROTO_EDGRAM: return "datagram length differs from its message";
 	}
 	return "unknown error";
 }

@@ -65,6 +65,7 @@ enum proto_err {
 	PROTO_EFLAGS = -5,
 	PROTO_ELEN = -6,	/* payload_len above the cap */
 	PROTO_ERESERVED = -7,
+	PROTO_EDGRAM = -8,	/* datagram not exactly one whole message */
 };
 
 /* Writes the header into buf[PROTO_HDR_LEN]. */

@@ -309,6 +309,30 @@ int snapshot_write_json(const char *path, const char *role,
 	return json_close(e.j);
 }
 
+int snapshot_write_beside(const char *log_path, const char *role,
+			  const char *cmdline, char *msg, size_t msglen)
+{
+	size_t n = strlen(log_path);
+	char *snap;
+	int ret;
+
+	if (n > 4 && !strcmp(log_path + n - 4, ".csv"))
+		n -= 4;
+	snap = malloc(n + sizeof(".snapshot.json"));
+	if (!snap) {
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(snap, log_path, n);
+	strcpy(snap + n, ".snapshot.json");
+	ret = snapshot_write_json(snap, role, cmdline);
+	if (ret)
+		snprintf(msg, msglen, "cannot write %s: %s", snap,
+			 strerror(-ret));
+	free(snap);
+	return ret;
+}
+
 void snapshot_print(FILE *f, const char *role, const char *cmdline)
 {
 	struct emit e = { .f = f };

@@ -12,6 +12,12 @@
 /* role: "client", "server", "midtier", ... Returns 0 or -errno. */
 int snapshot_write_json(const char *path, const char *role,
 			const char *cmdline);
+/*
+ * The snapshot of a program that logs to log_path, written beside it:
+ * server.csv -> server.snapshot.json. 0, or -errno with msg filled.
+ */
+int snapshot_write_beside(const char *log_path, const char *role,
+			  const char *cmdline, char *msg, size_t msglen);
 void snapshot_print(FILE *f, const char *role, const char *cmdline);
 
 #endif

@@ -12,17 +12,10 @@
  * (TCP) or is dropped (UDP) and is counted; everyone else is served on.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/epoll.h>
-#include <sys/resource.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
+#include <sys/socket.h>
 
 #include "cli.h"
 #include "clishared.h"
@@ -30,40 +23,23 @@
 #include "cpu.h"
 #include "cstate.h"
 #include "csv.h"
-#include "framer.h"
 #include "net.h"
 #include "opt.h"
 #include "marker.h"
 #include "proto.h"
 #include "snapshot.h"
+#include "serve.h"
 #include "srvlimit.h"
+#include "wire.h"
 
 #define PROG "wakebench-server"
-#define MAX_EVENTS 64
-#define RX_BUF (64 * 1024)
 /* Replies to the requests of one read go out together (see queue_reply). */
 #define TX_BUF (PROTO_HDR_LEN * 256)
 /* A client that leaves its replies unread this long is dropped. */
 #define SEND_TIMEOUT_NS 1000000ull
-/* Out of fds even after refusing with the spare one: stop accepting this long. */
-#define ACCEPT_PAUSE_NS 100000000ull
 
-enum ep_kind {
-	EP_SIGNAL,
-	EP_LISTEN,	/* TCP listener */
-	EP_UDP,		/* UDP socket */
-	EP_CONN,	/* accepted TCP connection */
-};
-
-struct endpoint {
-	enum ep_kind kind;
-	int fd;
-	int prequery_port;	/* arrived on --prequery-port */
-	uint64_t id;
-	uint64_t last_ns;	/* last activity, for --idle-timeout-ms */
-	struct framer fr;
-	struct endpoint *prev, *next;	/* live connections */
-};
+/* Listener tags: which port a message came in on. */
+enum { PORT_REQUEST, PORT_PREQUERY };
 
 struct server_opts {
 	const char *bind;
@@ -86,27 +62,20 @@ struct server_opts {
 };
 
 struct server_stats {
-	uint64_t requests, prequeries, rejected, connections, refused, dropped;
-	uint64_t idle_closed;
+	uint64_t requests, prequeries, rejected, dropped;
 };
 
 struct server {
 	struct server_opts o;
 	struct server_stats st;
-	int epfd;
-	struct endpoint sig, main_ep, pq_ep;
-	struct endpoint conns;	/* list head */
-	uint64_t nconns, next_id;
+	struct serve *loop;
+	const struct wb_proto_ops *wire;
 	struct csv *log;
 	struct cstate_session *cs;
 	int marker_fd;		/* trace_marker, or -1 */
 	uint64_t rx_ns;		/* when the bytes being parsed were read */
-	int stop;		/* SIGINT, SIGTERM or SIGHUP seen */
 	uint64_t turn_msgs, turn_ns;	/* this turn's messages, service */
-	int spare_fd;		/* given up to refuse a connection on EMFILE */
-	uint64_t accept_resume_ns;	/* listeners paused until then, or 0 */
 	size_t txn;		/* bytes of replies waiting in tx */
-	uint8_t rx[RX_BUF];
 	uint8_t tx[TX_BUF];
 };
 
@@ -191,13 +160,6 @@ static void parse_opts(struct server_opts *o, int argc, char **argv)
 		opt_usage(PROG, "--prequery-port must differ from --port");
 }
 
-static int ep_add(struct server *s, struct endpoint *ep)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ep };
-
-	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, ep->fd, &ev) ? -errno : 0;
-}
-
 static void log_msg(struct server *s, const struct proto_msg *m,
 		    uint64_t recv_ns, uint64_t send_ns, uint64_t service_ns,
 		    uint64_t conn)
@@ -222,9 +184,9 @@ static void log_msg(struct server *s, const struct proto_msg *m,
  * (server_send_ns is when each reply was ready). A client that leaves
  * them unread for SEND_TIMEOUT_NS is dropped: -1.
  */
-static int flush_replies(struct server *s, struct endpoint *ep)
+static int flush_replies(struct server *s, int fd)
 {
-	int err = s->txn ? net_send_all(ep->fd, s->tx, s->txn, SEND_TIMEOUT_NS) : 0;
+	int err = s->txn ? net_send_all(fd, s->tx, s->txn, SEND_TIMEOUT_NS) : 0;
 
 	s->txn = 0;
 	if (err) {
@@ -234,16 +196,22 @@ static int flush_replies(struct server *s, struct endpoint *ep)
 	return 0;
 }
 
+/* Where a message came from and where its reply goes. */
+struct origin {
+	int fd;
+	uint64_t conn;			/* connection id; 0 for UDP */
+	struct wire_conn *w;		/* the stream's state; NULL for UDP */
+	const struct serve_dgram *d;	/* the datagram's sender, or NULL */
+};
+
 /*
  * Serve one message: busy-wait the service time from when we start on it,
  * then reply. Returns 0, or -1 when the reply cannot be sent (the
  * connection is then dropped).
  */
-static int serve_msg(struct server *s, struct endpoint *ep,
-		     const struct proto_msg *m,
-		     const struct sockaddr_storage *peer, socklen_t peerlen)
+static int serve_msg(struct server *s, const struct origin *from,
+		     const struct proto_msg *m)
 {
-	uint8_t buf[PROTO_HDR_LEN];
 	struct proto_msg r;
 	uint64_t service_ns = 0, send_ns = 0;
 	int want_reply;
@@ -270,9 +238,10 @@ static int serve_msg(struct server *s, struct endpoint *ep,
 	}
 	if (want_reply) {
 		uint64_t start;
+		ssize_t len;
 
 		/* Replies waiting must not wait for this one's service too. */
-		if (service_ns && s->txn && flush_replies(s, ep))
+		if (service_ns && s->txn && flush_replies(s, from->fd))
 			return -1;
 		start = clock_now_ns();
 		if (service_ns)
@@ -285,332 +254,168 @@ static int serve_msg(struct server *s, struct endpoint *ep,
 			.server_recv_ns = s->rx_ns,
 		};
 		r.server_send_ns = send_ns = clock_now_ns();
-		if (ep->kind == EP_UDP) {
-			proto_encode(&r, buf);
-			if (sendto(ep->fd, buf, sizeof(buf), MSG_NOSIGNAL,
-				   (const struct sockaddr *)peer, peerlen) < 0)
+		if (from->d) {
+			uint8_t buf[PROTO_HDR_LEN];
+
+			len = s->wire->encode(NULL, &r, buf, sizeof(buf));
+			if (len < 0 ||
+			    sendto(from->fd, buf, (size_t)len, MSG_NOSIGNAL,
+				   (const struct sockaddr *)from->d->peer,
+				   from->d->peerlen) < 0)
 				s->st.dropped++;
 		} else {
-			if (s->txn + PROTO_HDR_LEN > sizeof(s->tx) &&
-			    flush_replies(s, ep)) {
-				log_msg(s, m, s->rx_ns, 0, service_ns, ep->id);
-				return -1;
+			len = s->wire->encode(from->w, &r, s->tx + s->txn,
+					      sizeof(s->tx) - s->txn);
+			if (len < 0) {
+				if (flush_replies(s, from->fd)) {
+					log_msg(s, m, s->rx_ns, 0, service_ns,
+						from->conn);
+					return -1;
+				}
+				len = s->wire->encode(from->w, &r, s->tx,
+						      sizeof(s->tx));
 			}
-			proto_encode(&r, s->tx + s->txn);
-			s->txn += PROTO_HDR_LEN;
+			if (len > 0)
+				s->txn += (size_t)len;
 		}
 	}
-	log_msg(s, m, s->rx_ns, send_ns, service_ns, ep->id);
+	log_msg(s, m, s->rx_ns, send_ns, service_ns, from->conn);
 	return 0;
 }
 
 struct stream_ctx {
 	struct server *s;
-	struct endpoint *ep;
+	struct origin from;
 };
 
-static int on_stream_msg(const struct proto_msg *m, void *arg)
+static int on_conn_msg(const struct proto_msg *m, void *arg)
 {
 	struct stream_ctx *ctx = arg;
 
-	return serve_msg(ctx->s, ctx->ep, m, NULL, 0) ? 1 : 0;
+	return serve_msg(ctx->s, &ctx->from, m) ? 1 : 0;
 }
 
-static void conn_close(struct server *s, struct endpoint *c)
+/* ---- the serving loop's callbacks (serve.h) --------------------------- */
+
+static void on_turn(struct serve_conn *c, void *arg)
 {
-	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	c->prev->next = c->next;
-	c->next->prev = c->prev;
-	s->nconns--;
-	free(c);
-}
+	struct server *s = arg;
 
-/* Connections are kept most recently active first: expire from the tail. */
-static void conn_touch(struct server *s, struct endpoint *c, uint64_t now)
-{
-	c->last_ns = now;
-	if (s->conns.next == c)
-		return;
-	c->prev->next = c->next;
-	c->next->prev = c->prev;
-	c->next = s->conns.next;
-	c->prev = &s->conns;
-	s->conns.next->prev = c;
-	s->conns.next = c;
-}
-
-/* Closes expired connections; returns ms until the next may expire. */
-static int close_idle(struct server *s)
-{
-	uint64_t now = clock_now_ns();
-
-	while (s->conns.prev != &s->conns) {
-		struct endpoint *c = s->conns.prev;
-		uint64_t idle = now - c->last_ns;
-
-		if (idle < s->o.idle_timeout_ns)
-			return (int)((s->o.idle_timeout_ns - idle) / 1000000) + 1;
-		s->st.idle_closed++;
-		conn_close(s, c);
-	}
-	return -1;
+	(void)c;
+	s->turn_msgs = s->turn_ns = 0;
 }
 
 /*
- * One turn of a connection (see srvlimit.h): the bytes waiting are peeked,
- * fed to the framer message by message until the turn is over, and only
- * what was consumed is taken off the socket. The rest stays queued in the
+ * A connection's turn (see srvlimit.h) peeks no more than the messages
+ * it may still serve; what it does not consume stays queued in the
  * kernel, so the connection stays ready and level-triggered epoll brings
  * it back after the other ready connections have had their turn.
  */
-static void conn_read(struct server *s, struct endpoint *c)
+static size_t on_read_want(struct serve_conn *c, void *arg)
 {
-	struct stream_ctx ctx = { s, c };
+	struct server *s = arg;
+	struct wire_conn *w = serve_conn_priv(c);
 
-	s->turn_msgs = s->turn_ns = 0;
-	for (;;) {
-		size_t want = (SRV_TURN_MSGS - s->turn_msgs) * PROTO_HDR_LEN +
-			      c->fr.skip;
-		size_t pos = 0, len;
-		ssize_t n;
-		int ret = 0;
-
-		if (want > sizeof(s->rx))
-			want = sizeof(s->rx);
-		do
-			n = recv(c->fd, s->rx, want, MSG_PEEK | MSG_DONTWAIT);
-		while (n < 0 && errno == EINTR);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
-		if (n <= 0) {
-			/* EOF mid-message: a truncated frame. */
-			if (n < 0 || framer_partial(&c->fr))
-				s->st.rejected++;
-			conn_close(s, c);
-			return;
-		}
-		s->rx_ns = clock_now_ns();
-		if (s->o.idle_timeout_ns)
-			conn_touch(s, c, s->rx_ns);
-		len = (size_t)n;
-		/* Each piece fed completes at most one message. */
-		while (pos < len && !ret &&
-		       !srv_turn_over(s->turn_msgs, s->turn_ns)) {
-			size_t k = c->fr.skip ? (c->fr.skip < len - pos ?
-				   (size_t)c->fr.skip : len - pos) :
-				   PROTO_HDR_LEN - c->fr.have;
-
-			if (k > len - pos)
-				k = len - pos;
-			ret = framer_feed(&c->fr, s->rx + pos, k, on_stream_msg,
-					  &ctx);
-			pos += k;
-		}
-		if (ret < 0)
-			s->st.rejected++;
-		/* Replies to what came before a bad frame still go out. */
-		if (flush_replies(s, c) && !ret)
-			ret = 1;
-		/* Take what was consumed off the socket (MSG_TRUNC: no copy). */
-		if (!ret && recv(c->fd, NULL, pos, MSG_TRUNC | MSG_DONTWAIT) !=
-			    (ssize_t)pos) {
-			s->st.rejected++;
-			ret = 1;
-		}
-		if (ret) {
-			conn_close(s, c);
-			return;
-		}
-		if (pos < len || len < want ||
-		    srv_turn_over(s->turn_msgs, s->turn_ns))
-			return;
-	}
+	if (srv_turn_over(s->turn_msgs, s->turn_ns))
+		return 0;
+	return (SRV_TURN_MSGS - s->turn_msgs) * PROTO_HDR_LEN +
+	       (wire_partial(w) ? s->wire->feed_step(w) : 0);
 }
 
-static void listeners_events(struct server *s, uint32_t events)
+static ssize_t on_data(struct serve_conn *c, const uint8_t *buf, size_t len,
+		       uint64_t rx_ns, void *arg)
 {
-	struct endpoint *ls[] = { &s->main_ep, &s->pq_ep };
+	struct server *s = arg;
+	struct wire_conn *w = serve_conn_priv(c);
+	struct stream_ctx ctx = {
+		s, { .fd = c->fd, .conn = c->id, .w = w },
+	};
+	size_t pos = 0;
+	int ret = 0;
 
-	for (size_t i = 0; i < 2; i++) {
-		struct epoll_event ev = { .events = events, .data.ptr = ls[i] };
+	s->rx_ns = rx_ns;
+	/* Each piece fed completes at most one message. */
+	while (pos < len && !ret && !srv_turn_over(s->turn_msgs, s->turn_ns)) {
+		size_t k = s->wire->feed_step(w);
 
-		if (ls[i]->kind == EP_LISTEN)
-			epoll_ctl(s->epfd, EPOLL_CTL_MOD, ls[i]->fd, &ev);
+		if (k > len - pos)
+			k = len - pos;
+		ret = wire_feed(w, buf + pos, k, on_conn_msg, &ctx);
+		pos += k;
 	}
+	if (ret < 0)
+		s->st.rejected++;
+	/* Replies to what came before a bad frame still go out. */
+	if (flush_replies(s, c->fd) && !ret)
+		ret = 1;
+	return ret ? -1 : (ssize_t)pos;
 }
 
-/*
- * Out of file descriptors (EMFILE, ENFILE) or memory: the pending
- * connection would wake epoll again at once, forever. Give up the spare
- * fd, accept the connection and close it (counted as refused), take the
- * spare back. Returns 1 when one was refused, 0 when none is pending,
- * -1 when that did not work either (the caller then pauses accepting).
- */
-static int refuse_one(struct server *s, struct endpoint *l)
+static int on_eof(struct serve_conn *c, int err, void *arg)
 {
-	int fd;
+	struct server *s = arg;
 
-	if (s->spare_fd < 0)
-		return -1;
-	close(s->spare_fd);
-	fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd >= 0) {
-		close(fd);
-		s->st.refused++;
-	}
-	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return 1;
-	return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-}
-
-static void do_accept(struct server *s, struct endpoint *l)
-{
-	for (;;) {
-		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct endpoint *c;
-		int one = 1;
-
-		if (fd < 0) {
-			int ret;
-
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			if (errno != EMFILE && errno != ENFILE &&
-			    errno != ENOBUFS && errno != ENOMEM)
-				return;	/* EAGAIN */
-			ret = refuse_one(s, l);
-			if (ret > 0)
-				continue;
-			if (ret < 0) {
-				/* Serve the connections we have; retry later. */
-				listeners_events(s, 0);
-				s->accept_resume_ns = clock_now_ns() +
-						      ACCEPT_PAUSE_NS;
-			}
-			return;
-		}
-		if (s->nconns >= s->o.max_conns) {
-			s->st.refused++;
-			close(fd);
-			continue;
-		}
-		c = calloc(1, sizeof(*c));
-		if (!c) {
-			s->st.refused++;
-			close(fd);
-			continue;
-		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		c->kind = EP_CONN;
-		c->fd = fd;
-		c->prequery_port = l->prequery_port;
-		c->id = ++s->next_id;
-		c->last_ns = clock_now_ns();
-		framer_init(&c->fr, s->o.max_payload);
-		if (ep_add(s, c)) {
-			close(fd);
-			free(c);
-			s->st.refused++;
-			continue;
-		}
-		c->next = s->conns.next;
-		c->prev = &s->conns;
-		s->conns.next->prev = c;
-		s->conns.next = c;
-		s->nconns++;
-		s->st.connections++;
-	}
+	/* A read error, or EOF mid-message: a truncated frame. */
+	if (err || wire_partial(serve_conn_priv(c)))
+		s->st.rejected++;
+	return 0;
 }
 
 /* A UDP socket's turn is bounded like a connection's (srvlimit.h). */
-static void udp_read(struct server *s, struct endpoint *u)
+static int on_datagram(const struct serve_dgram *d, const uint8_t *buf,
+		       size_t len, uint64_t rx_ns, void *arg)
 {
-	s->turn_msgs = s->turn_ns = 0;
-	while (!srv_turn_over(s->turn_msgs, s->turn_ns)) {
-		struct sockaddr_storage peer;
-		socklen_t plen = sizeof(peer);
-		struct proto_msg m;
-		ssize_t n = recvfrom(u->fd, s->rx, sizeof(s->rx), MSG_TRUNC,
-				     (struct sockaddr *)&peer, &plen);
+	struct server *s = arg;
+	struct origin from = { .fd = d->fd, .d = d };
+	struct proto_msg m;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return;
-		s->rx_ns = clock_now_ns();
-		if (proto_decode(s->rx, (size_t)n, s->o.max_payload, &m) ||
-		    (size_t)n != PROTO_HDR_LEN + m.payload_len) {
-			s->st.rejected++;
-			s->turn_msgs++;
-			continue;
-		}
-		serve_msg(s, u, &m, &peer, plen);
+	s->rx_ns = rx_ns;
+	if (s->wire->decode(buf, len, s->o.max_payload, &m)) {
+		s->st.rejected++;
+		s->turn_msgs++;
+	} else {
+		serve_msg(s, &from, &m);
 	}
+	return srv_turn_over(s->turn_msgs, s->turn_ns);
 }
 
-
-
-/*
- * Every connection is an fd: raise the soft RLIMIT_NOFILE to what
- * --max-conns needs, or lower --max-conns to what the hard limit allows.
- */
-static void fd_budget(struct server *s)
+static void on_conn_open(struct serve_conn *c, void *arg)
 {
-	struct srv_fd_budget b;
-	struct rlimit rl;
+	struct server *s = arg;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl))
-		return;
-	if (!srv_fd_budget(s->o.max_conns,
-			   rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : rl.rlim_cur,
-			   rl.rlim_max == RLIM_INFINITY ? UINT64_MAX : rl.rlim_max,
-			   &b)) {
-		if (b.soft != (uint64_t)rl.rlim_cur) {
-			rl.rlim_cur = (rlim_t)b.soft;
-			setrlimit(RLIMIT_NOFILE, &rl);
-		}
-		return;
-	}
-	rl.rlim_cur = (rlim_t)b.soft;
-	setrlimit(RLIMIT_NOFILE, &rl);
-	fprintf(stderr, "%s: warning: open file limit %llu (ulimit -n): --max-conns lowered from %llu to %llu\n",
-		PROG, (unsigned long long)b.soft,
-		(unsigned long long)s->o.max_conns,
-		(unsigned long long)b.max_conns);
-	s->o.max_conns = b.max_conns;
+	wire_conn_init(serve_conn_priv(c), s->wire, s->o.max_payload);
 }
 
-static int setup(struct server *s, char **err)
+static const struct serve_ops server_loop_ops = {
+	.conn_open = on_conn_open,
+	.turn_begin = on_turn,
+	.read_want = on_read_want,
+	.on_data = on_data,
+	.on_eof = on_eof,
+	.on_datagram = on_datagram,
+};
+
+static int setup(struct server *s, char *msg, size_t msglen)
 {
 	struct server_opts *o = &s->o;
-	sigset_t mask;
+	struct serve_cfg cfg = {
+		.ops = &server_loop_ops, .arg = s,
+		.max_conns = o->max_conns,
+		.idle_timeout_ns = o->idle_timeout_ns,
+		.busy_poll = o->busy_poll, .peek = 1,
+		.conn_priv = sizeof(struct wire_conn),
+	};
+	char note[256], why[256];
 	uint16_t bound = 0, pq_bound = 0;
-	int fd;
+	int ret;
 
-	static char msg[4400];
-	*err = msg;
-	s->conns.next = s->conns.prev = &s->conns;
-	fd_budget(s);
-	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s->epfd < 0) {
-		snprintf(msg, sizeof(msg), "epoll_create1: %s", strerror(errno));
-		return -1;
-	}
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);	/* the terminal closed: stop cleanly too */
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	s->sig.kind = EP_SIGNAL;
-	s->sig.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (s->sig.fd < 0 || ep_add(s, &s->sig)) {
-		snprintf(msg, sizeof(msg), "signalfd: %s", strerror(errno));
-		return -1;
-	}
+	s->wire = &wire_wakebench;
+	s->marker_fd = -1;
+	ret = serve_open(&cfg, &s->loop, note, sizeof(note), msg, msglen);
+	if (ret)
+		return ret;
+	if (note[0])
+		fprintf(stderr, "%s: warning: %s\n", PROG, note);
 
 	/*
 	 * C-states first: once the port accepts connections a client may
@@ -619,96 +424,65 @@ static int setup(struct server *s, char **err)
 	 */
 	if (o->have_cstates) {
 		s->cs = cstate_run_begin(&o->cstates, o->cpu, o->cmdline, msg,
-					 sizeof(msg));
+					 msglen);
 		if (!s->cs)
-			return -1;
+			return -EINVAL;
 	}
-	fd = net_listen(o->proto, o->bind, o->port, 1024, &bound);
-	if (fd < 0) {
-		snprintf(msg, sizeof(msg), "cannot listen on %s port %u: %s",
-			 o->bind, o->port, strerror(-fd));
-		return -1;
+	ret = serve_listen(s->loop, o->proto, o->bind, o->port, PORT_REQUEST,
+			   &bound, why, sizeof(why));
+	if (ret) {
+		snprintf(msg, msglen, "cannot listen on %s port %u: %s",
+			 o->bind, o->port, why);
+		return ret;
 	}
-	s->main_ep.kind = o->proto == NET_TCP ? EP_LISTEN : EP_UDP;
-	s->main_ep.fd = fd;
-	ep_add(s, &s->main_ep);
 	if (o->have_prequery_port) {
-		fd = net_listen(o->proto, o->bind, o->prequery_port, 1024,
-				&pq_bound);
-		if (fd < 0) {
-			snprintf(msg, sizeof(msg),
+		ret = serve_listen(s->loop, o->proto, o->bind, o->prequery_port,
+				   PORT_PREQUERY, &pq_bound, why, sizeof(why));
+		if (ret) {
+			snprintf(msg, msglen,
 				 "cannot listen on %s pre-query port %u: %s",
-				 o->bind, o->prequery_port, strerror(-fd));
-			return -1;
+				 o->bind, o->prequery_port, why);
+			return ret;
 		}
-		s->pq_ep.kind = s->main_ep.kind;
-		s->pq_ep.fd = fd;
-		s->pq_ep.prequery_port = 1;
-		ep_add(s, &s->pq_ep);
 	}
 	if (o->log_path) {
 		s->log = csv_open(o->log_path);
 		if (!s->log) {
-			snprintf(msg, sizeof(msg), "cannot write log %s: %s",
+			ret = -errno;
+			snprintf(msg, msglen, "cannot write log %s: %s",
 				 o->log_path, strerror(errno));
-			return -1;
+			return ret;
 		}
 		csv_header(s->log, "seq,type,recv_ns,send_ns,service_ns,conn");
 	}
-	s->marker_fd = -1;
 	if (o->trace_markers) {
 		s->marker_fd = marker_open(NULL);
 		if (s->marker_fd < 0) {
-			snprintf(msg, sizeof(msg), "--trace-markers: %s",
+			snprintf(msg, msglen, "--trace-markers: %s",
 				 s->marker_fd == -ENOENT ?
 				 "no trace instance (run under 'wakebench trace record -- ...')" :
 				 strerror(-s->marker_fd));
-			return -1;
+			return s->marker_fd;
 		}
 	}
 	if (o->log_path) {
-		char snap[4096];
-		size_t n = strlen(o->log_path);
-		int ret;
-
-		/* server.csv -> server.snapshot.json, beside the log */
-		if (n > 4 && !strcmp(o->log_path + n - 4, ".csv"))
-			n -= 4;
-		snprintf(snap, sizeof(snap), "%.*s.snapshot.json", (int)n,
-			 o->log_path);
-		ret = snapshot_write_json(snap, "server", o->cmdline);
-		if (ret) {
-			snprintf(msg, sizeof(msg), "cannot write %s: %s", snap,
-				 strerror(-ret));
-			return -1;
-		}
+		ret = snapshot_write_beside(o->log_path, "server", o->cmdline,
+					    msg, msglen);
+		if (ret)
+			return ret;
 	}
 	if (o->cpu >= 0) {
-		int ret = cpu_pin_self(o->cpu);
-
+		ret = cpu_pin_self(o->cpu);
 		if (ret) {
-			snprintf(msg, sizeof(msg), "cannot pin to CPU %d: %s",
+			snprintf(msg, msglen, "cannot pin to CPU %d: %s",
 				 o->cpu, strerror(-ret));
-			return -1;
+			return ret;
 		}
 	}
 	if (o->port_file) {
-		FILE *f = fopen(o->port_file, "w");
-
-		if (!f) {
-			snprintf(msg, sizeof(msg), "cannot write %s: %s",
-				 o->port_file, strerror(errno));
-			return -1;
-		}
-		if (o->have_prequery_port)
-			fprintf(f, "%u %u\n", bound, pq_bound);
-		else
-			fprintf(f, "%u\n", bound);
-		if (fclose(f)) {
-			snprintf(msg, sizeof(msg), "cannot write %s: %s",
-				 o->port_file, strerror(errno));
-			return -1;
-		}
+		ret = serve_write_port_file(s->loop, o->port_file, msg, msglen);
+		if (ret)
+			return ret;
 	}
 	if (!o->quiet) {
 		fprintf(stderr, "%s: %s %s:%u", PROG, net_proto_name(o->proto),
@@ -721,64 +495,11 @@ static int setup(struct server *s, char **err)
 	return 0;
 }
 
-static int run(struct server *s)
-{
-	struct epoll_event evs[MAX_EVENTS];
-	int idle_ms = -1;
-
-	while (!s->stop) {
-		int timeout = s->o.busy_poll ? 0 : idle_ms;
-		int n;
-
-		if (s->accept_resume_ns) {
-			uint64_t now = clock_now_ns();
-
-			if (now >= s->accept_resume_ns) {
-				s->accept_resume_ns = 0;
-				listeners_events(s, EPOLLIN);
-			} else {
-				int ms = (int)((s->accept_resume_ns - now) /
-					       1000000) + 1;
-
-				if (timeout < 0 || ms < timeout)
-					timeout = ms;
-			}
-		}
-		n = epoll_wait(s->epfd, evs, MAX_EVENTS, timeout);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		for (int i = 0; i < n; i++) {
-			struct endpoint *ep = evs[i].data.ptr;
-
-			switch (ep->kind) {
-			case EP_SIGNAL:
-				s->stop = 1;
-				break;
-			case EP_LISTEN:
-				do_accept(s, ep);
-				break;
-			case EP_UDP:
-				udp_read(s, ep);
-				break;
-			case EP_CONN:
-				conn_read(s, ep);
-				break;
-			}
-		}
-		if (s->o.idle_timeout_ns)
-			idle_ms = close_idle(s);
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct server *s = calloc(1, sizeof(*s));
-	char *err;
+	struct serve_stats ls = { 0 };
+	char msg[4400];
 	int ret, rc = 0;
 
 	if (!s)
@@ -787,15 +508,15 @@ int main(int argc, char **argv)
 	s->o.cmdline = opt_cmdline(argc, argv);
 	if (!s->o.cmdline)
 		opt_die(PROG, "out of memory");
-	if (setup(s, &err))
-		opt_die(PROG, "%s", err);
-	ret = run(s);
+	if (setup(s, msg, sizeof(msg)))
+		opt_die(PROG, "%s", msg);
+	ret = serve_run(s->loop);
 	if (ret) {
 		fprintf(stderr, "%s: epoll_wait: %s\n", PROG, strerror(-ret));
 		rc = 1;
 	}
-	while (s->conns.next != &s->conns)
-		conn_close(s, s->conns.next);
+	serve_stats(s->loop, &ls);
+	serve_close(s->loop);
 	ret = csv_close(s->log);
 	if (ret) {
 		fprintf(stderr, "%s: writing %s: %s\n", PROG, s->o.log_path,
@@ -807,10 +528,10 @@ int main(int argc, char **argv)
 		PROG, (unsigned long long)s->st.requests,
 		(unsigned long long)s->st.prequeries,
 		(unsigned long long)s->st.rejected,
-		(unsigned long long)s->st.connections,
-		(unsigned long long)s->st.refused,
+		(unsigned long long)ls.connections,
+		(unsigned long long)ls.refused,
 		(unsigned long long)s->st.dropped,
-		(unsigned long long)s->st.idle_closed);
+		(unsigned long long)ls.idle_closed);
 	ret = cstate_end(s->cs);
 	if (ret < 0) {
 		fprintf(stderr, "%s: restoring idle states: %s (run 'wakebench cstate restore')\n",

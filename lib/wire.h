@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wire: the protocol table. Everything a program needs to know about a
+ * wire protocol is one struct wb_proto_ops: how a request, a pre-query
+ * and a reply are encoded, how a byte stream is cut into messages, how a
+ * datagram is checked, and how a reply is matched to its request (by the
+ * sequence number it echoes, here). Client, server and midtier call
+ * through the table and never touch a protocol's bytes, so a new protocol
+ * is a new wire_*.c file and a line in wire.c.
+ *
+ * Whatever the protocol, a message reaches a program as a struct
+ * proto_msg (type, seq, times, payload length).
+ */
+#ifndef WB_WIRE_H
+#define WB_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "framer.h"
+#include "proto.h"
+
+struct wb_proto_ops;
+
+/* One direction of one connection: the protocol's parser state. */
+struct wire_conn {
+	const struct wb_proto_ops *ops;
+	union {
+		struct framer fr;	/* wakebench */
+	} u;
+};
+
+/* Called for each complete message; non-zero stops the feed. */
+typedef int (*wire_msg_fn)(const struct proto_msg *m, void *arg);
+
+struct wb_proto_ops {
+	const char *name;
+	int datagrams;		/* one message per datagram works (UDP) */
+	/* Bytes m takes on the wire, header and payload. */
+	size_t (*msg_len)(const struct proto_msg *m);
+	/*
+	 * Writes m (its payload is zeros) into buf; returns the bytes
+	 * written, or -ENOSPC when cap is short of msg_len(m). c is the
+	 * connection it goes out on (NULL for a datagram).
+	 */
+	ssize_t (*encode)(struct wire_conn *c, const struct proto_msg *m,
+			  uint8_t *buf, size_t cap);
+	void (*conn_init)(struct wire_conn *c, uint32_t payload_cap);
+	/*
+	 * Consumes len stream bytes, calling fn for each message complete.
+	 * Returns 0, a negative error (malformed: drop the stream; see
+	 * strerror), or the first non-zero value of fn (the rest of buf is
+	 * then not consumed).
+	 */
+	int (*feed)(struct wire_conn *c, const uint8_t *buf, size_t len,
+		    wire_msg_fn fn, void *arg);
+	/* Most bytes a feed may take without completing two messages. */
+	size_t (*feed_step)(const struct wire_conn *c);
+	/* True while a message is partly received. */
+	int (*partial)(const struct wire_conn *c);
+	/* Checks and decodes one datagram: 0 or a negative error. */
+	int (*decode)(const uint8_t *buf, size_t len, uint32_t payload_cap,
+		      struct proto_msg *m);
+	const char *(*strerror)(int err);
+};
+
+extern const struct wb_proto_ops wire_wakebench;
+
+/* The protocol called name, or NULL. */
+const struct wb_proto_ops *wire_find(const char *name);
+
+static inline void wire_conn_init(struct wire_conn *c,
+				  const struct wb_proto_ops *ops,
+				  uint32_t payload_cap)
+{
+	c->ops = ops;
+	ops->conn_init(c, payload_cap);
+}
+
+static inline int wire_feed(struct wire_conn *c, const uint8_t *buf,
+			    size_t len, wire_msg_fn fn, void *arg)
+{
+	return c->ops->feed(c, buf, len, fn, arg);
+}
+
+static inline int wire_partial(const struct wire_conn *c)
+{
+	return c->ops->partial(c);
+}
+
+#endif
