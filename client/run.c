@@ -20,10 +20,10 @@
 #include <unistd.h>
 
 #include "client.h"
-#include "framer.h"
 #include "marker.h"
 #include "proto.h"
 #include "schedule.h"
+#include "wire.h"
 
 /* Below this distance to a send time we stop polling and spin on the clock. */
 #define SPIN_GUARD_NS 2000ull
@@ -34,12 +34,13 @@
 
 struct conn {
 	int fd;
-	struct framer fr;
+	struct wire_conn w;
 };
 
 struct loop {
 	struct run *r;
 	const struct client_opts *o;
+	const struct wb_proto_ops *wire;
 	struct conn *conns;
 	uint64_t nconns;
 	struct conn *pq;	/* pre-query connection, NULL: in-band */
@@ -228,10 +229,12 @@ static int conn_drain(struct loop *l, struct conn *c)
 		}
 		if (l->o->proto == NET_UDP) {
 			struct proto_msg m;
-			int err = proto_decode(l->rx, (size_t)n, PROTO_MAX_PAYLOAD, &m);
+			int err = l->wire->decode(l->rx, (size_t)n,
+						  PROTO_MAX_PAYLOAD, &m);
 
 			if (err) {
-				fail(r, "malformed reply: %s", proto_strerror(err));
+				fail(r, "malformed reply: %s",
+				     l->wire->strerror(err));
 				return -1;
 			}
 			if (on_reply(l, &m, now))
@@ -239,11 +242,10 @@ static int conn_drain(struct loop *l, struct conn *c)
 			continue;
 		}
 		struct feed_ctx ctx = { l, now };
-		int ret = framer_feed(&c->fr, l->rx, (size_t)n, on_stream_msg,
-				      &ctx);
+		int ret = wire_feed(&c->w, l->rx, (size_t)n, on_stream_msg, &ctx);
 
 		if (ret < 0)
-			fail(r, "malformed reply: %s", proto_strerror(ret));
+			fail(r, "malformed reply: %s", l->wire->strerror(ret));
 		if (ret)
 			return -1;
 	}
@@ -347,21 +349,33 @@ static int wait_until(struct loop *l, uint64_t target)
 	}
 }
 
-static void encode(const struct client_opts *o, uint8_t type, uint64_t seq,
-		   uint64_t now, uint8_t *buf)
+static struct proto_msg message(const struct client_opts *o, uint8_t type,
+				 uint64_t seq, uint64_t now)
 {
-	struct proto_msg m = {
+	return (struct proto_msg){
 		.type = type, .seq = seq, .client_send_ns = now,
 		.service_ns = type == PROTO_REQUEST ? o->service_ns : 0,
 		.payload_len = type == PROTO_REQUEST ? (uint32_t)o->payload : 0,
 	};
-
-	proto_encode(&m, buf);
 }
 
-static size_t frame_len(const struct client_opts *o, uint8_t type)
+/* A request or pre-query for connection c at buf (txbuf has room for a
+ * pre-query and a request, or a batch of requests: see send_due). */
+static size_t encode(struct loop *l, struct conn *c, uint8_t type,
+		     uint64_t seq, uint64_t now, uint8_t *buf)
 {
-	return PROTO_HDR_LEN + (type == PROTO_REQUEST ? o->payload : 0);
+	struct proto_msg m = message(l->o, type, seq, now);
+	ssize_t len = l->wire->encode(&c->w, &m, buf,
+				      l->txlen - (size_t)(buf - l->txbuf));
+
+	return len < 0 ? 0 : (size_t)len;
+}
+
+static size_t frame_len(struct loop *l, uint8_t type)
+{
+	struct proto_msg m = message(l->o, type, 0, 0);
+
+	return l->wire->msg_len(&m);
 }
 
 static int send_msg(struct loop *l, struct conn *c, uint8_t type,
@@ -369,10 +383,12 @@ static int send_msg(struct loop *l, struct conn *c, uint8_t type,
 {
 	int err;
 
+	size_t len;
+
 	*sent_ns = clock_now_ns();
-	encode(l->o, type, seq, *sent_ns, l->txbuf);
-	err = net_send_all(c->fd, l->txbuf, frame_len(l->o, type),
-			   l->o->timeout_ns);
+	len = encode(l, c, type, seq, *sent_ns, l->txbuf);
+	err = len ? net_send_all(c->fd, l->txbuf, len, l->o->timeout_ns) :
+	      -EMSGSIZE;
 	/* What a pre-query's own send() costs decides how early it must go. */
 	if (!err && type == PROTO_PREQUERY)
 		pqplan_cost_add(&l->r->send_cost, clock_now_ns() - *sent_ns);
@@ -397,12 +413,12 @@ static int send_together(struct loop *l, uint64_t i)
 	struct run *r = l->r;
 	struct req_rec *q = &r->reqs[i];
 	struct conn *c = &l->conns[i % l->nconns];
-	size_t pql = frame_len(o, PROTO_PREQUERY), rql = frame_len(o, PROTO_REQUEST);
+	size_t pql = frame_len(l, PROTO_PREQUERY), rql = frame_len(l, PROTO_REQUEST);
 	uint64_t now = clock_now_ns();
 	int err = 0;
 
-	encode(o, PROTO_PREQUERY, i, now, l->txbuf);
-	encode(o, PROTO_REQUEST, i, now, l->txbuf + pql);
+	encode(l, c, PROTO_PREQUERY, i, now, l->txbuf);
+	encode(l, c, PROTO_REQUEST, i, now, l->txbuf + pql);
 	if (o->proto == NET_TCP) {
 		err = net_send_all(c->fd, l->txbuf, pql + rql, o->timeout_ns);
 	} else {
@@ -538,7 +554,7 @@ static int64_t send_due(struct loop *l, uint64_t i)
 {
 	struct run *r = l->r;
 	const struct client_opts *o = l->o;
-	size_t frame = PROTO_HDR_LEN + o->payload;
+	size_t frame = frame_len(l, PROTO_REQUEST);
 	uint64_t n = 1, now;
 	int err;
 
@@ -552,7 +568,8 @@ static int64_t send_due(struct loop *l, uint64_t i)
 	if (n == 1)
 		return send_request(l, i) ? -1 : 1;
 	for (uint64_t k = 0; k < n; k++) {
-		encode(o, PROTO_REQUEST, i + k, now, l->txbuf + k * frame);
+		encode(l, &l->conns[0], PROTO_REQUEST, i + k, now,
+		       l->txbuf + k * frame);
 		r->reqs[i + k].sent_ns = now;
 	}
 	err = net_send_all(l->conns[0].fd, l->txbuf, n * frame, o->timeout_ns);
@@ -648,7 +665,7 @@ static int loop_setup(struct loop *l)
 		}
 	}
 	/* room for a pre-query and its request (send_together) */
-	l->txlen = 2 * PROTO_HDR_LEN + o->payload;
+	l->txlen = frame_len(l, PROTO_PREQUERY) + frame_len(l, PROTO_REQUEST);
 	if (l->txlen < TX_BATCH_BYTES)
 		l->txlen = TX_BATCH_BYTES;
 	l->txbuf = calloc(1, l->txlen);
@@ -668,7 +685,7 @@ static int loop_setup(struct loop *l)
 		}
 		c->fd = fd;
 		l->nconns++;
-		framer_init(&c->fr, PROTO_MAX_PAYLOAD);
+		wire_conn_init(&c->w, l->wire, PROTO_MAX_PAYLOAD);
 		ev.data.ptr = c;
 		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			fail(l->r, "epoll_ctl: %s", strerror(errno));
@@ -686,7 +703,7 @@ static int loop_setup(struct loop *l)
 			return -1;
 		}
 		c->fd = fd;
-		framer_init(&c->fr, PROTO_MAX_PAYLOAD);
+		wire_conn_init(&c->w, l->wire, PROTO_MAX_PAYLOAD);
 		ev.data.ptr = c;
 		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
@@ -724,6 +741,7 @@ void run_experiment(struct run *r)
 	}
 	l->r = r;
 	l->o = r->o;
+	l->wire = &wire_wakebench;
 	l->epfd = l->sigfd = l->marker_fd = -1;
 	if (r->o->adaptive && hillclimb_init(&r->hc, &r->o->hc)) {
 		fail(r, "invalid adaptive pre-query settings");

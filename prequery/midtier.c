@@ -37,7 +37,6 @@
 #include <string.h>
 #include <linux/futex.h>
 #include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,13 +46,14 @@
 #include "cpu.h"
 #include "csv.h"
 #include "cstate.h"
-#include "framer.h"
 #include "hillclimb.h"
 #include "net.h"
 #include "opt.h"
 #include "proto.h"
 #include "relay.h"
+#include "serve.h"
 #include "snapshot.h"
+#include "wire.h"
 
 #define PROG "wakebench-midtier"
 #define SLOTS 65536		/* requests in flight to the backend */
@@ -90,25 +90,21 @@ struct mt_opts {
 	char *cmdline;
 };
 
-enum ep_kind { EP_SIGNAL, EP_LISTEN, EP_CLIENT, EP_BACKEND };
-
-struct ep {
-	enum ep_kind kind;
-	int fd;
-	uint64_t id;
-	int closed;
-	int rd_closed;		/* client shut its write side: replies still go */
-	int dead;		/* closed, nothing outstanding: freed by reap() */
+/*
+ * A client connection's state (serve_conn_priv). A slot pointing at the
+ * connection holds a reference to it (serve_conn_hold), so a client that
+ * closes with requests in flight stays allocated until they finish.
+ */
+struct client {
+	struct wire_conn w;
 	uint64_t outstanding;	/* slots pointing at this client */
-	struct framer fr;
-	struct ep *prev, *next;	/* clients not yet freed, for shutdown */
 };
 
 struct slot {
 	int used;
 	int queued;		/* waiting for the backend connection */
 	uint64_t bseq;		/* the midtier sequence this slot holds */
-	struct ep *client;
+	struct serve_conn *client;
 	uint64_t client_seq, client_send_ns, service_ns;
 	uint32_t payload_len;
 	uint64_t recv_ns, forward_ns;
@@ -119,22 +115,20 @@ struct slot {
 
 struct mt {
 	struct mt_opts o;
-	int epfd;
-	struct ep sig, listen, backend;
-	struct ep *clients;
-	struct ep *graveyard;	/* clients to free at the end of the loop turn */
+	struct serve *loop;
+	const struct wb_proto_ops *wire;
+	struct serve_fd backend;
+	struct wire_conn bwire;	/* replies from the backend */
+	uint8_t *fwd;		/* a forwarded request, payload included */
 	enum { BK_DOWN, BK_CONNECTING, BK_UP } bstate;
 	uint64_t connect_deadline;
 	struct backoff bo;
 	int backend_ever_up, backend_outage_told;
-	int stopping;		/* a signal arrived during the work spin */
-	sigset_t sigs;
 	struct slot *slots;
 	uint64_t next_seq;	/* midtier sequence to the backend */
 	uint64_t oldest;	/* lowest seq possibly outstanding */
 	struct csv *log, *traj;
 	struct hillclimb hc;
-	uint64_t nconns, next_conn_id;
 	struct cstate_session *cs;
 	uint8_t rx[RX_BUF];
 	uint64_t rx_ns;
@@ -151,7 +145,7 @@ struct mt {
 	/* counters */
 	uint64_t requests, forwarded, errors, timeouts, late_replies;
 	uint64_t bogus_replies, too_large, backend_reconnects;
-	uint64_t connections, rejected, refused;
+	uint64_t rejected;
 };
 
 static const char *const helper_wait_names[] = { "block", "spin", NULL };
@@ -379,6 +373,7 @@ static void *helper_main(void *arg)
 	struct mt *m = arg;
 	uint64_t last = 0, next_check = 0, failed_connects = 0;
 	uint8_t buf[PROTO_HDR_LEN];
+	struct wire_conn pw;	/* the pre-query connection's protocol state */
 	struct backoff bo;
 	int fd = -1, ever_up = 0;
 
@@ -402,6 +397,7 @@ static void *helper_main(void *arg)
 				continue;
 			}
 			backoff_reset(&bo);
+			wire_conn_init(&pw, m->wire, PROTO_MAX_PAYLOAD);
 			if (ever_up) {
 				atomic_fetch_add(&m->pq_reconnects, 1);
 				fprintf(stderr, "%s: pre-query connection restored\n", PROG);
@@ -452,12 +448,14 @@ static void *helper_main(void *arg)
 		 * forwards the request. */
 		struct proto_msg pq = { .type = PROTO_PREQUERY, .seq = id - 1 };
 		_Atomic uint64_t *logged = &m->slots[(id - 1) % SLOTS].prequery_ns;
+		ssize_t len;
 		int err;
 
 		pq.client_send_ns = now = clock_now_ns();
-		proto_encode(&pq, buf);
+		len = m->wire->encode(&pw, &pq, buf, sizeof(buf));
 		atomic_store(logged, now);
-		err = net_send_all(fd, buf, sizeof(buf), SEND_TIMEOUT_NS);
+		err = len < 0 ? (int)len :
+		      net_send_all(fd, buf, (size_t)len, SEND_TIMEOUT_NS);
 		if (err) {
 			atomic_store(logged, 0);
 			atomic_fetch_add(&m->pq_failed, 1);
@@ -476,65 +474,13 @@ static void *helper_main(void *arg)
 
 /* ---- main thread ------------------------------------------------------ */
 
-static int ep_add(struct mt *m, struct ep *e)
+static void client_close(struct mt *m, struct serve_conn *c)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = e };
-
-	return epoll_ctl(m->epfd, EPOLL_CTL_ADD, e->fd, &ev) ? -errno : 0;
-}
-
-static void client_unlink(struct mt *m, struct ep *c)
-{
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		m->clients = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	c->prev = c->next = NULL;
-}
-
-/*
- * A client's lifetime has one owner: a closed client with no request in
- * flight moves to the graveyard, and only reap(), at the end of a turn of
- * the event loop, frees it. Until then every pointer to it (the epoll
- * events of this turn, a handle_request() or client_read() up the stack)
- * stays valid and sees closed = 1.
- */
-static void client_release(struct mt *m, struct ep *c)
-{
-	if (!c->closed || c->outstanding || c->dead)
-		return;
-	client_unlink(m, c);
-	c->dead = 1;
-	c->next = m->graveyard;
-	m->graveyard = c;
-}
-
-static void reap(struct mt *m)
-{
-	while (m->graveyard) {
-		struct ep *c = m->graveyard;
-
-		m->graveyard = c->next;
-		free(c);
-	}
-}
-
-static void client_close(struct mt *m, struct ep *c)
-{
-	if (c->closed)
-		return;
-	if (!c->rd_closed)
-		epoll_ctl(m->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	c->closed = 1;
-	m->nconns--;
-	client_release(m, c);
+	serve_conn_close(m->loop, c);
 }
 
 /* br: the backend's REPLY (its times and applied service time), or NULL. */
-static void reply_client(struct mt *m, struct ep *c, uint8_t type,
+static void reply_client(struct mt *m, struct serve_conn *c, uint8_t type,
 			 uint64_t seq, uint64_t client_send_ns,
 			 const struct proto_msg *br)
 {
@@ -551,10 +497,13 @@ static void reply_client(struct mt *m, struct ep *c, uint8_t type,
 		r.service_ns = br->service_ns;
 	}
 
+	struct client *cl = serve_conn_priv(c);
+	ssize_t len;
+
 	if (c->closed)
 		return;
-	proto_encode(&r, buf);
-	if (net_send_all(c->fd, buf, sizeof(buf), SEND_TIMEOUT_NS))
+	len = m->wire->encode(&cl->w, &r, buf, sizeof(buf));
+	if (len < 0 || net_send_all(c->fd, buf, (size_t)len, SEND_TIMEOUT_NS))
 		client_close(m, c);
 }
 
@@ -596,6 +545,7 @@ static void finish(struct mt *m, uint64_t bseq, const struct proto_msg *br,
 		   const char *status)
 {
 	struct slot *s = &m->slots[bseq % SLOTS];
+	struct client *cl = serve_conn_priv(s->client);
 	uint64_t now;
 
 	if (br)
@@ -610,11 +560,11 @@ static void finish(struct mt *m, uint64_t bseq, const struct proto_msg *br,
 	log_row(m, s, bseq, br ? m->rx_ns : 0, now, status);
 	s->used = 0;
 	s->queued = 0;
-	s->client->outstanding--;
+	cl->outstanding--;
 	/* A client that half-closed is closed once it has all its replies. */
-	if (s->client->rd_closed && !s->client->outstanding)
+	if (s->client->rd_closed && !cl->outstanding)
 		client_close(m, s->client);
-	client_release(m, s->client);
+	serve_conn_put(m->loop, s->client);
 }
 
 /* Every request in flight to the backend gets an ERROR reply. */
@@ -628,7 +578,7 @@ static void fail_outstanding(struct mt *m, const char *status)
 
 static void backend_close(struct mt *m)
 {
-	epoll_ctl(m->epfd, EPOLL_CTL_DEL, m->backend.fd, NULL);
+	serve_fd_del(m->loop, &m->backend);
 	close(m->backend.fd);
 	m->backend.fd = -1;
 	m->bstate = BK_DOWN;
@@ -673,22 +623,18 @@ static void backend_connect_failed(struct mt *m, int err)
 
 static int forward(struct mt *m, struct slot *s)
 {
-	uint8_t buf[PROTO_HDR_LEN];
 	struct proto_msg f = { .type = PROTO_REQUEST, .seq = s->bseq,
 			       .service_ns = s->service_ns,
 			       .payload_len = s->payload_len };
+	ssize_t len;
 	int err;
 
 	f.client_send_ns = s->forward_ns = clock_now_ns();
-	proto_encode(&f, buf);
-	err = net_send_all(m->backend.fd, buf, sizeof(buf), SEND_TIMEOUT_NS);
-	for (uint32_t left = s->payload_len; !err && left;) {
-		uint32_t n = left < sizeof(m->rx) ? left : sizeof(m->rx);
-
-		memset(m->rx, 0, n);
-		err = net_send_all(m->backend.fd, m->rx, n, SEND_TIMEOUT_NS);
-		left -= n;
-	}
+	/* m->fwd holds the largest request handle_request lets through */
+	len = m->wire->encode(&m->bwire, &f, m->fwd,
+			      PROTO_HDR_LEN + (size_t)m->o.max_payload);
+	err = len < 0 ? (int)len :
+	      net_send_all(m->backend.fd, m->fwd, (size_t)len, SEND_TIMEOUT_NS);
 	if (err) {
 		backend_down(m, strerror(-err));
 		return err;
@@ -700,10 +646,10 @@ static int forward(struct mt *m, struct slot *s)
 
 static void backend_connected(struct mt *m)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &m->backend };
+	int err = serve_fd_mod(m->loop, &m->backend, EPOLLIN);
 
-	if (epoll_ctl(m->epfd, EPOLL_CTL_MOD, m->backend.fd, &ev)) {
-		backend_connect_failed(m, -errno);
+	if (err) {
+		backend_connect_failed(m, err);
 		return;
 	}
 	m->bstate = BK_UP;
@@ -727,8 +673,6 @@ static void backend_connected(struct mt *m)
 /* Starts a non-blocking connect; never waits. */
 static void backend_connect(struct mt *m)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT,
-				  .data.ptr = &m->backend };
 	int done, fd;
 
 	if (m->bstate != BK_DOWN)
@@ -738,10 +682,9 @@ static void backend_connect(struct mt *m)
 		backend_connect_failed(m, fd);
 		return;
 	}
-	m->backend.kind = EP_BACKEND;
 	m->backend.fd = fd;
-	framer_init(&m->backend.fr, PROTO_MAX_PAYLOAD);
-	if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+	wire_conn_init(&m->bwire, m->wire, PROTO_MAX_PAYLOAD);
+	if (serve_fd_add(m->loop, &m->backend, EPOLLIN | EPOLLOUT)) {
 		close(fd);
 		m->backend.fd = -1;
 		backend_connect_failed(m, -EIO);
@@ -815,8 +758,7 @@ static void backend_read(struct mt *m)
 			return;
 		}
 		m->rx_ns = clock_now_ns();
-		ret = framer_feed(&m->backend.fr, m->rx, (size_t)n,
-				  on_backend_msg, m);
+		ret = wire_feed(&m->bwire, m->rx, (size_t)n, on_backend_msg, m);
 		if (ret < 0) {
 			backend_down(m, "sent a malformed reply");
 			return;
@@ -824,13 +766,26 @@ static void backend_read(struct mt *m)
 	}
 }
 
+/* The backend's fd: connecting (writable or in error), or replies. */
+static void backend_event(struct serve_fd *w, uint32_t events, void *arg)
+{
+	struct mt *m = arg;
+
+	(void)w;
+	(void)events;
+	if (m->bstate == BK_CONNECTING)
+		backend_connect_progress(m);
+	else if (m->bstate == BK_UP)
+		backend_read(m);
+}
+
 struct client_ctx {
 	struct mt *m;
-	struct ep *c;
+	struct serve_conn *c;
 };
 
 /* Answer a request that gets no slot with an ERROR reply, and log it. */
-static int refuse_request(struct mt *m, struct ep *c, const struct proto_msg *q,
+static int refuse_request(struct mt *m, struct serve_conn *c, const struct proto_msg *q,
 			  const char *status)
 {
 	struct slot tmp = { .client = c, .client_seq = q->seq,
@@ -843,18 +798,6 @@ static int refuse_request(struct mt *m, struct ep *c, const struct proto_msg *q,
 	return c->closed;
 }
 
-static int signal_pending(struct mt *m)
-{
-	sigset_t p;
-
-	if (sigpending(&p))
-		return 0;
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sigismember(&m->sigs, sig) && sigismember(&p, sig))
-			return 1;
-	return 0;
-}
-
 /* The midtier's own work: busy-wait until `until`, but look for a
  * pending SIGINT/SIGTERM/SIGHUP every millisecond and stop early. */
 static void do_work(struct mt *m, uint64_t until)
@@ -863,8 +806,8 @@ static void do_work(struct mt *m, uint64_t until)
 
 	while ((now = clock_now_ns()) < until) {
 		if (now >= next) {
-			if (signal_pending(m)) {
-				m->stopping = 1;
+			if (serve_signal_pending(m->loop)) {
+				serve_stop(m->loop);
 				return;
 			}
 			next = now + MS;
@@ -903,7 +846,8 @@ static int handle_request(const struct proto_msg *q, void *arg)
 {
 	struct client_ctx *ctx = arg;
 	struct mt *m = ctx->m;
-	struct ep *c = ctx->c;
+	struct serve_conn *c = ctx->c;
+	struct client *cl = serve_conn_priv(c);
 	uint64_t bseq = m->next_seq;
 	struct slot *s = &m->slots[bseq % SLOTS];
 
@@ -936,7 +880,8 @@ static int handle_request(const struct proto_msg *q, void *arg)
 			    .recv_ns = m->rx_ns, .window = m->hc.windows };
 	atomic_store(&s->prequery_ns, 0);
 	s->delay_us = atomic_load(&m->delay_ns) / 1e3;
-	c->outstanding++;
+	cl->outstanding++;
+	serve_conn_hold(c);
 	if (m->o.prequery) {
 		atomic_store(&m->pending_recv_ns, m->rx_ns);
 		atomic_store_explicit(&m->pending, bseq + 1, memory_order_release);
@@ -951,83 +896,50 @@ static int handle_request(const struct proto_msg *q, void *arg)
 		prequery_resolve(m, bseq + 1);
 	if (m->bstate == BK_UP)
 		forward(m, s);
-	/* c stays allocated until reap(), even if that closed it. */
+	/* c stays allocated until the loop's turn ends, even if closed. */
 	return c->closed;
 }
 
-static void client_read(struct mt *m, struct ep *c)
+/* ---- the serving loop's callbacks (serve.h) --------------------------- */
+
+static void on_conn_open(struct serve_conn *c, void *arg)
 {
-	struct client_ctx ctx = { m, c };
+	struct mt *m = arg;
+	struct client *cl = serve_conn_priv(c);
 
-	while (!c->closed && !c->rd_closed) {
-		uint8_t buf[RX_BUF];
-		ssize_t n = net_read(c->fd, buf, sizeof(buf));
-		int ret;
-
-		if (n == -EAGAIN)
-			return;
-		if (n < 0 || (n == 0 && framer_partial(&c->fr))) {
-			m->rejected++;
-			client_close(m, c);
-			return;
-		}
-		if (n == 0) {
-			/* The client shut its write side: no more requests,
-			 * but the replies to those in flight still go. */
-			if (!c->outstanding) {
-				client_close(m, c);
-				return;
-			}
-			epoll_ctl(m->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-			c->rd_closed = 1;
-			return;
-		}
-		m->rx_ns = clock_now_ns();
-		ret = framer_feed(&c->fr, buf, (size_t)n, handle_request, &ctx);
-		if (ret < 0)
-			m->rejected++;
-		if (ret) {
-			client_close(m, c);
-			return;
-		}
-	}
+	/* Any size the protocol allows: too large ones get an ERROR reply. */
+	wire_conn_init(&cl->w, m->wire, PROTO_MAX_PAYLOAD);
 }
 
-static void do_accept(struct mt *m)
+static ssize_t on_data(struct serve_conn *c, const uint8_t *buf, size_t len,
+		       uint64_t rx_ns, void *arg)
 {
-	for (;;) {
-		int fd = accept4(m->listen.fd, NULL, NULL,
-				 SOCK_NONBLOCK | SOCK_CLOEXEC), one = 1;
-		struct ep *c;
+	struct mt *m = arg;
+	struct client *cl = serve_conn_priv(c);
+	struct client_ctx ctx = { m, c };
+	int ret;
 
-		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			return;
-		}
-		if (m->nconns >= m->o.max_conns || !(c = calloc(1, sizeof(*c)))) {
-			m->refused++;
-			close(fd);
-			continue;
-		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		c->kind = EP_CLIENT;
-		c->fd = fd;
-		c->id = ++m->next_conn_id;
-		framer_init(&c->fr, PROTO_MAX_PAYLOAD);
-		if (ep_add(m, c)) {
-			close(fd);
-			free(c);
-			m->refused++;
-			continue;
-		}
-		c->next = m->clients;
-		if (c->next)
-			c->next->prev = c;
-		m->clients = c;
-		m->nconns++;
-		m->connections++;
+	m->rx_ns = rx_ns;
+	ret = wire_feed(&cl->w, buf, len, handle_request, &ctx);
+	if (ret < 0)
+		m->rejected++;
+	return ret ? -1 : (ssize_t)len;
+}
+
+/*
+ * A client that shut its write side sends no more requests, but the
+ * replies to those in flight still go: keep it open until they have.
+ */
+static int on_eof(struct serve_conn *c, int err, void *arg)
+{
+	struct mt *m = arg;
+	struct client *cl = serve_conn_priv(c);
+
+	if (err || wire_partial(&cl->w)) {
+		m->rejected++;
+		return 0;
 	}
+	return cl->outstanding > 0;
 }
 
 static void check_timeouts(struct mt *m)
@@ -1048,31 +960,51 @@ static void check_timeouts(struct mt *m)
 	}
 }
 
-static const char *setup(struct mt *m)
+/* Before each wait: time out what is due; poll while anything is. */
+static int on_tick(void *arg)
 {
-	static char msg[4400];
-	struct mt_opts *o = &m->o;
-	uint16_t bound = 0;
-	sigset_t mask;
-	int fd;
+	struct mt *m = arg;
 
+	if (m->bstate == BK_CONNECTING &&
+	    clock_now_ns() >= m->connect_deadline)
+		backend_connect_failed(m, -ETIMEDOUT);
+	check_timeouts(m);
+	return m->oldest < m->next_seq || m->bstate == BK_CONNECTING ? 10 : 1000;
+}
+
+static const struct serve_ops mt_loop_ops = {
+	.conn_open = on_conn_open,
+	.on_data = on_data,
+	.on_eof = on_eof,
+	.tick = on_tick,
+};
+
+static int setup(struct mt *m, char *msg, size_t msglen)
+{
+	struct mt_opts *o = &m->o;
+	struct serve_cfg cfg = {
+		.ops = &mt_loop_ops, .arg = m, .max_conns = o->max_conns,
+		.conn_priv = sizeof(struct client),
+	};
+	char note[256], why[256];
+	uint16_t bound = 0;
+	int ret;
+
+	m->wire = &wire_wakebench;
 	m->backend.fd = -1;
+	m->backend.fn = backend_event;
 	backoff_init(&m->bo, RECONNECT_MIN_NS, o->reconnect_max_ns);
 	m->slots = calloc(SLOTS, sizeof(*m->slots));
-	m->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (!m->slots || m->epfd < 0)
-		return "out of memory";
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	m->sigs = mask;
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	m->sig.kind = EP_SIGNAL;
-	m->sig.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (m->sig.fd < 0 || ep_add(m, &m->sig))
-		return "signalfd failed";
+	m->fwd = malloc(PROTO_HDR_LEN + (size_t)o->max_payload);
+	if (!m->slots || !m->fwd) {
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = serve_open(&cfg, &m->loop, note, sizeof(note), msg, msglen);
+	if (ret)
+		return ret;
+	if (note[0])
+		fprintf(stderr, "%s: warning: %s\n", PROG, note);
 	/*
 	 * C-states before listening, as in the server: a client that can
 	 * connect is served under the configured idle states (a later setup
@@ -1080,35 +1012,34 @@ static const char *setup(struct mt *m)
 	 */
 	if (o->have_cstates) {
 		m->cs = cstate_run_begin(&o->cstates, o->cpu, o->cmdline, msg,
-					 sizeof(msg));
+					 msglen);
 		if (!m->cs)
-			return msg;
+			return -EINVAL;
 	}
-	fd = net_listen(NET_TCP, o->bind, o->port, 1024, &bound);
-	if (fd < 0) {
-		snprintf(msg, sizeof(msg), "cannot listen on %s port %u: %s",
-			 o->bind, o->port, strerror(-fd));
-		return msg;
+	ret = serve_listen(m->loop, NET_TCP, o->bind, o->port, 0, &bound,
+			   why, sizeof(why));
+	if (ret) {
+		snprintf(msg, msglen, "cannot listen on %s port %u: %s",
+			 o->bind, o->port, why);
+		return ret;
 	}
-	m->listen.kind = EP_LISTEN;
-	m->listen.fd = fd;
-	ep_add(m, &m->listen);
 	if (o->adaptive) {
 		o->hc.initial_us = 0;
-		if (hillclimb_init(&m->hc, &o->hc))
-			return "invalid adaptive settings";
+		if (hillclimb_init(&m->hc, &o->hc)) {
+			snprintf(msg, msglen, "invalid adaptive settings");
+			return -EINVAL;
+		}
 	}
 	atomic_store(&m->delay_ns, (uint64_t)llround(o->delay_us * 1e3));
 	if (o->log_path) {
-		char snap[4096];
 		size_t n = strlen(o->log_path);
-		int ret;
 
 		m->log = csv_open(o->log_path);
 		if (!m->log) {
-			snprintf(msg, sizeof(msg), "cannot write %s: %s",
-				 o->log_path, strerror(errno));
-			return msg;
+			ret = -errno;
+			snprintf(msg, msglen, "cannot write %s: %s",
+				 o->log_path, strerror(-ret));
+			return ret;
 		}
 		csv_header(m->log, "seq,conn,backend_seq,recv_ns,prequery_ns,"
 			   "forward_ns,backend_reply_ns,reply_ns,delay_us,status");
@@ -1121,108 +1052,68 @@ static const char *setup(struct mt *m)
 				 (int)n, o->log_path);
 			o->traj_path = traj;
 		}
-		snprintf(snap, sizeof(snap), "%.*s.snapshot.json", (int)n,
-			 o->log_path);
-		ret = snapshot_write_json(snap, "midtier", o->cmdline);
-		if (ret) {
-			snprintf(msg, sizeof(msg), "cannot write %s: %s", snap,
-				 strerror(-ret));
-			return msg;
-		}
+		ret = snapshot_write_beside(o->log_path, "midtier", o->cmdline,
+					    msg, msglen);
+		if (ret)
+			return ret;
 	}
 	if (o->adaptive && o->traj_path) {
 		m->traj = csv_open(o->traj_path);
 		if (!m->traj) {
-			snprintf(msg, sizeof(msg), "cannot write %s: %s",
-				 o->traj_path, strerror(errno));
-			return msg;
+			ret = -errno;
+			snprintf(msg, msglen, "cannot write %s: %s",
+				 o->traj_path, strerror(-ret));
+			return ret;
 		}
 		csv_header(m->traj, HILLCLIMB_CSV_HEADER);
 	}
-	if (o->cpu >= 0 && cpu_pin_self(o->cpu)) {
-		snprintf(msg, sizeof(msg), "cannot pin to CPU %d", o->cpu);
-		return msg;
+	if (o->cpu >= 0) {
+		ret = cpu_pin_self(o->cpu);
+		if (ret) {
+			snprintf(msg, msglen, "cannot pin to CPU %d: %s",
+				 o->cpu, strerror(-ret));
+			return ret;
+		}
 	}
 	/* Started here, finished by the event loop (it says when the
 	 * backend cannot be reached). */
 	backend_connect(m);
 	if (o->port_file) {
-		FILE *f = fopen(o->port_file, "w");
-
-		if (!f || fprintf(f, "%u\n", bound) < 0 || fclose(f)) {
-			snprintf(msg, sizeof(msg), "cannot write %s", o->port_file);
-			return msg;
-		}
+		ret = serve_write_port_file(m->loop, o->port_file, msg, msglen);
+		if (ret)
+			return ret;
 	}
 	if (!o->quiet)
 		fprintf(stderr, "%s: tcp %s:%u -> %s:%u cpu=%d helper-cpu=%d prequery=%s\n",
 			PROG, o->bind, bound, o->backend.host, o->backend.port,
 			o->cpu, o->helper_cpu, !o->prequery ? "off" :
 			o->adaptive ? "adaptive" : "fixed");
-	return NULL;
-}
-
-static void run(struct mt *m)
-{
-	struct epoll_event evs[64];
-	int stop = 0;
-
-	while (!stop) {
-		/* Poll for timeouts while anything is outstanding or a
-		 * connect is under way. */
-		int timeout = m->oldest < m->next_seq ||
-			      m->bstate == BK_CONNECTING ? 10 : 1000;
-		int n = epoll_wait(m->epfd, evs, 64, timeout);
-
-		for (int i = 0; i < n; i++) {
-			struct ep *e = evs[i].data.ptr;
-
-			switch (e->kind) {
-			case EP_SIGNAL:
-				stop = 1;
-				break;
-			case EP_LISTEN:
-				do_accept(m);
-				break;
-			case EP_BACKEND:
-				if (m->bstate == BK_CONNECTING)
-					backend_connect_progress(m);
-				else if (m->bstate == BK_UP)
-					backend_read(m);
-				break;
-			case EP_CLIENT:
-				client_read(m, e);
-				break;
-			}
-		}
-		if (m->stopping)
-			stop = 1;
-		if (m->bstate == BK_CONNECTING &&
-		    clock_now_ns() >= m->connect_deadline)
-			backend_connect_failed(m, -ETIMEDOUT);
-		check_timeouts(m);
-		/* The one place clients are freed. */
-		reap(m);
-	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct mt *m = calloc(1, sizeof(*m));
+	struct serve_stats ls = { 0 };
 	pthread_t helper;
-	const char *err;
+	char msg[4400];
 	int rc = 0, ret;
 
 	if (!m)
 		opt_die(PROG, "out of memory");
 	parse_opts(&m->o, argc, argv);
 	m->o.cmdline = opt_cmdline(argc, argv);
-	err = setup(m);
-	if (err)
-		opt_die(PROG, "%s", err);
+	if (!m->o.cmdline)
+		opt_die(PROG, "out of memory");
+	if (setup(m, msg, sizeof(msg)))
+		opt_die(PROG, "%s", msg);
 	if (m->o.prequery && pthread_create(&helper, NULL, helper_main, m))
 		opt_die(PROG, "cannot start the helper thread");
-	run(m);
+	ret = serve_run(m->loop);
+	if (ret) {
+		fprintf(stderr, "%s: epoll_wait: %s\n", PROG, strerror(-ret));
+		rc = 1;
+	}
 	atomic_store(&m->stop, 1);
 	/* Ends a helper busy-waiting the delay for a request. */
 	atomic_store(&m->pending, 0);
@@ -1231,15 +1122,8 @@ int main(int argc, char **argv)
 		futex_wake(&m->wake);
 		pthread_join(helper, NULL);
 	}
-	while (m->clients) {
-		struct ep *c = m->clients;
-
-		if (!c->closed)
-			close(c->fd);
-		client_unlink(m, c);
-		free(c);
-	}
-	reap(m);
+	serve_stats(m->loop, &ls);
+	serve_close(m->loop);
 	if (m->bstate != BK_DOWN)
 		close(m->backend.fd);
 	ret = csv_close(m->log);
@@ -1250,8 +1134,11 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	ret = cstate_end(m->cs);
-	if (ret < 0)
+	if (ret < 0) {
+		fprintf(stderr, "%s: restoring idle states: %s (run 'wakebench cstate restore')\n",
+			PROG, strerror(-ret));
 		rc = 1;
+	}
 	fprintf(stderr,
 		"%s: requests=%llu forwarded=%llu prequeries=%llu prequeries_skipped=%llu prequery_failures=%llu errors=%llu timeouts=%llu late_replies=%llu connections=%llu rejected=%llu refused=%llu bogus_replies=%llu too_large=%llu backend_reconnects=%llu prequery_reconnects=%llu\n",
 		PROG, (unsigned long long)m->requests,
@@ -1261,12 +1148,13 @@ int main(int argc, char **argv)
 		(unsigned long long)atomic_load(&m->pq_failed),
 		(unsigned long long)m->errors, (unsigned long long)m->timeouts,
 		(unsigned long long)m->late_replies,
-		(unsigned long long)m->connections,
-		(unsigned long long)m->rejected, (unsigned long long)m->refused,
+		(unsigned long long)ls.connections,
+		(unsigned long long)m->rejected, (unsigned long long)ls.refused,
 		(unsigned long long)m->bogus_replies,
 		(unsigned long long)m->too_large,
 		(unsigned long long)m->backend_reconnects,
 		(unsigned long long)atomic_load(&m->pq_reconnects));
+	free(m->fwd);
 	free(m->slots);
 	free(m->o.cmdline);
 	free(m);

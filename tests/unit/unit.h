@@ -37,5 +37,6 @@ Suite *sweepspec_suite(void);
 Suite *sweepcsv_suite(void);
 Suite *sweepcollect_suite(void);
 Suite *cli_suite(void);
+Suite *serve_suite(void);
 
 #endif
