@@ -78,6 +78,8 @@ static void fmt_hint(const struct cli_opt *o, char *buf, size_t len)
 	if (o->kind == CLI_CPU) {
 		snprintf(buf, len, " (this machine has CPUs 0-%d)",
 			 cpu_count() - 1);
+	} else if (o->kind == CLI_CPUS) {
+		snprintf(buf, len, " (CPUs 0-%d)", cpu_count() - 1);
 	} else if (o->kind == CLI_ENUM && !o->hint) {
 		fmt_names(names, sizeof(names), o->names);
 		snprintf(buf, len, " (%s)", names);
@@ -148,6 +150,19 @@ int cli_value(const struct cli_opt *o, const char *arg, void *base,
 		if (!bad && dest)
 			*(int *)dest = (int)u;
 		break;
+	case CLI_CPUS: {
+		int n = cpu_count();
+		unsigned char *mask = calloc((size_t)(n > 0 ? n : 1), 1);
+
+		bad = !mask || cpu_parse_list(arg, mask, n) < 0;
+		if (bad || !dest) {
+			free(mask);
+			break;
+		}
+		free(*(unsigned char **)dest);
+		*(unsigned char **)dest = mask;
+		break;
+	}
 	case CLI_HOSTPORT: {
 		struct cli_hostport hp;
 

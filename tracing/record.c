@@ -485,47 +485,104 @@ static void need_tracefs(const char *what)
 		opt_die(TRACE_PROG, "tracefs is not mounted and could not be mounted");
 }
 
+struct cleanup_opts {
+	int all;
+};
+
+static const struct cli_opt cleanup_options[] = {
+	{ .name = "all", .kind = CLI_FLAG,
+	  .help = "every wakebench instance, not only the stale ones",
+	  .off = CLI_AT(struct cleanup_opts, all) },
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+const struct cli_cmd trace_cleanup_cmd = {
+	.prog = TRACE_PROG,
+	.usage = "Usage: wakebench trace cleanup [--all]",
+	.about =
+"Removes the tracefs instances (wakebench-PID) a trace record left behind\n"
+"when it was killed (its PID no longer runs wakebench-trace). Every trace\n"
+"record does the same check when it starts. Needs root.\n",
+	.col = 20,
+	.opts = cleanup_options,
+};
+
 int trace_cleanup(int argc, char **argv)
 {
-	int all = 0;
+	struct cleanup_opts o = { 0 };
 
 	signal(SIGPIPE, SIG_IGN);	/* a closed stderr does not stop it half way */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--all"))
-			all = 1;
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("Usage: wakebench trace cleanup [--all]\n"
-			       "Removes the tracefs instances (wakebench-PID) a trace record\n"
-			       "left behind when it was killed (its PID no longer runs\n"
-			       "wakebench-trace); --all removes every wakebench instance.\n"
-			       "Every trace record does the same check when it starts.\n");
-			return 0;
-		} else {
-			opt_usage(TRACE_PROG, "cleanup: unknown argument '%s'", argv[i]);
-		}
-	}
+	cli_parse(&trace_cleanup_cmd, argc, argv, &o);
 	need_tracefs("cleanup");
-	return remove_stale(all, 0) ? 1 : 0;
+	return remove_stale(o.all, 0) ? 1 : 0;
 }
+
+struct record_opts {
+	const char *out;
+	unsigned char *mask;
+	char *events;
+	int buffer_kb;
+	double duration;
+};
+
+static const struct cli_opt record_options[] = {
+	{ .name = "out", .short_name = 'o', .kind = CLI_STRING, .arg = "DIR",
+	  .help = "write the trace here (created): meta.txt, formats/,\n"
+		  "cpuN.raw",
+	  .off = CLI_AT(struct record_opts, out) },
+	{ .name = "cpus", .short_name = 'c', .kind = CLI_CPUS, .arg = "LIST",
+	  .help = "record these CPUs only (default: all)",
+	  .off = CLI_AT(struct record_opts, mask) },
+	{ .name = "events", .kind = CLI_STRING, .arg = "LIST",
+	  .help = "more SYSTEM:EVENT names, comma-separated, besides\n"
+		  "the default ones (e.g. irq:softirq_entry,\n"
+		  "sched:sched_wakeup)",
+	  .off = CLI_AT(struct record_opts, events) },
+	{ .name = "buffer-kb", .kind = CLI_UINT, .store = CLI_INT, .arg = "N",
+	  .min = 4, .max = 1 << 22,
+	  .help = "ring buffer per CPU (default 4096)",
+	  .off = CLI_AT(struct record_opts, buffer_kb) },
+	{ .name = "duration", .short_name = 'D', .kind = CLI_REAL,
+	  .store = CLI_DOUBLE, .arg = "S", .min = 0.001, .max = 1e6,
+	  .hint = "seconds",
+	  .help = "record this long (or around -- COMMAND...)",
+	  .off = CLI_AT(struct record_opts, duration) },
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+const struct cli_cmd trace_record_cmd = {
+	.prog = TRACE_PROG,
+	.usage =
+"Usage: wakebench trace record --out DIR [options]\n"
+"                              (--duration S | -- COMMAND...)",
+	.about =
+"A tracefs instance of its own with trace_clock mono, events power:cpu_idle,\n"
+"irq:irq_handler_entry/exit and user markers (plus --events), the ring\n"
+"buffers streamed to DIR. The COMMAND gets WAKEBENCH_TRACE_INSTANCE so\n"
+"servers and clients started with --trace-markers mark each request. The\n"
+"instance is removed on exit, SIGINT/SIGTERM/SIGHUP/SIGQUIT and when the\n"
+"command fails; processes the command leaves running are stopped (SIGTERM,\n"
+"named on stderr) before. The files take their names (meta.txt last) only\n"
+"when the recording succeeded: a failure (e.g. a full disk: the file and the\n"
+"cause are named) keeps no trace. Once events are recorded it prints\n"
+"\"wakebench-trace: recording in instance NAME into DIR\" on standard error:\n"
+"a load started beside it should wait for that line. Needs root.\n",
+	.col = 24,
+	.max_args = 1000000,	/* checked below, with a hint about -- */
+	.opts = record_options,
+};
 
 int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 {
-	enum { O_EVENTS = 256, O_BUFKB, O_DURATION };
-	static const struct option longopts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "events", required_argument, NULL, O_EVENTS },
-		{ "buffer-kb", required_argument, NULL, O_BUFKB },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *out = NULL;
-	char *events[32], *evlist = NULL, **cmd = NULL, *cmdline;
-	unsigned char *mask = NULL;
-	int nevents = 0, c, rc = 1, buffer_kb = 4096, sig = 0;
-	double duration = 0;
-	uint64_t v, start, end;
+	struct record_opts o = { .buffer_kb = 4096 };
+	const char *out;
+	char *events[32], *evlist, **cmd = NULL, *cmdline;
+	unsigned char *mask;
+	int nevents = 0, rc = 1, buffer_kb, sig = 0, first;
+	double duration;
+	uint64_t start, end;
 	struct rec r = { 0 };
 	pid_t child = -1;
 	char err[4400], meta_tmp[4096];
@@ -540,39 +597,17 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	cmdline = opt_cmdline(full_argc, full_argv);
 	argc = opt_split_command(TRACE_PROG, argc, argv, &cmd);
 	r.ncpus = cpu_count();
-	while ((c = getopt_long(argc, argv, "o:c:D:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'c':
-			free(mask);
-			mask = opt_cpus(TRACE_PROG, optarg, r.ncpus);
-			break;
-		case O_EVENTS:
-			evlist = optarg;
-			break;
-		case O_BUFKB:
-			if (opt_u64(optarg, 4, 1 << 22, &v))
-				opt_usage(TRACE_PROG, "invalid --buffer-kb '%s'", optarg);
-			buffer_kb = (int)v;
-			break;
-		case 'D':
-			if (opt_double(optarg, 0.001, 1e6, &duration))
-				opt_usage(TRACE_PROG, "invalid --duration '%s' (seconds)", optarg);
-			break;
-		case 'h':
-			trace_usage();
-			exit(0);
-		default:
-			opt_bad_option(TRACE_PROG);
-		}
-	}
+	first = cli_parse(&trace_record_cmd, argc, argv, &o);
+	out = o.out;
+	mask = o.mask;
+	evlist = o.events;
+	buffer_kb = o.buffer_kb;
+	duration = o.duration;
 	if (!out)
 		opt_usage(TRACE_PROG, "record needs --out DIR");
-	if (optind < argc)
+	if (first < argc)
 		opt_usage(TRACE_PROG, "unexpected argument '%s' (a command goes after --)",
-			  argv[optind]);
+			  argv[first]);
 	if ((duration > 0) == (cmd != NULL))
 		opt_usage(TRACE_PROG, "record needs --duration S or -- COMMAND (one of them)");
 	for (int i = 0; default_events[i]; i++)

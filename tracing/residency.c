@@ -86,45 +86,76 @@ static int residency_window(const struct window *w, const unsigned char *mask,
 	return rc;
 }
 
-static void parse_window_opts(int argc, char **argv, struct window *w,
-			      const char **out, unsigned char **mask, int *ncpus)
+struct window_opts {
+	double duration;
+	const char *out;
+	unsigned char *mask;
+};
+
+#define WINDOW_DURATION							\
+	{ .name = "duration", .short_name = 'D', .kind = CLI_REAL,	\
+	  .store = CLI_DOUBLE, .arg = "S", .min = 0.001, .max = 1e6,	\
+	  .hint = "seconds",						\
+	  .help = "measure this long (or around -- COMMAND...)",	\
+	  .off = CLI_AT(struct window_opts, duration) }
+
+static const struct cli_opt residency_options[] = {
+	WINDOW_DURATION,
+	{ .name = "out", .short_name = 'o', .kind = CLI_STRING, .arg = "FILE",
+	  .help = "also write the table as CSV (cpu,state,percent,usage,\n"
+		  "time_us,source,from_ns,to_ns)",
+	  .off = CLI_AT(struct window_opts, out) },
+	{ .name = "cpus", .short_name = 'c', .kind = CLI_CPUS, .arg = "LIST",
+	  .help = "these CPUs only (default: all)",
+	  .off = CLI_AT(struct window_opts, mask) },
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+const struct cli_cmd trace_residency_cmd = {
+	.prog = TRACE_PROG,
+	.usage = "Usage: wakebench trace residency [options] (--duration S | -- COMMAND...)",
+	.about =
+"Residency per CPU and idle state over the window, from cpuidle usage/time\n"
+"deltas (libcpupower), or /proc/stat idle time where the kernel has no\n"
+"cpuidle states. No tracing, no root.\n",
+	.col = 22,
+	.max_args = 1000000,	/* checked below, with a hint about -- */
+	.opts = residency_options,
+};
+
+static const struct cli_opt turbostat_options[] = {
+	WINDOW_DURATION,
+	{ .name = "out", .short_name = 'o', .kind = CLI_STRING, .arg = "DIR",
+	  .help = "turbostat.txt and turbostat.csv here (default: .)",
+	  .off = CLI_AT(struct window_opts, out) },
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+const struct cli_cmd trace_turbostat_cmd = {
+	.prog = TRACE_PROG,
+	.usage = "Usage: wakebench trace turbostat [--out DIR] (--duration S | -- COMMAND...)",
+	.about =
+"turbostat around the window, its table as CSV; where it cannot run (no\n"
+"MSR access, not installed), says why and falls back to residency.\n",
+	.col = 22,
+	.max_args = 1000000,
+	.opts = turbostat_options,
+};
+
+static void parse_window_opts(const struct cli_cmd *cmd, int argc,
+			      char **argv, struct window *w,
+			      struct window_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "duration", required_argument, NULL, 'D' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
+	int first;
 
 	argc = opt_split_command(TRACE_PROG, argc, argv, &w->cmd);
-	*ncpus = cpu_count();
-	while ((c = getopt_long(argc, argv, "D:o:c:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'D':
-			if (opt_double(optarg, 0.001, 1e6, &w->duration))
-				opt_usage(TRACE_PROG, "invalid --duration '%s'", optarg);
-			break;
-		case 'o':
-			*out = optarg;
-			break;
-		case 'c':
-			if (!mask)
-				opt_usage(TRACE_PROG, "--cpus is not an option here");
-			free(*mask);
-			*mask = opt_cpus(TRACE_PROG, optarg, *ncpus);
-			break;
-		case 'h':
-			trace_usage();
-			exit(0);
-		default:
-			opt_bad_option(TRACE_PROG);
-		}
-	}
-	if (optind < argc)
+	first = cli_parse(cmd, argc, argv, o);
+	w->duration = o->duration;
+	if (first < argc)
 		opt_usage(TRACE_PROG, "unexpected argument '%s' (a command goes after --)",
-			  argv[optind]);
+			  argv[first]);
 	if ((w->duration > 0) == (w->cmd != NULL))
 		opt_usage(TRACE_PROG, "give --duration S or -- COMMAND (one of them)");
 }
@@ -132,13 +163,12 @@ static void parse_window_opts(int argc, char **argv, struct window *w,
 int trace_residency(int argc, char **argv)
 {
 	struct window w = { 0 };
-	const char *out = NULL;
-	unsigned char *mask = NULL;
-	int ncpus, rc;
+	struct window_opts o = { 0 };
+	int rc;
 
-	parse_window_opts(argc, argv, &w, &out, &mask, &ncpus);
-	rc = residency_window(&w, mask, ncpus, out);
-	free(mask);
+	parse_window_opts(&trace_residency_cmd, argc, argv, &w, &o);
+	rc = residency_window(&w, o.mask, cpu_count(), o.out);
+	free(o.mask);
 	return rc;
 }
 
@@ -185,13 +215,15 @@ static int capture(char *const argv[], char *buf, size_t len)
 int trace_turbostat(int argc, char **argv)
 {
 	struct window w = { 0 };
-	const char *out = NULL;
+	struct window_opts o = { 0 };
+	const char *out;
 	char msg[4096], outfile[4096], dur[32];
 	char *probe[] = { "turbostat", "--quiet", "--num_iterations", "1",
 			  "--interval", "0.1", NULL };
-	int ncpus, rc;
+	int ncpus = cpu_count(), rc;
 
-	parse_window_opts(argc, argv, &w, &out, NULL, &ncpus);
+	parse_window_opts(&trace_turbostat_cmd, argc, argv, &w, &o);
+	out = o.out;
 	if (out && mkdir(out, 0755) && errno != EEXIST)
 		opt_die(TRACE_PROG, "cannot create %s: %s", out, strerror(errno));
 	rc = capture(probe, msg, sizeof(msg));

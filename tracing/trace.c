@@ -18,51 +18,6 @@
 #include "trace.h"
 #include "tracefile.h"
 
-void trace_usage(void)
-{
-	printf(
-"Usage: wakebench trace record --out DIR [--cpus LIST] [--events LIST]\n"
-"                              [--buffer-kb N] (--duration S | -- COMMAND...)\n"
-"       wakebench trace timeline DIR [--cpus LIST] [--from-ns NS] [--to-ns NS]\n"
-"                                [--skip-corrupt]\n"
-"       wakebench trace attribute DIR --requests FILE|markers [--cpu N]\n"
-"                                 [--client REQUESTS.CSV] [--skip-corrupt]\n"
-"       wakebench trace residency [--cpus LIST] [--out FILE]\n"
-"                                 (--duration S | -- COMMAND...)\n"
-"       wakebench trace turbostat [--out DIR] (--duration S | -- COMMAND...)\n"
-"       wakebench trace cleanup [--all]\n"
-"\n"
-"record: a tracefs instance of its own with trace_clock mono, events\n"
-"power:cpu_idle, irq:irq_handler_entry/exit and user markers (plus\n"
-"--events, e.g. irq:softirq_entry,sched:sched_wakeup), the ring buffers\n"
-"streamed to DIR (meta.txt, formats/, cpuN.raw). The COMMAND gets\n"
-"WAKEBENCH_TRACE_INSTANCE so servers and clients started with\n"
-"--trace-markers mark each request. The instance is removed on exit,\n"
-"SIGINT/SIGTERM/SIGHUP/SIGQUIT and when the command fails; processes the\n"
-"command leaves running are stopped (SIGTERM, named on stderr) before. The\n"
-"files take their names (meta.txt last) only when the recording succeeded: a\n"
-"failure (e.g. a full disk: the file and the cause are named) keeps no trace.\n"
-"Once events are recorded\n"
-"it prints \"wakebench-trace: recording in instance NAME into DIR\" on\n"
-"standard error: a load started beside it should wait for that line.\n"
-"timeline: DIR/cstate-cpuN.csv (Sample #,Continuous Time (ms),C-State,\n"
-"Duration (ms)), DIR/irq.csv (Sample #,Continuous Time (ms),IRQ No,\n"
-"Interface,Duration (ms),CPU,Handler (ms)), DIR/residency.csv (over\n"
-"--from-ns/--to-ns, CLOCK_MONOTONIC, when given), markers.csv. A corrupt or\n"
-"truncated page is an error naming file, CPU, page and offset (--skip-corrupt:\n"
-"skipped and counted); a CPU without cpu_idle events is warned about.\n"
-"attribute: per request the server core's state at arrival, the end of\n"
-"that idle period and the time from idle exit to receive, from the\n"
-"server's --log (or the markers of --cpu); DIR/attribution.csv and a summary\n"
-"of latency (with --client, joined on the server's receive/send times, which\n"
-"a midtier passes through) grouped by state and pre-query (none, woke, awake,\n"
-"together: in one read with its request).\n"
-"residency: cpuidle usage/time deltas per CPU and state (libcpupower), or\n"
-"/proc/stat idle time where the kernel has no cpuidle states.\n"
-"turbostat: turbostat around the command, its table as CSV; where it\n"
-"cannot run, says why and falls back to residency.\n");
-}
-
 /* Loads a trace; returns the number of events in it (of any kind). A
  * corrupt page stops it, or with skip_corrupt is skipped and counted on
  * standard error and in *skipped. */
@@ -115,47 +70,72 @@ static int cmp_irq(const void *a, const void *b)
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
+#define SKIP_CORRUPT(type)						\
+	{ .name = "skip-corrupt", .kind = CLI_FLAG,			\
+	  .help = "skip a corrupt or truncated page, counted\n"	\
+		  "and warned about (default: an error naming\n"		\
+		  "its file, CPU, page and offset)",			\
+	  .off = CLI_AT(type, skip) }
+
+struct timeline_opts {
+	const char *cpus;
+	uint64_t from, to;
+	int skip;
+};
+
+static const struct cli_opt timeline_options[] = {
+	{ .name = "cpus", .short_name = 'c', .kind = CLI_STRING, .arg = "LIST",
+	  .help = "these CPUs of the trace only (default: all)",
+	  .off = CLI_AT(struct timeline_opts, cpus) },
+	{ .name = "from-ns", .short_name = 'f', .kind = CLI_UINT, .arg = "NS",
+	  .max = 18446744073709551615.0,
+	  .help = "residency.csv from this CLOCK_MONOTONIC time",
+	  .off = CLI_AT(struct timeline_opts, from) },
+	{ .name = "to-ns", .short_name = 't', .kind = CLI_UINT, .arg = "NS",
+	  .max = 18446744073709551615.0,
+	  .help = "residency.csv up to this time",
+	  .off = CLI_AT(struct timeline_opts, to) },
+	SKIP_CORRUPT(struct timeline_opts),
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+const struct cli_cmd trace_timeline_cmd = {
+	.prog = TRACE_PROG,
+	.usage = "Usage: wakebench trace timeline DIR [options]",
+	.about =
+"SocWatch-style CSVs from a recorded trace: DIR/cstate-cpuN.csv (Sample #,\n"
+"Continuous Time (ms),C-State,Duration (ms)), DIR/irq.csv (Sample #,\n"
+"Continuous Time (ms),IRQ No,Interface,Duration (ms),CPU,Handler (ms)),\n"
+"DIR/residency.csv (over --from-ns/--to-ns when given) and markers.csv. A\n"
+"CPU without cpu_idle events is warned about.\n",
+	.col = 22,
+	.max_args = 1,
+	.opts = timeline_options,
+};
+
 int trace_timeline(int argc, char **argv)
 {
-	enum { O_SKIP = 256 };
-	static const struct option longopts[] = {
-		{ "skip-corrupt", no_argument, NULL, O_SKIP },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "from-ns", required_argument, NULL, 'f' },
-		{ "to-ns", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	uint64_t from = 0, to = UINT64_MAX, recorded, lost = 0;
+	struct timeline_opts o = { .to = UINT64_MAX };
+	uint64_t from, to, recorded, lost = 0;
 	struct trace_meta m;
 	struct timeline *t;
 	unsigned char *mask = NULL;
 	const char *dir;
 	char path[4096], buf[32];
-	const char *maskarg = NULL;
+	const char *maskarg;
 	struct csv *res;
-	int c, rc = 0, skip = 0;
+	int rc = 0, skip, first;
 	uint64_t skipped = 0;
 
-	while ((c = getopt_long(argc, argv, "c:f:t:h", longopts, NULL)) != -1) {
-		if (c == 'c')
-			maskarg = optarg;
-		else if (c == O_SKIP)
-			skip = 1;
-		else if (c == 'f' || c == 't') {
-			if (opt_u64(optarg, 0, UINT64_MAX, c == 'f' ? &from : &to))
-				opt_usage(TRACE_PROG, "invalid --%s-ns '%s'",
-					  c == 'f' ? "from" : "to", optarg);
-		} else if (c == 'h') {
-			trace_usage();
-			exit(0);
-		} else {
-			opt_bad_option(TRACE_PROG);
-		}
-	}
-	if (optind + 1 != argc)
+	first = cli_parse(&trace_timeline_cmd, argc, argv, &o);
+	if (first + 1 != argc)
 		opt_usage(TRACE_PROG, "timeline needs one trace DIR");
-	dir = argv[optind];
+	dir = argv[first];
+	maskarg = o.cpus;
+	from = o.from;
+	to = o.to;
+	skip = o.skip;
 	recorded = load(dir, &m, &t, skip, &skipped);
 	if (maskarg)
 		mask = opt_cpus(TRACE_PROG, maskarg, (int)m.ncpus);
@@ -421,18 +401,50 @@ static void join_client(const char *client, const char *requests, int markers,
 			TRACE_PROG, client, missing, n);
 }
 
+struct attribute_opts {
+	const char *requests, *client;
+	int cpu;
+	int skip;
+};
+
+static const struct cli_opt attribute_options[] = {
+	{ .name = "requests", .short_name = 'r', .kind = CLI_STRING,
+	  .arg = "FILE|markers",
+	  .help = "the server's --log, or the request markers\n"
+		  "in the trace",
+	  .off = CLI_AT(struct attribute_opts, requests) },
+	{ .name = "cpu", .short_name = 'c', .kind = CLI_UINT, .store = CLI_INT,
+	  .arg = "N", .max = 4095,
+	  .help = "the server's CPU (needed with --requests FILE)",
+	  .off = CLI_AT(struct attribute_opts, cpu) },
+	{ .name = "client", .short_name = 'l', .kind = CLI_STRING,
+	  .arg = "REQUESTS.CSV",
+	  .help = "the client's requests.csv: latency grouped\n"
+		  "by state and pre-query, joined on the server's\n"
+		  "receive/send times",
+	  .off = CLI_AT(struct attribute_opts, client) },
+	SKIP_CORRUPT(struct attribute_opts),
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+const struct cli_cmd trace_attribute_cmd = {
+	.prog = TRACE_PROG,
+	.usage = "Usage: wakebench trace attribute DIR --requests FILE|markers [options]",
+	.about =
+"Per request, the server core's state at arrival, the end of that idle\n"
+"period and the time from idle exit to receive; DIR/attribution.csv and a\n"
+"summary (attribution-summary.csv) grouped by state and pre-query (none,\n"
+"woke, awake, together: in one read with its request).\n",
+	.col = 30,
+	.max_args = 1,
+	.opts = attribute_options,
+};
+
 int trace_attribute(int argc, char **argv)
 {
-	enum { O_SKIP = 256 };
-	static const struct option longopts[] = {
-		{ "requests", required_argument, NULL, 'r' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "client", required_argument, NULL, 'l' },
-		{ "skip-corrupt", no_argument, NULL, O_SKIP },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *requests = NULL, *client = NULL, *dir;
+	struct attribute_opts o = { .cpu = -1 };
+	const char *requests, *client, *dir;
 	struct trace_meta m;
 	struct timeline *t;
 	struct msgs ms = { 0 };
@@ -440,38 +452,20 @@ int trace_attribute(int argc, char **argv)
 	struct attr_result *res;
 	struct csv *out, *sum;
 	char path[4096], buf[32], err[6000];
-	int cpu = -1, c, rc = 0, skip = 0, markers;
-	uint64_t v, *lat = NULL;
+	int cpu, rc = 0, skip, markers, first;
+	uint64_t *lat = NULL;
 	size_t n, elsewhere = 0;
 
-	while ((c = getopt_long(argc, argv, "r:c:l:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			requests = optarg;
-			break;
-		case 'l':
-			client = optarg;
-			break;
-		case 'c':
-			if (opt_u64(optarg, 0, 4095, &v))
-				opt_usage(TRACE_PROG, "invalid --cpu '%s'", optarg);
-			cpu = (int)v;
-			break;
-		case O_SKIP:
-			skip = 1;
-			break;
-		case 'h':
-			trace_usage();
-			exit(0);
-		default:
-			opt_bad_option(TRACE_PROG);
-		}
-	}
-	if (optind + 1 != argc)
+	first = cli_parse(&trace_attribute_cmd, argc, argv, &o);
+	requests = o.requests;
+	client = o.client;
+	cpu = o.cpu;
+	skip = o.skip;
+	if (first + 1 != argc)
 		opt_usage(TRACE_PROG, "attribute needs one trace DIR");
 	if (!requests)
 		opt_usage(TRACE_PROG, "attribute needs --requests FILE (the server's --log) or --requests markers");
-	dir = argv[optind];
+	dir = argv[first];
 	markers = !strcmp(requests, "markers");
 	if (!markers && cpu < 0)
 		opt_usage(TRACE_PROG, "--requests FILE needs --cpu N (the server's CPU)");
@@ -599,25 +593,83 @@ int trace_attribute(int argc, char **argv)
 	return rc;
 }
 
+static int run_record(int argc, char **argv);
+
+/*
+ * The subcommands, and which need root (tracefs instances are root-only:
+ * those refuse an unprivileged user after their options are parsed,
+ * before anything is changed).
+ */
+static const struct trace_verb {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const struct cli_cmd *cmd;
+	int needs_root;
+} verbs[] = {
+	{ "record", run_record, &trace_record_cmd, 1 },
+	{ "timeline", trace_timeline, &trace_timeline_cmd, 0 },
+	{ "attribute", trace_attribute, &trace_attribute_cmd, 0 },
+	{ "residency", trace_residency, &trace_residency_cmd, 0 },
+	{ "turbostat", trace_turbostat, &trace_turbostat_cmd, 0 },
+	{ "cleanup", trace_cleanup, &trace_cleanup_cmd, 1 },
+};
+#define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
+
+static int full_argc;
+static char **full_argv;
+
+/* record keeps the whole command line in meta.txt */
+static int run_record(int argc, char **argv)
+{
+	return trace_record(argc, argv, full_argc, full_argv);
+}
+
+/* trace --help: every subcommand's help, from its table. */
+static void help_all(void)
+{
+	printf("Usage: wakebench trace COMMAND [options]\n"
+	       "\n"
+	       "Commands:");
+	for (size_t i = 0; i < NVERBS; i++)
+		printf(" %s%s", verbs[i].name, verbs[i].needs_root ? "*" : "");
+	printf("\n(* needs root; 'wakebench trace COMMAND --help' shows one)\n");
+	for (size_t i = 0; i < NVERBS; i++) {
+		printf("\n");
+		cli_help(verbs[i].cmd, stdout);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	char **sub_argv;
+	int rc;
+
 	if (argc < 2)
 		opt_usage(TRACE_PROG, "which command? record, timeline, attribute, residency, turbostat or cleanup");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		trace_usage();
+		help_all();
 		return 0;
 	}
-	if (!strcmp(argv[1], "record"))
-		return trace_record(argc - 1, argv + 1, argc, argv);
-	if (!strcmp(argv[1], "cleanup"))
-		return trace_cleanup(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "timeline"))
-		return trace_timeline(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "attribute"))
-		return trace_attribute(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "residency"))
-		return trace_residency(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "turbostat"))
-		return trace_turbostat(argc - 1, argv + 1);
+	full_argc = argc;
+	full_argv = argv;
+	for (size_t i = 0; i < NVERBS; i++) {
+		char prog[64];
+
+		if (strcmp(argv[1], verbs[i].name))
+			continue;
+		/* getopt names argv[0] in its messages: "wakebench-trace
+		 * record: unrecognized option" (a copy: record keeps the
+		 * command line as given) */
+		snprintf(prog, sizeof(prog), "%s %s", TRACE_PROG, verbs[i].name);
+		sub_argv = calloc((size_t)argc, sizeof(*sub_argv));
+		if (!sub_argv)
+			opt_die(TRACE_PROG, "out of memory");
+		sub_argv[0] = prog;
+		for (int k = 2; k < argc; k++)
+			sub_argv[k - 1] = argv[k];
+		rc = verbs[i].run(argc - 1, sub_argv);
+		free(sub_argv);
+		return rc;
+	}
 	opt_usage(TRACE_PROG, "unknown command '%s'", argv[1]);
 }

@@ -2,11 +2,16 @@
 #ifndef WB_TRACE_CMD_H
 #define WB_TRACE_CMD_H
 
-#include <getopt.h>
+#include "cli.h"
+#include "clishared.h"
 
 #define TRACE_PROG "wakebench-trace"
 
-void trace_usage(void);
+/* Each subcommand's option table (its --help and parsing). */
+extern const struct cli_cmd trace_record_cmd, trace_cleanup_cmd,
+	trace_timeline_cmd, trace_attribute_cmd, trace_residency_cmd,
+	trace_turbostat_cmd;
+
 /* full_argc/argv: the whole command line, recorded in meta.txt */
 int trace_record(int argc, char **argv, int full_argc, char **full_argv);
 int trace_cleanup(int argc, char **argv);

@@ -176,6 +176,46 @@ START_TEST(bad_values_and_hints)
 }
 END_TEST
 
+/* A CPU list lands as a mask of cpu_count() bytes; a later one replaces
+ * it; a bad one stores nothing and names the machine's CPUs. */
+START_TEST(cpu_lists)
+{
+	static const struct cli_opt o = { .name = "cpus", .kind = CLI_CPUS,
+					  .off = 1 };
+	unsigned char *mask = NULL;
+	char err[256], want[64];
+	int n = cpu_count();
+
+	ck_assert_int_eq(cli_value(&o, "0", &mask, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(mask);
+	ck_assert_int_eq(mask[0], 1);
+	for (int i = 1; i < n; i++)
+		ck_assert_int_eq(mask[i], 0);
+	if (n > 1) {
+		unsigned char *old = mask;
+
+		ck_assert_int_eq(cli_value(&o, "1", &mask, err, sizeof(err)), 0);
+		ck_assert_ptr_ne(mask, old);
+		ck_assert_int_eq(mask[0], 0);
+		ck_assert_int_eq(mask[1], 1);
+	}
+	snprintf(want, sizeof(want), "invalid --cpus '%d' (CPUs 0-%d)", n,
+		 n - 1);
+	snprintf(err, sizeof(err), "x");
+	{
+		char arg[16];
+		unsigned char *keep = mask;
+
+		snprintf(arg, sizeof(arg), "%d", n);
+		ck_assert_int_eq(cli_value(&o, arg, &mask, err, sizeof(err)), -1);
+		ck_assert_str_eq(err, want);
+		ck_assert_ptr_eq(mask, keep);
+		ck_assert_int_eq(cli_value(&o, "0-", &mask, err, sizeof(err)), -1);
+	}
+	free(mask);
+}
+END_TEST
+
 START_TEST(help_layout)
 {
 	char *buf = NULL;
@@ -233,6 +273,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, parse_twice);
 	tcase_add_test(tc, bad_values_and_hints);
 	tcase_add_test(tc, help_layout);
+	tcase_add_test(tc, cpu_lists);
 	suite_add_tcase(s, tc);
 	return s;
 }
