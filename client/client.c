@@ -238,12 +238,8 @@ int main(int argc, char **argv)
 	if (o.out_dir &&
 	    outdir_prepare(o.out_dir, client_out_files, o.force, err, sizeof(err)))
 		opt_die(PROG, "--out: %s", err);
-	if (o.cpu >= 0) {
-		ret = cpu_pin_self(o.cpu);
-		if (ret)
-			opt_die(PROG, "cannot pin to CPU %d: %s", o.cpu,
-				strerror(-ret));
-	}
+	if (cpu_pin_opt(o.cpu, err, sizeof(err)))
+		opt_die(PROG, "%s", err);
 	if (o.have_cstates) {
 		cs = cstate_run_begin(&o.cstates, o.cpu, o.cmdline, err,
 				      sizeof(err));

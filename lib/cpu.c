@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,16 @@ int cpu_pin_self(int cpu)
 	CPU_SET(cpu, &set);
 	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	return -err;
+}
+
+int cpu_pin_opt(int cpu, char *msg, size_t msglen)
+{
+	int ret = cpu < 0 ? 0 : cpu_pin_self(cpu);
+
+	if (ret)
+		snprintf(msg, msglen, "cannot pin to CPU %d: %s", cpu,
+			 strerror(-ret));
+	return ret;
 }
 
 int cpu_count(void)

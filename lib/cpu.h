@@ -4,9 +4,15 @@
 #define WB_CPU_H
 
 #include <pthread.h>
+#include <stddef.h>
 
 /* Pin the calling thread to @cpu; returns 0 or -errno. */
 int cpu_pin_self(int cpu);
+/*
+ * The --cpu option's pinning: nothing for cpu < 0, else cpu_pin_self();
+ * on failure, -errno and "cannot pin to CPU N: why" in msg.
+ */
+int cpu_pin_opt(int cpu, char *msg, size_t msglen);
 /* Number of configured CPUs (for validating --cpu). */
 int cpu_count(void);
 /*

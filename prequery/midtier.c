@@ -1067,14 +1067,9 @@ static int setup(struct mt *m, char *msg, size_t msglen)
 		}
 		csv_header(m->traj, HILLCLIMB_CSV_HEADER);
 	}
-	if (o->cpu >= 0) {
-		ret = cpu_pin_self(o->cpu);
-		if (ret) {
-			snprintf(msg, msglen, "cannot pin to CPU %d: %s",
-				 o->cpu, strerror(-ret));
-			return ret;
-		}
-	}
+	ret = cpu_pin_opt(o->cpu, msg, msglen);
+	if (ret)
+		return ret;
 	/* Started here, finished by the event loop (it says when the
 	 * backend cannot be reached). */
 	backend_connect(m);

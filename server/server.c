@@ -471,14 +471,9 @@ static int setup(struct server *s, char *msg, size_t msglen)
 		if (ret)
 			return ret;
 	}
-	if (o->cpu >= 0) {
-		ret = cpu_pin_self(o->cpu);
-		if (ret) {
-			snprintf(msg, msglen, "cannot pin to CPU %d: %s",
-				 o->cpu, strerror(-ret));
-			return ret;
-		}
-	}
+	ret = cpu_pin_opt(o->cpu, msg, msglen);
+	if (ret)
+		return ret;
 	if (o->port_file) {
 		ret = serve_write_port_file(s->loop, o->port_file, msg, msglen);
 		if (ret)

@@ -1,65 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0
 /* wakebench snapshot: this host's configuration, as text or JSON. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+#include "clishared.h"
 #include "opt.h"
 #include "snapshot.h"
 
 #define PROG "wakebench-snapshot"
 
+struct snapshot_opts {
+	int json;
+	const char *out;
+	const char *role;
+};
+
+#define AT(field) CLI_AT(struct snapshot_opts, field)
+
+static const struct cli_opt snapshot_options[] = {
+	{ .name = "json", .short_name = 'j', .kind = CLI_FLAG,
+	  .help = "JSON instead of text, on standard output",
+	  .off = AT(json) },
+	{ .name = "out", .short_name = 'o', .kind = CLI_STRING, .arg = "FILE",
+	  .help = "write the JSON to FILE (implies --json)", .off = AT(out) },
+	{ .name = "role", .short_name = 'r', .kind = CLI_STRING, .arg = "NAME",
+	  .help = "recorded as \"role\" (default host)", .off = AT(role) },
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+static const struct cli_cmd snapshot_cmd = {
+	.prog = PROG,
+	.usage = "Usage: wakebench snapshot [--json] [--out FILE] [--role NAME]",
+	.about =
+"Kernel and command line, CPU model, online CPUs, SMT control,\n"
+"cpuidle driver/governor and per-CPU states with their disabled\n"
+"flags, cpufreq driver/governor/limits, turbo/boost, PM QoS in\n"
+"force, NIC IRQ affinity, wakebench version and command line.\n"
+"Text by default; --json (or --out FILE) writes JSON.\n",
+	.col = 20,
+	.opts = snapshot_options,
+};
+
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "role", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *out = NULL, *role = "host";
+	struct snapshot_opts o = { .role = "host" };
 	char *cmdline;
-	int json = 0, c, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "jo:r:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = 1;
-			break;
-		case 'o':
-			out = optarg;
-			json = 1;
-			break;
-		case 'r':
-			role = optarg;
-			break;
-		case 'h':
-			printf("Usage: wakebench snapshot [--json] [--out FILE] [--role NAME]\n"
-			       "\n"
-			       "Kernel and command line, CPU model, online CPUs, SMT control,\n"
-			       "cpuidle driver/governor and per-CPU states with their disabled\n"
-			       "flags, cpufreq driver/governor/limits, turbo/boost, PM QoS in\n"
-			       "force, NIC IRQ affinity, wakebench version and command line.\n"
-			       "Text by default; --json (or --out FILE) writes JSON.\n");
-			return 0;
-		default:
-			opt_bad_option(PROG);
-		}
-	}
-	if (optind < argc)
-		opt_usage(PROG, "unexpected argument '%s'", argv[optind]);
+	cli_parse(&snapshot_cmd, argc, argv, &o);
+	if (o.out)
+		o.json = 1;
 	cmdline = opt_cmdline(argc, argv);
-	if (!json) {
-		snapshot_print(stdout, role, cmdline);
+	if (!o.json) {
+		snapshot_print(stdout, o.role, cmdline);
 		free(cmdline);
 		return 0;
 	}
-	ret = snapshot_write_json(out ? out : "-", role, cmdline);
+	ret = snapshot_write_json(o.out ? o.out : "-", o.role, cmdline);
 	free(cmdline);
 	if (ret)
-		opt_die(PROG, "cannot write %s: %s", out ? out : "stdout",
+		opt_die(PROG, "cannot write %s: %s", o.out ? o.out : "stdout",
 			strerror(-ret));
 	return 0;
 }

@@ -9,12 +9,14 @@
  * and left out of the medians unless --include-behind.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+#include "clishared.h"
 #include "csv.h"
 #include "figpairs.h"
 #include "opt.h"
@@ -93,39 +95,70 @@ static const struct point *base_of(const struct point *pts, size_t n,
 	return NULL;
 }
 
-static void usage(void)
-{
-	printf("Usage: wakebench stats [--include-behind] [--out FILE] DIR\n"
-	       "       wakebench stats --collect DIR\n"
-	       "       wakebench stats --run-ok RUNDIR\n"
-	       "       wakebench stats --pairs OUTDIR SUMMARY...\n\n"
-	       "Reads DIR/sweep.csv (wakebench sweep) and writes DIR/summary.csv (or FILE):\n"
-	       "per point the median of avg/p50/p99/p99.9 latency across repetitions with\n"
-	       "its non-parametric CI from order statistics and that interval's exact\n"
-	       "coverage (ci_coverage: 95 %% or more from n = 6; with n < 6 the interval\n"
-	       "is the min-max range, 93.8 %% for n = 5), mean, standard deviation,\n"
-	       "repetitions needed for +-1 %% (parametric, and CONFIRM: random subsets\n"
-	       "without replacement; \">n\" when no subset size up to n gets there), and\n"
-	       "the speedup against the same point with prequery=off, with\n"
-	       "ci_overlap_* = 1 when the two CIs overlap (not significant).\n\n"
-	       "Runs that fell behind their schedule (the client's behind_schedule, or\n"
-	       "the same rule applied here to late_sends, requests, pace_p99_us and\n"
-	       "interval_us: more than 1 %% of sends late, or pacing p99 above 10 %% of\n"
-	       "the mean gap) are listed, counted per point (n_behind) and left out of\n"
-	       "the medians.\n\n"
-	       "  --include-behind  count them in the medians anyway\n"
-	       "  --out FILE        write the summary there instead of DIR/summary.csv\n"
-	       "  --collect DIR     build DIR/sweep.csv from DIR/plan.txt, DIR/sweep.spec\n"
-	       "                    and every run's client/summary.csv (wakebench sweep\n"
-	       "                    does this; a run without a summary is 'missing')\n"
-	       "  --run-ok RUNDIR   exit 0 when RUNDIR/client/summary.csv says ok, else 1\n"
-	       "  --pairs OUTDIR SUMMARY...  write OUTDIR/bars.dat and speedup.dat, the\n"
-	       "                    data of wakebench report's figures 1 and 2, from one\n"
-	       "                    sweep summary.csv or from client runs' summary.csv\n"
-	       "  -h, --help        this help\n\n"
-	       "A latency that is not a non-negative decimal number in a run whose status\n"
-	       "is ok stops it with FILE:LINE and exit status 1.\n");
-}
+struct stats_opts {
+	int include_behind;
+	const char *out;	/* summary: instead of DIR/summary.csv */
+	const char *collect, *run_ok, *pairs;	/* the other modes' dirs */
+};
+
+#define AT(field) CLI_AT(struct stats_opts, field)
+
+static const struct cli_opt stats_options[] = {
+	{ .name = "include-behind", .kind = CLI_FLAG,
+	  .help = "count them in the medians anyway",
+	  .off = AT(include_behind) },
+	{ .name = "out", .kind = CLI_STRING, .arg = "FILE",
+	  .help = "write the summary there instead of DIR/summary.csv",
+	  .off = AT(out) },
+	{ .name = "collect", .kind = CLI_STRING, .arg = "DIR",
+	  .help = "build DIR/sweep.csv from DIR/plan.txt, DIR/sweep.spec\n"
+		  "and every run's client/summary.csv (wakebench sweep\n"
+		  "does this; a run without a summary is 'missing')",
+	  .off = AT(collect) },
+	{ .name = "run-ok", .kind = CLI_STRING, .arg = "RUNDIR",
+	  .help = "exit 0 when RUNDIR/client/summary.csv says ok, else 1",
+	  .off = AT(run_ok) },
+	/* OUTDIR is the option's value; the SUMMARY files are positional */
+	{ .name = "pairs", .kind = CLI_STRING, .arg = "OUTDIR SUMMARY...",
+	  .help = "write OUTDIR/bars.dat and speedup.dat, the data of\n"
+		  "wakebench report's figures 1 and 2, from one sweep\n"
+		  "summary.csv or from client runs' summary.csv",
+	  .off = AT(pairs) },
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+static const struct cli_cmd stats_cmd = {
+	.prog = PROG,
+	.usage =
+"Usage: wakebench stats [--include-behind] [--out FILE] DIR\n"
+"       wakebench stats --collect DIR\n"
+"       wakebench stats --run-ok RUNDIR\n"
+"       wakebench stats --pairs OUTDIR SUMMARY...",
+	.about =
+"Reads DIR/sweep.csv (wakebench sweep) and writes DIR/summary.csv (or FILE):\n"
+"per point the median of avg/p50/p99/p99.9 latency across repetitions with\n"
+"its non-parametric CI from order statistics and that interval's exact\n"
+"coverage (ci_coverage: 95 % or more from n = 6; with n < 6 the interval\n"
+"is the min-max range, 93.8 % for n = 5), mean, standard deviation,\n"
+"repetitions needed for +-1 % (parametric, and CONFIRM: random subsets\n"
+"without replacement; \">n\" when no subset size up to n gets there), and\n"
+"the speedup against the same point with prequery=off, with\n"
+"ci_overlap_* = 1 when the two CIs overlap (not significant).\n"
+"\n"
+"Runs that fell behind their schedule (the client's behind_schedule, or\n"
+"the same rule applied here to late_sends, requests, pace_p99_us and\n"
+"interval_us: more than 1 % of sends late, or pacing p99 above 10 % of\n"
+"the mean gap) are listed, counted per point (n_behind) and left out of\n"
+"the medians.\n",
+	.footer =
+"A latency that is not a non-negative decimal number in a run whose status\n"
+"is ok stops it with FILE:LINE and exit status 1.\n",
+	.col = 24,
+	/* each mode checks its own positional arguments */
+	.max_args = INT_MAX,
+	.opts = stats_options,
+};
 
 /* --collect DIR */
 static int collect(const char *dir)
@@ -207,64 +240,34 @@ static int pairs(const char *outdir, int n, char **files)
 int main(int argc, char **argv)
 {
 	char spath[4096], err[512];
-	const char *outpath = NULL, *collect_dir = NULL, *ok_dir = NULL, *pairs_dir = NULL;
-	int ret, include_behind = 0;
+	struct stats_opts o = { 0 };
+	const char *outpath;
+	int ret, include_behind, first;
 	struct sweepcsv csv;
 	struct point *pts = NULL;
 	size_t npts = 0, cap = 0, rows = 0, behind = 0, unchecked = 0;
 	struct csv *out;
 	FILE *f;
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "include-behind", no_argument, NULL, 'b' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "collect", required_argument, NULL, 'c' },
-		{ "run-ok", required_argument, NULL, 'r' },
-		{ "pairs", required_argument, NULL, 'p' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int o;
 
-	while ((o = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (o) {
-		case 'h':
-			usage();
-			return 0;
-		case 'b':
-			include_behind = 1;
-			break;
-		case 'o':
-			outpath = optarg;
-			break;
-		case 'c':
-			collect_dir = optarg;
-			break;
-		case 'r':
-			ok_dir = optarg;
-			break;
-		case 'p':
-			pairs_dir = optarg;
-			break;
-		default:
-			opt_bad_option(PROG);
-		}
-	}
-	if (!!collect_dir + !!ok_dir + !!pairs_dir > 1)
+	first = cli_parse(&stats_cmd, argc, argv, &o);
+	outpath = o.out;
+	include_behind = o.include_behind;
+	if (!!o.collect + !!o.run_ok + !!o.pairs > 1)
 		opt_usage(PROG, "--collect, --run-ok and --pairs go alone");
-	if ((collect_dir || ok_dir || pairs_dir) && (outpath || include_behind))
+	if ((o.collect || o.run_ok || o.pairs) && (outpath || include_behind))
 		opt_usage(PROG, "--out and --include-behind are for the summary, not "
 			  "--collect, --run-ok or --pairs");
-	if (pairs_dir)
-		return pairs(pairs_dir, argc - optind, argv + optind);
-	if ((collect_dir || ok_dir) && optind != argc)
-		opt_usage(PROG, "unexpected argument '%s'", argv[optind]);
-	if (collect_dir)
-		return collect(collect_dir);
-	if (ok_dir)
-		return run_ok(ok_dir);
-	if (optind + 1 != argc)
+	if (o.pairs)
+		return pairs(o.pairs, argc - first, argv + first);
+	if ((o.collect || o.run_ok) && first != argc)
+		opt_usage(PROG, "unexpected argument '%s'", argv[first]);
+	if (o.collect)
+		return collect(o.collect);
+	if (o.run_ok)
+		return run_ok(o.run_ok);
+	if (first + 1 != argc)
 		opt_usage(PROG, "give one sweep DIR");
-	snprintf(spath, sizeof(spath), "%s/sweep.csv", argv[optind]);
+	snprintf(spath, sizeof(spath), "%s/sweep.csv", argv[first]);
 	f = fopen(spath, "r");
 	if (!f)
 		opt_die(PROG, "cannot read %s: %s", spath, strerror(errno));
@@ -299,7 +302,7 @@ int main(int argc, char **argv)
 					    &pts[i].s[m]))
 				opt_die(PROG, "out of memory");
 
-	snprintf(spath, sizeof(spath), "%s/summary.csv", argv[optind]);
+	snprintf(spath, sizeof(spath), "%s/summary.csv", argv[first]);
 	if (!outpath)
 		outpath = spath;
 	out = csv_open(outpath);
