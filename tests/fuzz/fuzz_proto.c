@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libFuzzer: the wire-protocol validator and the stream framer. */
+/* libFuzzer: the wire-protocol validator, the stream framer, and the
+ * protocol table's wakebench entry (datagram check, stepped feed). */
 #include <stdint.h>
 #include <string.h>
 #include "framer.h"
 #include "proto.h"
+#include "wire.h"
 
 static int count(const struct proto_msg *m, void *arg)
 {
@@ -34,5 +36,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	framer_init(&f, 65536);
 	if (framer_feed(&f, data, size / 3, count, &n) == 0)
 		framer_feed(&f, data + size / 3, size - size / 3, count, &n);
+	/* Through the protocol table: a datagram is one whole message, and
+	 * a feed in feed_step pieces completes at most one per piece. */
+	if (wire_wakebench.decode(data, size, 65536, &m) == 0 &&
+	    size != PROTO_HDR_LEN + (size_t)m.payload_len)
+		__builtin_trap();
+	{
+		struct wire_conn c;
+		size_t pos = 0;
+
+		wire_conn_init(&c, &wire_wakebench, 65536);
+		while (pos < size) {
+			size_t k = wire_wakebench.feed_step(&c);
+			unsigned long before = n;
+
+			if (k == 0)
+				__builtin_trap();
+			if (k > size - pos)
+				k = size - pos;
+			if (wire_feed(&c, data + pos, k, count, &n))
+				break;
+			if (n - before > 1)
+				__builtin_trap();
+			pos += k;
+		}
+	}
 	return 0;
 }
