@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,24 @@ static const struct serve_ops h_ops = {
 	.tick = h_tick,
 };
 
+/*
+ * Takes any SIGINT/SIGTERM/SIGHUP pending on the process: with
+ * CK_FORK=no every test shares it, and an earlier one may leave one
+ * queued (serve_open blocks them, so it would stop the loop at once).
+ */
+static void drain_stop_signals(void)
+{
+	const struct timespec zero = { 0 };
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	while (sigtimedwait(&set, NULL, &zero) > 0)
+		;
+}
+
 static void h_start(struct harness *h, struct serve_cfg *cfg,
 		    enum net_proto proto, int tag)
 {
@@ -124,6 +143,7 @@ static void h_start(struct harness *h, struct serve_cfg *cfg,
 		h->peer[i] = -1;
 	ck_assert_int_eq(serve_open(cfg, &h->s, note, sizeof(note), msg,
 				    sizeof(msg)), 0);
+	drain_stop_signals();
 	ck_assert_int_eq(serve_listen(h->s, proto, "127.0.0.1", 0, tag,
 				      &h->port, msg, sizeof(msg)), 0);
 	ck_assert_uint_gt(h->port, 0);
@@ -138,6 +158,15 @@ static void h_finish(struct harness *h)
 
 static void h_close(struct harness *h)
 {
+	sigset_t set;
+
+	/* Leave the process as it was: nothing pending, nothing blocked. */
+	drain_stop_signals();
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	serve_close(h->s);
 	for (int i = 0; i < 4; i++)
 		if (h->peer[i] >= 0)
