@@ -20,6 +20,7 @@ struct hist {
 	double mean, m2;	/* Welford */
 	int keep;
 	int sorted;
+	enum hist_rule rule;
 	uint64_t *samples;
 	size_t nsamples, cap;
 	uint64_t buckets[NBUCKETS];
@@ -74,11 +75,13 @@ void hist_reset(struct hist *h)
 	uint64_t *samples = h->samples;
 	size_t cap = h->cap;
 	int keep = h->keep;
+	enum hist_rule rule = h->rule;
 
 	memset(h, 0, sizeof(*h));
 	h->samples = samples;
 	h->cap = cap;
 	h->keep = keep;
+	h->rule = rule;
 }
 
 int hist_add(struct hist *h, uint64_t v)
@@ -139,6 +142,28 @@ uint64_t hist_rank(double p, uint64_t n)
 	return (uint64_t)r;
 }
 
+uint64_t hist_rank_rule(enum hist_rule rule, double p, uint64_t n)
+{
+	unsigned __int128 ppb, r;
+
+	if (rule != HIST_FLOOR_INDEX)
+		return hist_rank(p, n);
+	if (!n)
+		return 0;
+	if (!(p > 0))
+		return 1;
+	if (p >= 1)
+		return n;
+	ppb = (unsigned __int128)llround(p * 1e9);
+	r = ppb * n / 1000000000u + 1;
+	return r > n ? n : (uint64_t)r;
+}
+
+void hist_set_rule(struct hist *h, enum hist_rule rule)
+{
+	h->rule = rule;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -156,7 +181,7 @@ uint64_t hist_percentile_exact(struct hist *h, double p)
 		qsort(h->samples, h->nsamples, sizeof(*h->samples), cmp_u64);
 		h->sorted = 1;
 	}
-	return h->samples[hist_rank(p, h->nsamples) - 1];
+	return h->samples[hist_rank_rule(h->rule, p, h->nsamples) - 1];
 }
 
 uint64_t hist_percentile(const struct hist *h, double p)
@@ -165,7 +190,7 @@ uint64_t hist_percentile(const struct hist *h, double p)
 
 	if (!h->count)
 		return 0;
-	rank = hist_rank(p, h->count);
+	rank = hist_rank_rule(h->rule, p, h->count);
 	for (unsigned int b = 0; b < NBUCKETS; b++) {
 		uint64_t lo, hi, mid;
 

@@ -4,7 +4,9 @@
  *
  * Two views of the same samples:
  *  - exact: every sample kept; percentiles are nearest-rank, the value at
- *    rank ceil(p * n) of the sorted set (hist_percentile_exact()).
+ *    rank ceil(p * n) of the sorted set (hist_percentile_exact()), or
+ *    with HIST_FLOOR_INDEX the value at 0-based index floor(p * n) (the
+ *    thesis' client: one rank higher whenever p * n is whole).
  *  - log-linear histogram: 128 linear sub-buckets per power of two, so a
  *    bucket's width is at most 1/128 (< 1 %) of its values; fixed memory
  *    whatever the run length (hist_percentile()).
@@ -17,10 +19,18 @@
 
 struct hist;
 
+/* Which sorted value a percentile is (see above). */
+enum hist_rule {
+	HIST_NEAREST_RANK = 0,
+	HIST_FLOOR_INDEX,
+};
+
 /* keep_samples: also keep every sample for exact percentiles. */
 struct hist *hist_new(int keep_samples);
 void hist_free(struct hist *h);
 void hist_reset(struct hist *h);
+/* The percentile rule of every percentile taken from h (default nearest rank). */
+void hist_set_rule(struct hist *h, enum hist_rule rule);
 /* Returns 0, or -ENOMEM when the exact sample array cannot grow. */
 int hist_add(struct hist *h, uint64_t v);
 
@@ -41,6 +51,8 @@ uint64_t hist_percentile(const struct hist *h, double p);
 
 /* 1-based nearest rank ceil(p * n) clamped to [1, n]; exact for p given to 1e-9. */
 uint64_t hist_rank(double p, uint64_t n);
+/* The 1-based rank under rule: nearest rank, or floor(p * n) + 1 clamped to n. */
+uint64_t hist_rank_rule(enum hist_rule rule, double p, uint64_t n);
 
 /* Bucket iteration for reports: calls fn(lo, hi, count) for non-empty buckets. */
 void hist_foreach_bucket(const struct hist *h,

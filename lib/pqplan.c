@@ -20,6 +20,39 @@ struct pqplan pqplan_decide(uint64_t prev_ns, uint64_t send_ns,
 	return (struct pqplan){ PQPLAN_AHEAD, send_ns - ahead };
 }
 
+struct pqplan pqplan_decide_at(enum pqplan_at at, uint64_t prev_ns,
+			       uint64_t send_ns, uint64_t lead_ns,
+			       uint64_t cost_ns, int in_band)
+{
+	uint64_t gap = send_ns > prev_ns ? send_ns - prev_ns : 0;
+
+	switch (at) {
+	case PQPLAN_AT_GAP_START:
+		if (gap <= lead_ns)
+			return (struct pqplan){ PQPLAN_SKIP, 0 };
+		return (struct pqplan){ PQPLAN_AHEAD, prev_ns };
+	case PQPLAN_AT_SLEEP_AFTER:
+		return (struct pqplan){ PQPLAN_AHEAD,
+			send_ns > lead_ns ? send_ns - lead_ns : 0 };
+	case PQPLAN_AT_LEAD:
+		break;
+	}
+	return pqplan_decide(prev_ns, send_ns, lead_ns, cost_ns, in_band);
+}
+
+const char *pqplan_at_name(enum pqplan_at at)
+{
+	switch (at) {
+	case PQPLAN_AT_GAP_START:
+		return "gap-start";
+	case PQPLAN_AT_SLEEP_AFTER:
+		return "sleep-after";
+	case PQPLAN_AT_LEAD:
+		break;
+	}
+	return "lead";
+}
+
 int pqplan_fits(uint64_t now_ns, uint64_t at_ns, uint64_t send_ns,
 		uint64_t cost_ns)
 {

@@ -64,6 +64,42 @@ struct pqplan pqplan_decide(uint64_t prev_ns, uint64_t send_ns,
 			    uint64_t lead_ns, uint64_t cost_ns, int in_band);
 
 /*
+ * The pre-query timing modes (DESIGN.md "Pre-query timing modes",
+ * client --prequery-at). LEAD is pqplan_decide() above. The two others
+ * are what the thesis' code did:
+ *
+ *   GAP_START    gap <= L: SKIP; else AHEAD at prev_ns, the start of the
+ *                gap (just after the previous request was sent, or its
+ *                reply came in closed loop). L decides only the skip.
+ *   SLEEP_AFTER  AHEAD at send_ns - L, never skipped, and always sent
+ *                alone, then the request L later: the schedule's gaps
+ *                are each lengthened by L (the thesis' first version,
+ *                where L adds to the gap), so the pre-query leaves at
+ *                the drawn send time. A pre-query send() that takes
+ *                longer than L delays its request, as it did there.
+ *
+ * With GAP_START, the run-time rule of pqplan_fits() still holds (a
+ * pre-query reached too late to go alone never delays its request);
+ * SLEEP_AFTER has none (pqplan_at_strict()).
+ */
+enum pqplan_at {
+	PQPLAN_AT_LEAD = 0,
+	PQPLAN_AT_GAP_START,
+	PQPLAN_AT_SLEEP_AFTER,
+};
+
+struct pqplan pqplan_decide_at(enum pqplan_at at, uint64_t prev_ns,
+			       uint64_t send_ns, uint64_t lead_ns,
+			       uint64_t cost_ns, int in_band);
+/* 1 when the mode sends its pre-query alone however late it is reached. */
+static inline int pqplan_at_strict(enum pqplan_at at)
+{
+	return at == PQPLAN_AT_SLEEP_AFTER;
+}
+/* "lead", "gap-start", "sleep-after" */
+const char *pqplan_at_name(enum pqplan_at at);
+
+/*
  * 1 when a pre-query planned at at_ns (AHEAD) may still go alone at now_ns:
  * it is on time (at most PQPLAN_ONTIME_NS after its plan, the clock
  * wait's granularity) or one send cost still fits before send_ns.

@@ -49,14 +49,33 @@ static int cancelled(const struct schedule_cfg *cfg, uint64_t i)
 	       cfg->cancel(cfg->cancel_arg);
 }
 
+/*
+ * Gap i. A warm-up gap from its own generator when it has one; the
+ * measured generator draws (and drops) one then too, so the measured
+ * gaps are the very draws they would be without it.
+ */
+static uint64_t next_gap(const struct schedule_cfg *cfg, struct arrival *a,
+			 struct arrival *wa, uint64_t i)
+{
+	uint64_t g = arrival_next_ns(a);
+
+	if (i < cfg->warmup && cfg->warmup_mean_ns > 0)
+		g = arrival_next_ns(wa);
+	return g + cfg->gap_add_ns;
+}
+
 int schedule_build(struct schedule *s, const struct schedule_cfg *cfg)
 {
-	struct arrival a;
+	struct arrival a, wa;
 	uint64_t cap = 0, sum = 0, taken = 0;
 
 	memset(s, 0, sizeof(*s));
 	if ((!cfg->requests && !cfg->duration_ns) ||
 	    arrival_init(&a, cfg->dist, cfg->mean_ns, cfg->seed))
+		return -EINVAL;
+	if (cfg->warmup_mean_ns > 0 &&
+	    arrival_init(&wa, cfg->warmup_dist, cfg->warmup_mean_ns,
+			 cfg->seed + 1))
 		return -EINVAL;
 	s->warmup = cfg->warmup;
 	if (cfg->requests) {
@@ -69,12 +88,12 @@ int schedule_build(struct schedule *s, const struct schedule_cfg *cfg)
 				schedule_free(s);
 				return -EINTR;
 			}
-			s->gap_ns[i] = arrival_next_ns(&a);
+			s->gap_ns[i] = next_gap(cfg, &a, &wa, i);
 		}
 		s->n = cap;
 	} else {
 		for (uint64_t i = 0;; i++) {
-			uint64_t g = arrival_next_ns(&a);
+			uint64_t g = next_gap(cfg, &a, &wa, i);
 
 			if (cancelled(cfg, i)) {
 				schedule_free(s);

@@ -11,6 +11,12 @@
  * towards D). Intended send times are relative to the start:
  * t_0 = gap_0, t_i = t_{i-1} + gap_i (the first request leaves one gap
  * after the start).
+ *
+ * Options of the thesis' runs: the warm-up gaps may come from a
+ * generator of their own (warmup_mean_ns > 0: warmup_dist at that mean,
+ * seeded seed + 1, so the measured gaps are the same draws as without
+ * it), and gap_add_ns is added to every gap (pre-query mode sleep-after,
+ * where the lead adds to the gap).
  */
 #ifndef WB_SCHEDULE_H
 #define WB_SCHEDULE_H
@@ -25,6 +31,9 @@ struct schedule_cfg {
 	uint64_t warmup;
 	uint64_t requests;	/* measured requests; 0 with duration_ns */
 	uint64_t duration_ns;	/* measured span, when requests is 0 */
+	enum arrival_dist warmup_dist;
+	double warmup_mean_ns;	/* 0: warm-up gaps like the measured ones */
+	uint64_t gap_add_ns;	/* added to every gap */
 	/*
 	 * Asked every SCHEDULE_CANCEL_EVERY gaps when set: non-zero stops
 	 * the drawing with -EINTR (a signal must not wait for a schedule of

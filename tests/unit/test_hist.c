@@ -204,6 +204,37 @@ START_TEST(foreach_sums_and_orders)
 }
 END_TEST
 
+/* The thesis' rule: sorted value at index floor(p * n). */
+START_TEST(floor_index_rule)
+{
+	struct hist *h = hist_new(1);
+
+	/* n = 100: p99 is rank 99 nearest, index 99 (rank 100) floor */
+	ck_assert_uint_eq(hist_rank_rule(HIST_NEAREST_RANK, 0.99, 100), 99);
+	ck_assert_uint_eq(hist_rank_rule(HIST_FLOOR_INDEX, 0.99, 100), 100);
+	/* p * n not whole: the same rank both ways */
+	ck_assert_uint_eq(hist_rank_rule(HIST_NEAREST_RANK, 0.99, 150), 149);
+	ck_assert_uint_eq(hist_rank_rule(HIST_FLOOR_INDEX, 0.99, 150), 149);
+	/* p50 of 4: rank 2 vs index 2 (rank 3); clamped at n; small p */
+	ck_assert_uint_eq(hist_rank_rule(HIST_FLOOR_INDEX, 0.5, 4), 3);
+	ck_assert_uint_eq(hist_rank_rule(HIST_FLOOR_INDEX, 1.0, 4), 4);
+	ck_assert_uint_eq(hist_rank_rule(HIST_FLOOR_INDEX, 0.999, 1), 1);
+	ck_assert_uint_eq(hist_rank_rule(HIST_FLOOR_INDEX, 0.001, 10), 1);
+	for (uint64_t v = 1; v <= 100; v++)
+		hist_add(h, v * 10);
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.99), 990);
+	hist_set_rule(h, HIST_FLOOR_INDEX);
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.99), 1000);
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.5), 510);
+	/* the rule survives a reset */
+	hist_reset(h);
+	for (uint64_t v = 1; v <= 4; v++)
+		hist_add(h, v);
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.5), 3);
+	hist_free(h);
+}
+END_TEST
+
 Suite *hist_suite(void)
 {
 	Suite *s = suite_create("hist");
@@ -217,6 +248,7 @@ Suite *hist_suite(void)
 	tcase_add_test(tc, histogram_relative_error);
 	tcase_add_test(tc, bucket_boundaries);
 	tcase_add_test(tc, foreach_sums_and_orders);
+	tcase_add_test(tc, floor_index_rule);
 	suite_add_tcase(s, tc);
 	return s;
 }

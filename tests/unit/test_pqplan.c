@@ -137,6 +137,42 @@ START_TEST(cost_estimate_ignores_outliers)
 }
 END_TEST
 
+/* The thesis' two modes beside the default one. */
+START_TEST(timing_modes)
+{
+	struct pqplan p;
+
+	/* gap-start: at the gap's start; skipped when gap <= L */
+	p = pqplan_decide_at(PQPLAN_AT_GAP_START, 1000000, 2000000, 50000,
+			     20000, 1);
+	ck_assert_int_eq(p.action, PQPLAN_AHEAD);
+	ck_assert_uint_eq(p.at_ns, 1000000);
+	p = pqplan_decide_at(PQPLAN_AT_GAP_START, 1000000, 1050000, 50000,
+			     20000, 1);
+	ck_assert_int_eq(p.action, PQPLAN_SKIP);
+	/* a lead below the send cost does not make it go together */
+	p = pqplan_decide_at(PQPLAN_AT_GAP_START, 1000000, 2000000, 0, 20000, 1);
+	ck_assert_int_eq(p.action, PQPLAN_AHEAD);
+	ck_assert_uint_eq(p.at_ns, 1000000);
+	/* sleep-after: L before, never skipped, alone even when L < cost */
+	p = pqplan_decide_at(PQPLAN_AT_SLEEP_AFTER, 1990000, 2000000, 50000,
+			     20000, 1);
+	ck_assert_int_eq(p.action, PQPLAN_AHEAD);
+	ck_assert_uint_eq(p.at_ns, 1950000);
+	p = pqplan_decide_at(PQPLAN_AT_SLEEP_AFTER, 0, 2000000, 1000, 20000, 1);
+	ck_assert_int_eq(p.action, PQPLAN_AHEAD);
+	ck_assert_uint_eq(p.at_ns, 1999000);
+	ck_assert(pqplan_at_strict(PQPLAN_AT_SLEEP_AFTER));
+	ck_assert(!pqplan_at_strict(PQPLAN_AT_GAP_START));
+	/* lead: what pqplan_decide says */
+	p = pqplan_decide_at(PQPLAN_AT_LEAD, 1000000, 2000000, 10000, 20000, 1);
+	ck_assert_int_eq(p.action, PQPLAN_TOGETHER);
+	ck_assert_str_eq(pqplan_at_name(PQPLAN_AT_GAP_START), "gap-start");
+	ck_assert_str_eq(pqplan_at_name(PQPLAN_AT_SLEEP_AFTER), "sleep-after");
+	ck_assert_str_eq(pqplan_at_name(PQPLAN_AT_LEAD), "lead");
+}
+END_TEST
+
 Suite *pqplan_suite(void)
 {
 	Suite *s = suite_create("pqplan");
@@ -149,6 +185,7 @@ Suite *pqplan_suite(void)
 	tcase_add_test(tc, fits_late_and_lead);
 	tcase_add_test(tc, cost_estimate);
 	tcase_add_test(tc, cost_estimate_ignores_outliers);
+	tcase_add_test(tc, timing_modes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -36,6 +36,44 @@ START_TEST(count_warmup_first)
 }
 END_TEST
 
+/* Warm-up gaps of their own (the thesis' three-tier runs: 10 ms Poisson)
+ * leave the measured draws as they were; gap_add_ns lengthens every gap. */
+START_TEST(warmup_generator_and_gap_add)
+{
+	struct schedule_cfg base = {
+		.dist = ARRIVAL_EXP, .mean_ns = 1000, .seed = 3,
+		.warmup = 20, .requests = 100,
+	};
+	struct schedule_cfg cfg = base;
+	struct schedule s0, s;
+	struct arrival wa;
+
+	cfg.warmup_dist = ARRIVAL_POISSON;
+	cfg.warmup_mean_ns = 10000000;
+	ck_assert_int_eq(schedule_build(&s0, &base), 0);
+	ck_assert_int_eq(schedule_build(&s, &cfg), 0);
+	arrival_init(&wa, ARRIVAL_POISSON, 10000000, 4);
+	for (uint64_t i = 0; i < 20; i++)
+		ck_assert_uint_eq(s.gap_ns[i], arrival_next_ns(&wa));
+	for (uint64_t i = 20; i < 120; i++)
+		ck_assert_uint_eq(s.gap_ns[i], s0.gap_ns[i]);
+	schedule_free(&s);
+	cfg = base;
+	cfg.gap_add_ns = 50000;
+	ck_assert_int_eq(schedule_build(&s, &cfg), 0);
+	for (uint64_t i = 0; i < 120; i++)
+		ck_assert_uint_eq(s.gap_ns[i], s0.gap_ns[i] + 50000);
+	ck_assert_uint_eq(s.intended_ns[119], s0.intended_ns[119] + 120 * 50000);
+	schedule_free(&s);
+	schedule_free(&s0);
+	/* a bad warm-up generator is a bad configuration */
+	cfg = base;
+	cfg.warmup_dist = ARRIVAL_POISSON;
+	cfg.warmup_mean_ns = 0.5;
+	ck_assert_int_eq(schedule_build(&s, &cfg), -EINVAL);
+}
+END_TEST
+
 START_TEST(duration_rule)
 {
 	struct schedule_cfg cfg = {
@@ -183,6 +221,7 @@ Suite *schedule_suite(void)
 
 	tcase_add_test(tc, count_warmup_first);
 	tcase_add_test(tc, duration_rule);
+	tcase_add_test(tc, warmup_generator_and_gap_add);
 	tcase_add_test(tc, bad_config);
 	tcase_add_test(tc, cancel_stops_drawing);
 	tcase_add_test(tc, outdir_rules);
