@@ -18,6 +18,14 @@
 #define MAX_SERVICE_US 60000000
 
 static const char *const wait_names[] = { "spin", "sleep", "hybrid", NULL };
+/* Indexed by enum pqplan_at, enum warmup_mode and enum hist_rule. */
+static const char *const prequery_at_names[] = {
+	"lead", "gap-start", "sleep-after", NULL
+};
+static const char *const warmup_mode_names[] = { "schedule", "burst", NULL };
+static const char *const percentile_rule_names[] = {
+	"nearest-rank", "floor-index", NULL
+};
 
 /* --dist also takes "exponential" for exp (lib/arrival). */
 static int parse_dist(const char *arg, void *dest)
@@ -61,6 +69,23 @@ static const struct cli_opt client_options[] = {
 	  .max = 1e9,
 	  .help = "requests sent first and not counted (default 0)",
 	  .off = AT(warmup) },
+	{ .name = "warmup-mode", .kind = CLI_ENUM, .names = warmup_mode_names,
+	  .help = "schedule (default): the first N requests of the\n"
+		  "schedule; burst: N pre-queries back to back before\n"
+		  "it, to the pre-query receiver, replies unread (the\n"
+		  "thesis' warm-up of 50)",
+	  .off = AT(warmup_mode) },
+	{ .name = "warmup-interval-us", .kind = CLI_REAL, .store = CLI_DOUBLE,
+	  .arg = "US", .min = 0.001, .max = 1e10, .scale = 1e3,
+	  .hint = CLI_RANGE,
+	  .help = "mean gap of the warm-up requests (default: as\n"
+		  "measured; the thesis' 3 tiers: 10000 poisson)",
+	  .off = AT(warmup_interval_ns) },
+	{ .name = "warmup-dist", .kind = CLI_CUSTOM,
+	  .arg = "fixed|exp|poisson", .parse = parse_dist,
+	  .hint = "fixed, exp or poisson",
+	  .help = "their distribution (default: --dist)",
+	  .off = AT(warmup_dist), .seen = AT(have_warmup_dist) },
 	{ .name = "seed", .kind = CLI_UINT, .arg = "N",
 	  .max = 18446744073709551615.0,
 	  .help = "generator seed (default 1)", .off = AT(seed) },
@@ -96,6 +121,18 @@ static const struct cli_opt client_options[] = {
 	  .scale = 1e3,
 	  .help = "a send later than this is late (default 10)",
 	  .off = AT(late_ns) },
+	{ .name = "timer-slack-ns", .kind = CLI_UINT, .arg = "N", .min = 1,
+	  .max = 1e9, .hint = CLI_RANGE,
+	  .help = "timer slack of the client's sleeps (default 1; the\n"
+		  "kernel's default 50000 makes them overshoot like\n"
+		  "the thesis' usleep)",
+	  .off = AT(timer_slack_ns) },
+	{ .name = "percentile-rule", .kind = CLI_ENUM,
+	  .names = percentile_rule_names,
+	  .help = "nearest-rank (default): sorted value at rank\n"
+		  "ceil(p*n); floor-index: at index floor(p*n), the\n"
+		  "thesis' client",
+	  .off = AT(percentile_rule) },
 	{ .kind = CLI_TEXT, .col = 30,
 	  .help = "\nPre-query (a PREQUERY message that wakes the server core before a request):" },
 	{ .name = "prequery-lead-us", .kind = CLI_REAL, .store = CLI_DOUBLE,
@@ -107,6 +144,17 @@ static const struct cli_opt client_options[] = {
 		  "the request's send(): the request never waits\n"
 		  "for its pre-query",
 	  .off = AT(lead_us), .seen = AT(prequery) },
+	{ .name = "prequery-at", .kind = CLI_ENUM, .names = prequery_at_names,
+	  .help = "lead (default): as above; gap-start: at the\n"
+		  "start of the gap (after the previous request,\n"
+		  "or its reply with --closed), skipped when gap\n"
+		  "<= L; sleep-after: pre-query, the request L\n"
+		  "later (L adds to every gap); the thesis' modes",
+	  .off = AT(prequery_at) },
+	{ .name = "prequery-ack", .kind = CLI_FLAG,
+	  .help = "the server replies to each pre-query; the\n"
+		  "client reads and drops the reply",
+	  .off = AT(prequery_ack) },
 	{ .name = "prequery-port", .kind = CLI_UINT, .store = CLI_U16,
 	  .arg = "P", .min = 1, .max = 65535,
 	  .help = "send pre-queries to port P (default: in-band)",
@@ -170,6 +218,7 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		.requests = 1000, .seed = 1, .cpu = -1, .wait = WAIT_SPIN,
 		.spin_margin_ns = CLOCK_HYBRID_MARGIN_NS, .connections = 1,
 		.timeout_ns = 1000000000ull, .late_ns = 10000,
+		.timer_slack_ns = 1,
 	};
 	hillclimb_defaults(&o->hc);
 	cli_parse(&client_cmd, argc, argv, o);
@@ -209,6 +258,28 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		opt_usage(PROG, "--force needs --out DIR");
 	if (o->out_dir && !*o->out_dir)
 		opt_usage(PROG, "--out needs a directory name");
+	if ((o->prequery_at != PQPLAN_AT_LEAD || o->prequery_ack) &&
+	    !o->prequery)
+		opt_usage(PROG, "--prequery-at and --prequery-ack need --prequery-lead-us or --prequery-policy adaptive");
+	if (o->prequery_at == PQPLAN_AT_SLEEP_AFTER && o->adaptive)
+		opt_usage(PROG, "--prequery-at sleep-after needs a fixed lead (--prequery-lead-us)");
+	if (o->warmup_mode == WARMUP_BURST && !o->warmup)
+		opt_usage(PROG, "--warmup-mode burst needs --warmup N");
+	if ((o->warmup_interval_ns > 0 || o->have_warmup_dist) && !o->warmup)
+		opt_usage(PROG, "--warmup-interval-us and --warmup-dist need --warmup N");
+	if ((o->warmup_interval_ns > 0 || o->have_warmup_dist) &&
+	    o->warmup_mode == WARMUP_BURST)
+		opt_usage(PROG, "a burst warm-up has no gaps: --warmup-interval-us and --warmup-dist are for --warmup-mode schedule");
+	if (o->have_warmup_dist && !(o->warmup_interval_ns > 0))
+		o->warmup_interval_ns = o->interval_ns;
+	if (o->warmup_interval_ns > 0 && !o->have_warmup_dist)
+		o->warmup_dist = o->dist;
+	if (o->warmup_dist == ARRIVAL_POISSON && o->warmup_interval_ns > 0 &&
+	    (fabs(o->warmup_interval_ns / 1e3 - llround(o->warmup_interval_ns / 1e3)) > 1e-9 ||
+	     o->warmup_interval_ns < 1e3 ||
+	     o->warmup_interval_ns > 1e3 * ARRIVAL_POISSON_MAX_LAMBDA))
+		opt_usage(PROG, "--warmup-dist poisson needs a whole number of microseconds from 1 to 10000000 (got %.3f)",
+			  o->warmup_interval_ns / 1e3);
 	if (o->prequery_port && !o->prequery)
 		opt_usage(PROG, "--prequery-port needs --prequery-lead-us or --prequery-policy adaptive");
 	if (o->prequery_port && o->prequery_port == o->server.port)

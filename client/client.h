@@ -39,6 +39,7 @@ struct client_opts {
 	int have_cstates;
 	/* given on the command line (checks across options) */
 	int have_server, have_interval, have_rate, have_requests;
+	int have_warmup_dist;
 	double rate;		/* --rate, requests per second */
 	struct cstate_spec cstates;
 	/* pre-query */
@@ -46,8 +47,20 @@ struct client_opts {
 	int adaptive;		/* --prequery-policy: 0 fixed, 1 adaptive */
 	double lead_us;		/* fixed lead, or the adaptive start */
 	uint16_t prequery_port;	/* 0: in-band on the request connection */
+	int prequery_at;	/* enum pqplan_at: lead, gap-start, sleep-after */
+	int prequery_ack;	/* pre-queries ask for a reply (discarded) */
+	uint64_t timer_slack_ns;	/* the client thread's timer slack */
+	int warmup_mode;	/* enum warmup_mode */
+	int warmup_dist;	/* enum arrival_dist of the warm-up gaps */
+	double warmup_interval_ns;	/* 0: the warm-up gaps are --dist's */
+	int percentile_rule;	/* enum hist_rule */
 	int trace_markers;
 	struct hillclimb_cfg hc;
+};
+
+enum warmup_mode {
+	WARMUP_SCHEDULE = 0,	/* the first --warmup requests of the schedule */
+	WARMUP_BURST,		/* --warmup pre-queries back to back, first */
 };
 
 /* The files a client run writes into --out (what --force removes). */
@@ -62,6 +75,9 @@ enum run_status {
 struct run {
 	const struct client_opts *o;
 	uint64_t total;		/* warmup + measured */
+	uint64_t warmup;	/* of them warm-up (0 with a burst warm-up) */
+	uint64_t burst_sent;	/* burst warm-up messages sent */
+	uint64_t prequery_acks;	/* replies to pre-queries (--prequery-ack), dropped */
 	uint64_t *gap_ns;	/* [total] */
 	struct req_rec *reqs;	/* [total]; lib/tally.h counts them */
 	uint64_t *applied_ns;	/* [total]: service time the REPLY says the

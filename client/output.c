@@ -51,6 +51,15 @@ struct summary {
 	char behind_reason[160];
 };
 
+/* The schedule's mean gap: with --prequery-at sleep-after the lead adds
+ * to every gap. */
+static double mean_gap_ns(const struct client_opts *o)
+{
+	return o->interval_ns + (o->prequery &&
+				 o->prequery_at == PQPLAN_AT_SLEEP_AFTER ?
+				 o->lead_us * 1e3 : 0);
+}
+
 /* lib/runcheck's verdict on the measured sends. */
 static void check_behind(const struct run *r, struct summary *s)
 {
@@ -58,7 +67,7 @@ static void check_behind(const struct run *r, struct summary *s)
 	struct runcheck_in in = {
 		.requests = s->meas.sent, .late = s->meas.late,
 		.pacing_p99_us = s->pace.pct[2],
-		.mean_gap_us = o->interval_ns / 1e3,
+		.mean_gap_us = mean_gap_ns(o) / 1e3,
 	};
 	int ret;
 
@@ -92,7 +101,7 @@ static uint64_t count_capped(const struct run *r, uint64_t *min_applied_ns)
 {
 	uint64_t n = 0, lo = UINT64_MAX;
 
-	for (uint64_t i = r->o->warmup; i < r->sent; i++) {
+	for (uint64_t i = r->warmup; i < r->sent; i++) {
 		if (!replied(&r->reqs[i]) || r->applied_ns[i] >= r->o->service_ns)
 			continue;
 		n++;
@@ -124,14 +133,17 @@ static int summarize(const struct run *r, struct summary *s)
 	memset(s, 0, sizeof(*s));
 	if (!lat || !svc || !pace)
 		goto out;
+	hist_set_rule(lat, (enum hist_rule)o->percentile_rule);
+	hist_set_rule(svc, (enum hist_rule)o->percentile_rule);
+	hist_set_rule(pace, (enum hist_rule)o->percentile_rule);
 	/* What counts: lib/tally (measured requests only). */
-	tally_run(r->reqs, r->sent, o->warmup, o->late_ns, &s->meas, &s->warm);
+	tally_run(r->reqs, r->sent, r->warmup, o->late_ns, &s->meas, &s->warm);
 	s->count = s->meas.ok;
 	s->errors = s->meas.errors;
 	s->unanswered = s->meas.unanswered;
 	s->late = s->meas.late;
 	s->service_capped = count_capped(r, &s->min_applied_ns);
-	for (uint64_t i = o->warmup; i < r->sent; i++) {
+	for (uint64_t i = r->warmup; i < r->sent; i++) {
 		const struct req_rec *q = &r->reqs[i];
 
 		if (!nsent++)
@@ -148,7 +160,7 @@ static int summarize(const struct run *r, struct summary *s)
 	summarize_hist(lat, &s->lat);
 	summarize_hist(svc, &s->svc);
 	summarize_hist(pace, &s->pace);
-	s->rate_target = o->closed ? 0 : 1e9 / o->interval_ns;
+	s->rate_target = o->closed ? 0 : 1e9 / mean_gap_ns(o);
 	if (nsent > 1 && last_sent > first_sent)
 		s->rate_achieved = (double)(nsent - 1) * 1e9 /
 				   (double)(last_sent - first_sent);
@@ -178,8 +190,9 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 		arrival_dist_name(o->dist), o->interval_ns / 1e3,
 		clock_wait_name(o->wait), (unsigned long long)o->seed,
 		o->closed ? " closed-loop" : "");
-	fprintf(f, "requests: %llu measured, %llu warm-up, %llu errors, %llu unanswered\n",
+	fprintf(f, "requests: %llu measured, %llu warm-up%s, %llu errors, %llu unanswered\n",
 		(unsigned long long)s->count, (unsigned long long)o->warmup,
+		o->warmup_mode == WARMUP_BURST ? " (a burst of pre-queries)" : "",
 		(unsigned long long)s->errors,
 		(unsigned long long)s->unanswered);
 	fprintf(f, "%-16s %10s %10s %10s %10s %10s %10s %10s\n", "(us)", "min",
@@ -206,12 +219,18 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 			r->hc.value_us, r->hc.best_us,
 			(unsigned long long)r->hc.windows);
 	else if (o->prequery)
-		fprintf(f, " (lead %.3f us%s)", o->lead_us,
+		fprintf(f, " (lead %.3f us%s%s%s)", o->lead_us,
+			o->prequery_at != PQPLAN_AT_LEAD ? ", at " : "",
+			o->prequery_at != PQPLAN_AT_LEAD ?
+			pqplan_at_name((enum pqplan_at)o->prequery_at) : "",
 			o->prequery_port ? ", pre-query port" : "");
 	else
 		fprintf(f, " (off)");
 	fputc('\n', f);
-	if (o->prequery && o->warmup)
+	if (o->prequery_ack)
+		fprintf(f, "pre-query replies read and dropped: %llu\n",
+			(unsigned long long)r->prequery_acks);
+	if (o->prequery && r->warmup)
 		fprintf(f, "warm-up prequeries (not counted above): sent %llu skipped %llu\n",
 			(unsigned long long)s->warm.prequeries_sent,
 			(unsigned long long)s->warm.prequeries_skipped);
@@ -346,8 +365,17 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_str(j, "proto", net_proto_name(o->proto));
 	json_str(j, "dist", arrival_dist_name(o->dist));
 	json_double(j, "interval_us", o->interval_ns / 1e3);
-	json_u64(j, "requests", r->total - o->warmup);
+	json_u64(j, "requests", r->total - r->warmup);
 	json_u64(j, "warmup", o->warmup);
+	json_str(j, "warmup_mode", o->warmup_mode == WARMUP_BURST ? "burst" :
+		 "schedule");
+	json_double(j, "warmup_interval_us", o->warmup_interval_ns > 0 ?
+		    o->warmup_interval_ns / 1e3 : NAN);
+	json_str(j, "warmup_dist", o->warmup_interval_ns > 0 ?
+		 arrival_dist_name((enum arrival_dist)o->warmup_dist) : NULL);
+	json_u64(j, "timer_slack_ns", o->timer_slack_ns);
+	json_str(j, "percentile_rule", o->percentile_rule == HIST_FLOOR_INDEX ?
+		 "floor-index" : "nearest-rank");
 	json_u64(j, "seed", o->seed);
 	json_str(j, "wait", clock_wait_name(o->wait));
 	json_u64(j, "connections", o->connections);
@@ -380,6 +408,8 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_u64(j, "prequeries_missed", s->meas.prequeries_missed);
 	json_u64(j, "warmup_prequeries_sent", s->warm.prequeries_sent);
 	json_u64(j, "warmup_prequeries_skipped", s->warm.prequeries_skipped);
+	json_u64(j, "warmup_burst_sent", r->burst_sent);
+	json_u64(j, "prequery_acks", r->prequery_acks);
 	json_u64(j, "behind_schedule", (uint64_t)s->behind);
 	json_str(j, "behind_reason", s->behind_reason);
 	json_u64(j, "service_capped", s->service_capped);
@@ -388,6 +418,8 @@ static int write_summary_json(const char *path, const struct run *r,
 		 "fixed");
 	json_double(j, "lead_us", o->prequery ? o->lead_us : NAN);
 	json_u64(j, "port", o->prequery_port);
+	json_str(j, "at", pqplan_at_name((enum pqplan_at)o->prequery_at));
+	json_bool(j, "ack", o->prequery_ack);
 	if (o->adaptive) {
 		json_u64(j, "window", o->hc.window);
 		json_double(j, "step_us", o->hc.step_us);
@@ -412,7 +444,7 @@ static int write_requests(const char *path, const struct run *r)
 		   "server_recv_ns,server_send_ns,prequery_sent_ns,status,"
 		   "prequery_lead_us,prequery_lead_ns,prequery_planned_ns,"
 		   "applied_service_ns");
-	for (uint64_t i = r->o->warmup; i < r->sent; i++) {
+	for (uint64_t i = r->warmup; i < r->sent; i++) {
 		const struct req_rec *q = &r->reqs[i];
 
 		csv_u64(c, i);
@@ -465,7 +497,7 @@ static int write_gaps(const char *path, const struct run *r)
 	for (uint64_t i = 0; i < r->total; i++) {
 		csv_u64(c, i);
 		csv_u64(c, r->gap_ns[i]);
-		csv_u64(c, i < r->o->warmup);
+		csv_u64(c, i < r->warmup);
 		csv_end_row(c);
 	}
 	return csv_close(c);

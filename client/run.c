@@ -73,7 +73,13 @@ int run_schedule(struct run *r, const struct client_opts *o)
 {
 	struct schedule_cfg cfg = {
 		.dist = o->dist, .mean_ns = o->interval_ns, .seed = o->seed,
-		.warmup = o->warmup, .requests = o->requests,
+		.warmup = o->warmup_mode == WARMUP_BURST ? 0 : o->warmup,
+		.requests = o->requests,
+		.warmup_dist = (enum arrival_dist)o->warmup_dist,
+		.warmup_mean_ns = o->warmup_interval_ns,
+		/* sleep-after: the lead adds to every gap */
+		.gap_add_ns = o->prequery && o->prequery_at == PQPLAN_AT_SLEEP_AFTER ?
+			      (uint64_t)llround(o->lead_us * 1e3) : 0,
 		.duration_ns = o->requests ? 0 : (uint64_t)(o->duration_s * 1e9),
 		.cancel = signal_pending,
 	};
@@ -87,6 +93,7 @@ int run_schedule(struct run *r, const struct client_opts *o)
 	if (ret)
 		return ret;
 	r->total = sch.n;
+	r->warmup = sch.warmup;
 	r->reqs = calloc(r->total, sizeof(*r->reqs));
 	r->applied_ns = calloc(r->total, sizeof(*r->applied_ns));
 	if (!r->reqs || !r->applied_ns) {
@@ -155,6 +162,16 @@ static int on_reply(struct loop *l, const struct proto_msg *m, uint64_t now)
 	struct run *r = l->r;
 	struct req_rec *q;
 
+	/* A reply to a pre-query (--prequery-ack): read, dropped. */
+	if (m->type == PROTO_REPLY && (m->flags & PROTO_F_ACK)) {
+		if (!l->o->prequery_ack) {
+			fail(r, "reply to a pre-query that asked for none (seq %llu)",
+			     (unsigned long long)m->seq);
+			return -1;
+		}
+		r->prequery_acks++;
+		return 0;
+	}
 	if (m->type != PROTO_REPLY && m->type != PROTO_ERROR) {
 		fail(r, "unexpected %s message from the server (seq %llu)",
 		     proto_type_name(m->type), (unsigned long long)m->seq);
@@ -354,6 +371,7 @@ static struct proto_msg message(const struct client_opts *o, uint8_t type,
 {
 	return (struct proto_msg){
 		.type = type, .seq = seq, .client_send_ns = now,
+		.flags = type == PROTO_PREQUERY && o->prequery_ack ? PROTO_F_ACK : 0,
 		.service_ns = type == PROTO_REQUEST ? o->service_ns : 0,
 		.payload_len = type == PROTO_REQUEST ? (uint32_t)o->payload : 0,
 	};
@@ -501,8 +519,9 @@ static int prequery(struct loop *l, uint64_t i, uint64_t prev_ns,
 	q->lead_us = l->o->adaptive ? hillclimb_value_us(&r->hc) : l->o->lead_us;
 	q->window = (uint32_t)r->hc.windows;
 	lead_ns = (uint64_t)llround(q->lead_us * 1e3);
-	p = pqplan_decide(prev_ns, send_ns, lead_ns,
-			  pqplan_cost_ns(&r->send_cost), in_band);
+	p = pqplan_decide_at((enum pqplan_at)l->o->prequery_at, prev_ns,
+			     send_ns, lead_ns, pqplan_cost_ns(&r->send_cost),
+			     in_band);
 	if (p.action == PQPLAN_SKIP) {
 		q->pq = REQ_PQ_SKIPPED;
 		return 0;
@@ -512,8 +531,10 @@ static int prequery(struct loop *l, uint64_t i, uint64_t prev_ns,
 		return 1;
 	if (wait_until(l, p.at_ns))
 		return -1;
-	/* Reached too late to go alone: never delay the request for it. */
-	if (!pqplan_fits(clock_now_ns(), p.at_ns, send_ns,
+	/* Reached too late to go alone: never delay the request for it
+	 * (sleep-after sends it alone anyway, as the thesis' code did). */
+	if (!pqplan_at_strict((enum pqplan_at)l->o->prequery_at) &&
+	    !pqplan_fits(clock_now_ns(), p.at_ns, send_ns,
 			 pqplan_cost_ns(&r->send_cost))) {
 		if (in_band)
 			return 1;
@@ -585,6 +606,35 @@ static int64_t send_due(struct loop *l, uint64_t i)
 	return (int64_t)n;
 }
 
+/*
+ * The thesis' warm-up: --warmup pre-queries back to back, before the
+ * schedule starts, to the pre-query receiver (the pre-query port, else
+ * the request connection); replies, with --prequery-ack, are dropped.
+ */
+static int burst_warmup(struct loop *l)
+{
+	struct conn *c = l->pq ? l->pq : &l->conns[0];
+
+	/* No trace markers and no send-cost samples: they are the run's. */
+	for (uint64_t k = 0; k < l->o->warmup; k++) {
+		size_t len = encode(l, c, PROTO_PREQUERY, k, clock_now_ns(),
+				    l->txbuf);
+		int err = len ? net_send_all(c->fd, l->txbuf, len,
+					     l->o->timeout_ns) : -EMSGSIZE;
+
+		if (err) {
+			fail(l->r, "burst warm-up, message %llu: %s",
+			     (unsigned long long)k, strerror(-err));
+			return -1;
+		}
+		l->r->burst_sent++;
+		/* read what came back so far: replies do not pile up */
+		if (poll_replies(l, 0))
+			return -1;
+	}
+	return 0;
+}
+
 static int open_loop(struct loop *l)
 {
 	struct run *r = l->r;
@@ -637,8 +687,9 @@ static int loop_setup(struct loop *l)
 	struct epoll_event ev = { .events = EPOLLIN };
 	sigset_t mask;
 
-	/* sleep and hybrid pacing wake at the send time, not 50 us after */
-	clock_tight_timers();
+	/* sleep and hybrid pacing wake at the send time, not 50 us after
+	 * (unless --timer-slack-ns asks for the thesis' usleep) */
+	clock_timer_slack(o->timer_slack_ns);
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (l->epfd < 0) {
 		fail(l->r, "epoll_create1: %s", strerror(errno));
@@ -748,6 +799,8 @@ void run_experiment(struct run *r)
 		goto out;
 	}
 	if (loop_setup(l))
+		goto out;
+	if (r->o->warmup_mode == WARMUP_BURST && burst_warmup(l))
 		goto out;
 	/* Start one millisecond from now so set-up costs do not count. */
 	r->start_ns = clock_now_ns() + 1000000;

@@ -69,5 +69,11 @@ uint64_t clock_wait_until(uint64_t target_ns, enum clock_wait mode,
 
 int clock_tight_timers(void)
 {
-	return prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) ? -errno : 0;
+	return clock_timer_slack(1);
+}
+
+int clock_timer_slack(uint64_t ns)
+{
+	return prctl(PR_SET_TIMERSLACK, (unsigned long)(ns ? ns : 1), 0, 0, 0) ?
+	       -errno : 0;
 }

@@ -57,5 +57,7 @@ uint64_t clock_spin_until(uint64_t target_ns);
  * cyclictest does. Returns 0 or -errno.
  */
 int clock_tight_timers(void);
+/* This thread's timer slack to ns (>= 1): 0 or -errno. */
+int clock_timer_slack(uint64_t ns);
 
 #endif

@@ -48,6 +48,7 @@ struct server_opts {
 	enum net_proto proto;
 	int cpu;
 	int busy_poll;
+	int prequery_only;
 	uint64_t max_service_ns;
 	uint32_t max_payload;
 	uint64_t max_conns;
@@ -97,6 +98,10 @@ static const struct cli_opt server_options[] = {
 	{ .name = "busy-poll", .kind = CLI_FLAG,
 	  .help = "poll without blocking: the core never idles",
 	  .off = CLI_AT(struct server_opts, busy_poll) },
+	{ .name = "prequery-only", .kind = CLI_FLAG,
+	  .help = "a pre-query receiver: requests are rejected (the\n"
+		  "thesis' second server process on the same core)",
+	  .off = CLI_AT(struct server_opts, prequery_only) },
 	{ .name = "max-service-us", .kind = CLI_UINT, .arg = "US",
 	  .max = 60000000, .scale = 1000, .hint = CLI_RANGE,
 	  .help = "cap on a request's service time (default 10000)",
@@ -222,6 +227,11 @@ static int serve_msg(struct server *s, const struct origin *from,
 			     "pqrecv", m->seq);
 	switch (m->type) {
 	case PROTO_REQUEST:
+		if (s->o.prequery_only) {
+			/* the thesis' pre-query receiver serves nothing else */
+			s->st.rejected++;
+			return -1;
+		}
 		s->st.requests++;
 		service_ns = m->service_ns < s->o.max_service_ns ?
 			     m->service_ns : s->o.max_service_ns;
@@ -249,6 +259,8 @@ static int serve_msg(struct server *s, const struct origin *from,
 		s->turn_ns += service_ns;
 		r = (struct proto_msg){
 			.type = PROTO_REPLY, .seq = m->seq,
+			/* a pre-query's reply says so: the client drops it */
+			.flags = m->type == PROTO_PREQUERY ? PROTO_F_ACK : 0,
 			.client_send_ns = m->client_send_ns,
 			.service_ns = service_ns,
 			.server_recv_ns = s->rx_ns,
