@@ -123,7 +123,12 @@ double hist_stddev(const struct hist *h)
 	return h->count < 2 ? 0 : sqrt(h->m2 / (double)(h->count - 1));
 }
 
-uint64_t hist_rank(double p, uint64_t n)
+/*
+ * The 1-based rank of percentile p among n, p taken to 1e-9 so the
+ * arithmetic is exact: ceil(p * n) (nearest rank) or floor(p * n) + 1
+ * (the 0-based index floor(p * n)), clamped to [1, n].
+ */
+static uint64_t rank_of(double p, uint64_t n, int floor_index)
 {
 	unsigned __int128 ppb, r;
 
@@ -134,29 +139,21 @@ uint64_t hist_rank(double p, uint64_t n)
 	if (p >= 1)
 		return n;
 	ppb = (unsigned __int128)llround(p * 1e9);
-	r = (ppb * n + 999999999u) / 1000000000u;
+	r = floor_index ? ppb * n / 1000000000u + 1 :
+	    (ppb * n + 999999999u) / 1000000000u;
 	if (r < 1)
 		r = 1;
-	if (r > n)
-		r = n;
-	return (uint64_t)r;
+	return r > n ? n : (uint64_t)r;
+}
+
+uint64_t hist_rank(double p, uint64_t n)
+{
+	return rank_of(p, n, 0);
 }
 
 uint64_t hist_rank_rule(enum hist_rule rule, double p, uint64_t n)
 {
-	unsigned __int128 ppb, r;
-
-	if (rule != HIST_FLOOR_INDEX)
-		return hist_rank(p, n);
-	if (!n)
-		return 0;
-	if (!(p > 0))
-		return 1;
-	if (p >= 1)
-		return n;
-	ppb = (unsigned __int128)llround(p * 1e9);
-	r = ppb * n / 1000000000u + 1;
-	return r > n ? n : (uint64_t)r;
+	return rank_of(p, n, rule == HIST_FLOOR_INDEX);
 }
 
 void hist_set_rule(struct hist *h, enum hist_rule rule)
