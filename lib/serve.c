@@ -261,7 +261,7 @@ int serve_signal_pending(struct serve *s)
 
 void *serve_conn_priv(struct serve_conn *c)
 {
-	return c->priv;
+	return c + 1;	/* allocated together: see do_accept() */
 }
 
 /* A closed connection nobody holds goes to the graveyard. */
@@ -522,7 +522,6 @@ static void do_accept(struct serve *s, struct listener *l)
 		c->tag = l->tag;
 		c->id = ++s->next_id;
 		c->last_ns = clock_now_ns();
-		c->priv = c + 1;
 		if (s->cfg.ops->conn_open)
 			s->cfg.ops->conn_open(c, s->cfg.arg);
 		if (ep_ctl(s, EPOLL_CTL_ADD, fd, EPOLLIN, &c->ep_kind)) {

@@ -50,11 +50,11 @@ struct serve_conn {
 	int closed;		/* serve_conn_close()d: fd no longer valid */
 	int rd_closed;		/* peer shut its write side, kept for replies */
 	/* private */
-	unsigned refs;
+	unsigned refs;		/* serve_conn_hold()s not yet put */
 	uint64_t last_ns;
 	struct serve_conn *prev, *next;
 	int ep_kind;
-	void *priv;
+	/* the program's conn_priv bytes follow the struct */
 };
 
 /* A datagram received on a UDP listener. */
@@ -151,6 +151,11 @@ void *serve_conn_priv(struct serve_conn *c);
 /* Closes c's fd now; c itself is freed once unreferenced, after the turn. */
 void serve_conn_close(struct serve *s, struct serve_conn *c);
 void serve_conn_hold(struct serve_conn *c);
+/* The holds on c not yet put (e.g. a relay's requests in flight for it). */
+static inline unsigned serve_conn_refs(const struct serve_conn *c)
+{
+	return c->refs;
+}
 void serve_conn_put(struct serve *s, struct serve_conn *c);
 
 /* The program's own fds: events are EPOLLIN/EPOLLOUT bits. */

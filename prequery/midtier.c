@@ -91,13 +91,13 @@ struct mt_opts {
 };
 
 /*
- * A client connection's state (serve_conn_priv). A slot pointing at the
- * connection holds a reference to it (serve_conn_hold), so a client that
- * closes with requests in flight stays allocated until they finish.
+ * A client connection's state (serve_conn_priv). Each slot pointing at
+ * the connection holds a reference to it (serve_conn_hold), so a client
+ * that closes with requests in flight stays allocated until they finish,
+ * and serve_conn_refs() is the number of its requests in flight.
  */
 struct client {
 	struct wire_conn w;
-	uint64_t outstanding;	/* slots pointing at this client */
 };
 
 struct slot {
@@ -545,7 +545,6 @@ static void finish(struct mt *m, uint64_t bseq, const struct proto_msg *br,
 		   const char *status)
 {
 	struct slot *s = &m->slots[bseq % SLOTS];
-	struct client *cl = serve_conn_priv(s->client);
 	uint64_t now;
 
 	if (br)
@@ -560,9 +559,8 @@ static void finish(struct mt *m, uint64_t bseq, const struct proto_msg *br,
 	log_row(m, s, bseq, br ? m->rx_ns : 0, now, status);
 	s->used = 0;
 	s->queued = 0;
-	cl->outstanding--;
 	/* A client that half-closed is closed once it has all its replies. */
-	if (s->client->rd_closed && !cl->outstanding)
+	if (s->client->rd_closed && serve_conn_refs(s->client) == 1)
 		client_close(m, s->client);
 	serve_conn_put(m->loop, s->client);
 }
@@ -847,7 +845,6 @@ static int handle_request(const struct proto_msg *q, void *arg)
 	struct client_ctx *ctx = arg;
 	struct mt *m = ctx->m;
 	struct serve_conn *c = ctx->c;
-	struct client *cl = serve_conn_priv(c);
 	uint64_t bseq = m->next_seq;
 	struct slot *s = &m->slots[bseq % SLOTS];
 
@@ -880,7 +877,6 @@ static int handle_request(const struct proto_msg *q, void *arg)
 			    .recv_ns = m->rx_ns, .window = m->hc.windows };
 	atomic_store(&s->prequery_ns, 0);
 	s->delay_us = atomic_load(&m->delay_ns) / 1e3;
-	cl->outstanding++;
 	serve_conn_hold(c);
 	if (m->o.prequery) {
 		atomic_store(&m->pending_recv_ns, m->rx_ns);
@@ -939,7 +935,7 @@ static int on_eof(struct serve_conn *c, int err, void *arg)
 		m->rejected++;
 		return 0;
 	}
-	return cl->outstanding > 0;
+	return serve_conn_refs(c) > 0;
 }
 
 static void check_timeouts(struct mt *m)
