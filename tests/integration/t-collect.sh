@@ -34,7 +34,7 @@ old_collect() {	# old_collect DIR > sweep.csv
 
 # A real sweep on a port of its own; the seed is not the default, so
 # seed + rep is checked too.
-port=$((20000 + $$ % 20000))
+port=$(test_port 0)
 "$WB" sweep --out "$TMP/sw" --dist "fixed exp" --prequery "off 20" --reps 2 --requests 100 \
 	--seed 41 --server-port "$port" > "$TMP/sw.out" 2>&1
 # exit 1: a run failed (a loaded machine); its row is still collected

@@ -125,13 +125,7 @@ declare -A PMAP=()
 # earlier example's connections does not stop a listener binding it).
 port_free() { [ -z "$(ss -Hltnu "sport = :$1" 2>/dev/null)" ]; }
 declare -A TAKEN=()
-# Below the kernel's ephemeral range, which outgoing connections take
-# from at any time (a port found free there could be taken before the
-# example binds it: a full run failed so, "Address already in use").
-EPH_LO=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
-EPH_LO=${EPH_LO:-32768}
-PORT_LO=10000
-[ "$EPH_LO" -gt $((PORT_LO + 2000)) ] || PORT_LO=$((EPH_LO / 2))
+# PORT_LO..EPH_LO: below the ephemeral range (lib.sh)
 new_port() {	# FP = a free port whose successor is free too (the sweep's pre-query port)
 	local p
 	for _ in $(seq 200); do

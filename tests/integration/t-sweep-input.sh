@@ -54,7 +54,7 @@ out=$("$WB" sweep --out "$TMP/a;touch $M" --server-exec env --reps 1 2>&1); rc=$
 # A real (small) sweep with a host name: it runs, the server is on CPU 0
 # and the client on another, and sweep.csv has the behind columns.
 "$WB" sweep --out "$TMP/ok" --server-addr localhost --server-bind 127.0.0.1 \
-	--server-port $((20000 + $$ % 20000)) --reps 1 --requests 50 > "$TMP/ok.out" 2>&1 ||
+	--server-port "$(test_port 0)" --reps 1 --requests 50 > "$TMP/ok.out" 2>&1 ||
 	fail "sweep: $(tail -5 "$TMP/ok.out")"
 grep -qx 'server-cpu = 0' "$TMP/ok/sweep.spec" || fail "server CPU default: $(cat "$TMP/ok/sweep.spec")"
 if [ "$(nproc)" -gt 1 ]; then grep -qx 'client-cpu = 1' "$TMP/ok/sweep.spec" || fail "client CPU default"; fi
@@ -62,14 +62,14 @@ head -1 "$TMP/ok/sweep.csv" | grep -q ',dir,behind_schedule,behind_reason$' || f
 [ "$(awk -F, 'NR > 1 && $3 == "ok"' "$TMP/ok/sweep.csv" | wc -l)" = 1 ] || fail "run not ok: $(cat "$TMP/ok/sweep.csv")"
 grep -q 'cover' "$TMP/ok.out" || fail "closing table has no coverage column: $(cat "$TMP/ok.out")"
 # --client-cpu 0 alone moves the server off it.
-"$WB" sweep --out "$TMP/ok2" --client-cpu 0 --server-port $((20100 + $$ % 20000)) --reps 1 --requests 20 > /dev/null 2>&1 || fail "sweep --client-cpu 0"
+"$WB" sweep --out "$TMP/ok2" --client-cpu 0 --server-port "$(test_port 100)" --reps 1 --requests 20 > /dev/null 2>&1 || fail "sweep --client-cpu 0"
 if [ "$(nproc)" -gt 1 ]; then grep -qx 'server-cpu = 1' "$TMP/ok2/sweep.spec" || fail "server CPU with --client-cpu 0"; fi
 
 # --resume reads the spec recorded in DIR/sweep.spec (issue 21 §5): with
 # no options the resumed run keeps service_us 5 and requests 20; a value
 # that differs is refused (exit 2, naming the key and both values) and
 # sweep.csv stays as it was.
-P=$((22000 + $$ % 20000))
+P=$(test_port 2000)
 "$WB" sweep --out "$TMP/r" --prequery "off 20" --reps 1 --requests 20 --interval-us 500 \
 	--service-us 5 --server-port $P > "$TMP/r.out" 2>&1 || fail "resume sweep: $(tail -3 "$TMP/r.out")"
 rm -rf "$TMP/r/dist-exp_int-500_pq-20_wu-0_cs-on_svc-5/rep-1"
@@ -116,7 +116,7 @@ out=$("$WB" sweep --out "$TMP/empty" --resume 2>&1); rc=$?
 # A stray listener on the request port (a python socket) or on the
 # pre-query port (a wakebench server): the sweep stops naming it, reports
 # no run ok, and leaves the stray alone (issue 21 §5).
-H=$((24000 + $$ % 20000))
+H=$(test_port 4000)
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8); time.sleep(120)' $H &
