@@ -610,6 +610,9 @@ static int64_t send_due(struct loop *l, uint64_t i)
  * The thesis' warm-up: --warmup pre-queries back to back, before the
  * schedule starts, to the pre-query receiver (the pre-query port, else
  * the request connection); replies, with --prequery-ack, are dropped.
+ * Their sequence numbers follow the schedule's last (total, total + 1,
+ * ...): a server log or trace joins pre-queries to requests by seq, and
+ * a burst message must not pass for request k's pre-query.
  */
 static int burst_warmup(struct loop *l)
 {
@@ -617,8 +620,8 @@ static int burst_warmup(struct loop *l)
 
 	/* No trace markers and no send-cost samples: they are the run's. */
 	for (uint64_t k = 0; k < l->o->warmup; k++) {
-		size_t len = encode(l, c, PROTO_PREQUERY, k, clock_now_ns(),
-				    l->txbuf);
+		size_t len = encode(l, c, PROTO_PREQUERY, l->r->total + k,
+				    clock_now_ns(), l->txbuf);
 		int err = len ? net_send_all(c->fd, l->txbuf, len,
 					     l->o->timeout_ns) : -EMSGSIZE;
 

@@ -17,12 +17,22 @@ start_server --log "$TMP/s.csv" --cpu 1
 "$WB" client --server 127.0.0.1:$PORT --cpu 0 --interval-us 2000 --requests 100 \
 	--prequery-lead-us 50 --prequery-at gap-start --out "$TMP/gs" -q || fail "gap-start run"
 [ "$(csv_col "$TMP/gs/summary.csv" prequeries_sent)" = 100 ] || fail "gap-start: not all sent"
-# requests.csv: 1 seq, 3 sent_ns, 9 prequery_sent_ns, 12 prequery_lead_ns, 13 planned
-awk -F, 'NR == 2 { prev = $3; next }
-	NR > 2 { if ($9 == "" || $9 < prev || $9 - prev > 500000) exit 1
-		 if ($13 > $9 || $9 > $3 - 1000000) exit 2
-		 prev = $3 }' "$TMP/gs/requests.csv" ||
+# requests.csv: 2 intended_ns, 3 sent_ns, 9 prequery_sent_ns, 13 planned.
+# Planned at the previous request's intended time, sent after it and
+# before its own request. One the client reached too late to go alone
+# (a stall of the host) goes together with its request (sent_ns equal):
+# never more than 1 in 20 of them.
+awk -F, 'NR == 2 { prev = $2; next }
+	NR > 2 { if ($9 == "") exit 1
+		 if ($13 != prev) exit 2
+		 if ($9 == $3) tog++
+		 else if ($9 < $13 || $9 >= $3) exit 3
+		 prev = $2 }
+	END { if (tog * 20 > NR - 2) exit 4 }' "$TMP/gs/requests.csv" ||
 	fail "gap-start: a pre-query not at the start of its gap ($?)"
+# so its effective lead is most of the 2 ms gap
+lead=$(awk -F, 'NR > 1 { print $3 - $9 }' "$TMP/gs/requests.csv" | sort -n | sed -n 50p)
+[ "$lead" -gt 1000000 ] || fail "gap-start: median effective lead $lead ns"
 grep -q '"at": "gap-start"' "$TMP/gs/summary.json" || fail "gap-start not in summary.json"
 "$WB" client --server 127.0.0.1:$PORT --interval-us 500 --requests 50 \
 	--prequery-lead-us 500 --prequery-at gap-start --out "$TMP/gs2" -q || fail "gap-start skip run"
@@ -82,10 +92,12 @@ stop_server
 pqs=$(grep -c ',prequery,' "$TMP/pq.csv")
 want=$((50 + $(csv_col "$TMP/two/summary.csv" prequeries_sent)))
 [ "$pqs" = "$want" ] || fail "pre-query server saw $pqs, client sent $want (50 burst)"
-# the burst came first: the 50 earliest pre-queries precede the first request
-first_req=$(awk -F, 'NR == 2 { print $3 }' "$TMP/req.csv")
-[ "$(awk -F, -v t="$first_req" 'NR > 1 && $3 < t' "$TMP/pq.csv" | wc -l)" -ge 50 ] ||
-	fail "burst not before the first request"
+# The burst went first on the pre-query connection (the log is in its
+# order), with seqs after the schedule's last (100-149): none passes for
+# a request's pre-query.
+awk -F, 'NR > 1 { if ($1 >= 100) { if (NR - 1 != ++b || $1 != 99 + b) exit 1 } }
+	END { if (b != 50) exit 2 }' "$TMP/pq.csv" ||
+	fail "burst: not the first 50 pre-queries, seqs 100-149 ($?)"
 
 # ---- warm-up gaps of their own; floor-index percentiles; timer slack.
 start_server --cpu 1
