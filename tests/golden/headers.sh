@@ -57,7 +57,8 @@ for f in attribution.csv attribution-summary.csv; do hdr "trace attribute $f" "$
 "$WB" trace residency --duration 0.1 --out "$T/res.csv" > /dev/null 2>&1 || die "trace residency failed"
 hdr "trace residency" "$T/res.csv"
 
-"$WB" sweep --out "$T/sweep" --reps 1 --requests 20 --server-port $((20000 + $$ % 20000)) \
-	> /dev/null 2>&1 || die "sweep failed"
+. "$top/tests/ports.sh"
+"$WB" sweep --out "$T/sweep" --reps 1 --requests 20 --server-port "$(test_port 0)" \
+	> "$T/sweep.out" 2>&1 || die "sweep failed: $(tail -n 3 "$T/sweep.out")"
 hdr "sweep sweep.csv" "$T/sweep/sweep.csv"
 hdr "stats summary.csv" "$T/sweep/summary.csv"
