@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,4 +136,15 @@ int residency_diff(const struct res_snap *a, const struct res_snap *b,
 				.time_us = (uint64_t)(wall_us * (100 - pct) / 100) };
 	}
 	return k;
+}
+
+void residency_colname(const char *state, char *out, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return;
+	for (i = 0; state[i] && i + 1 < len; i++)
+		out[i] = isalnum((unsigned char)state[i]) ? state[i] : '_';
+	out[i] = '\0';
 }

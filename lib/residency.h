@@ -9,6 +9,7 @@
 #ifndef WB_RESIDENCY_H
 #define WB_RESIDENCY_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "idlestate.h"
 
@@ -48,6 +49,12 @@ struct res_row {
  */
 int residency_diff(const struct res_snap *a, const struct res_snap *b,
 		   struct res_row *rows, int max);
+
+/*
+ * STATE as a CSV column-name part: letters and digits kept, anything
+ * else '_' ("haltpoll idle" -> "haltpoll_idle"), at most LEN - 1 bytes.
+ */
+void residency_colname(const char *state, char *out, size_t len);
 
 /*
  * Parses /proc/stat text into per-CPU idle (idle + iowait) and total

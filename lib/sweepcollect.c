@@ -10,6 +10,7 @@
 #include "csvread.h"
 #include "stage.h"
 #include "sweepcollect.h"
+#include "sweepplan.h"
 #include "sweepspec.h"
 
 #define MAXCOL 256
@@ -18,7 +19,12 @@
 const char *const sweepcollect_vals[SWEEPCOLLECT_NVALS] = {
 	"count", "lat_avg_us", "lat_p50_us", "lat_p90_us", "lat_p99_us",
 	"lat_p999_us", "svc_p50_us", "pace_p99_us", "late_sends",
-	"prequeries_sent", "prequeries_skipped",
+	"prequeries_sent", "prequeries_skipped", "lat_p95_us", "lat_p9999_us",
+};
+
+const char *const sweepcollect_mt[SWEEPCOLLECT_NMT] = {
+	"requests", "prequeries_sent", "prequeries_raced", "backend_rtt_avg_us",
+	"backend_rtt_p50_us", "backend_rtt_p99_us", "delay_us",
 };
 
 static int bad(char *err, size_t errlen, const char *name, unsigned long line,
@@ -48,37 +54,6 @@ static int whole(const char *s, unsigned long *v)
 	if (n < 1 || n > 9 || strspn(s, "0123456789") != n || (s[0] == '0' && n > 1))
 		return -EINVAL;
 	*v = strtoul(s, NULL, 10);
-	return 0;
-}
-
-int sweepcollect_plan_line(char *line, struct sweepcollect_entry *e,
-			   const char *name, unsigned long lineno, char *err,
-			   size_t errlen)
-{
-	char *w[9], *save = NULL, *t;
-	int n = 0;
-
-	line[strcspn(line, "\r\n")] = '\0';
-	for (t = strtok_r(line, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
-		if (n == 9)
-			break;
-		w[n++] = t;
-	}
-	if (n != 8)
-		return bad(err, errlen, name, lineno,
-			   "expected 'POINT REP DIST INTERVAL PREQUERY WARMUP CSTATES SERVICE'");
-	if (strpbrk(w[0], "/,\"") || !strcmp(w[0], ".") || !strcmp(w[0], ".."))
-		return bad(err, errlen, name, lineno, "point '%.80s' is not a plain name", w[0]);
-	if (whole(w[1], &e->rep_n))
-		return bad(err, errlen, name, lineno, "rep '%.40s' is not a whole number", w[1]);
-	for (int k = 2; k < 8; k++)
-		if (strpbrk(w[k], ",\""))
-			return bad(err, errlen, name, lineno, "value '%.80s' holds ',' or '\"'",
-				   w[k]);
-	e->point = w[0];
-	e->rep = w[1];
-	for (int k = 0; k < 6; k++)
-		e->param[k] = w[k + 2];
 	return 0;
 }
 
@@ -206,30 +181,225 @@ out:
 	return ret;
 }
 
-int sweepcollect_row(FILE *out, const struct sweepcollect_entry *e,
-		     const char *requests, unsigned long long seed,
-		     const struct sweepcollect_run *run)
+/* A small CSV file: its header and up to TABLE_ROWS rows, split. */
+#define TABLE_ROWS 8
+struct table {
+	char *line[TABLE_ROWS + 1];
+	char *f[TABLE_ROWS + 1][MAXCOL];
+	int nh, nrows;
+};
+
+static void table_free(struct table *t)
 {
-	fprintf(out, "%s,%s,%s", e->point, e->rep, run ? run->status : "missing");
-	for (int k = 0; k < 6; k++)
-		fprintf(out, ",%s", e->param[k]);
-	fprintf(out, ",%s,%llu", requests, seed + e->rep_n);
-	for (int k = 0; k < SWEEPCOLLECT_NVALS; k++)
+	for (int i = 0; i <= TABLE_ROWS; i++)
+		free(t->line[i]);
+}
+
+static int table_read(FILE *f, const char *name, struct table *t, char *err,
+		      size_t errlen)
+{
+	size_t cap;
+	int ret = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i <= TABLE_ROWS; i++) {
+		int n;
+
+		cap = 0;
+		if (next_line(f, &t->line[i], &cap) < 0) {
+			if (ferror(f) || errno == ENOMEM) {
+				snprintf(err, errlen, "reading %s failed", name);
+				return errno == ENOMEM ? -ENOMEM : -EIO;
+			}
+			if (!i) {
+				snprintf(err, errlen, "%s is empty", name);
+				return -ENODATA;
+			}
+			break;
+		}
+		if (i && !t->line[i][strspn(t->line[i], "\r\n")])
+			break;
+		n = csvr_split(t->line[i], t->f[i], MAXCOL);
+		if (n < 0)
+			return bad(err, errlen, name, (unsigned long)i + 1, n == -E2BIG ?
+				   "more than 256 fields" : "a stray or unterminated quote");
+		if (!i)
+			t->nh = n;
+		else if (n != t->nh)
+			return bad(err, errlen, name, (unsigned long)i + 1,
+				   "%d fields, the header has %d", n, t->nh);
+		else
+			t->nrows = i;
+	}
+	if (t->line[TABLE_ROWS] && t->nrows == TABLE_ROWS)
+		ret = bad(err, errlen, name, TABLE_ROWS + 1, "more than %d rows",
+			  TABLE_ROWS - 1);
+	if (!ret && !t->nrows)
+		ret = bad(err, errlen, name, 2, "no row after the header");
+	return ret;
+}
+
+/* copies number V of column COL into OUT (LEN bytes) */
+static int copy_num(const char *v, const char *col, char *out, size_t len,
+		    const char *name, unsigned long line, char *err, size_t errlen)
+{
+	if (!numtext(v) || strlen(v) >= len)
+		return bad(err, errlen, name, line, "column %s: '%.40s' is not a number",
+			   col, v);
+	strcpy(out, v);
+	return 0;
+}
+
+int sweepcollect_midtier(FILE *f, const char *name,
+			 char mt[SWEEPCOLLECT_NMT][64], char *err, size_t errlen)
+{
+	struct table t;
+	int ret = table_read(f, name, &t, err, errlen);
+
+	for (int k = 0; k < SWEEPCOLLECT_NMT; k++)
+		mt[k][0] = '\0';
+	if (!ret && t.nrows != 1)
+		ret = bad(err, errlen, name, 3, "more than one row");
+	for (int k = 0; !ret && k < SWEEPCOLLECT_NMT; k++) {
+		int c = csvr_col(t.f[0], t.nh, sweepcollect_mt[k]);
+
+		if (c >= 0)
+			ret = copy_num(t.f[1][c], sweepcollect_mt[k], mt[k], 64,
+				       name, 2, err, errlen);
+	}
+	table_free(&t);
+	return ret;
+}
+
+/* res_<name>_pct or entries_<name>, <name> letters, digits and '_' */
+static int cap_col(const char *c)
+{
+	size_t n = strlen(c);
+	const char *w;
+
+	if (n >= 48)
+		return 0;
+	if (!strncmp(c, "res_", 4) && n > 8 && !strcmp(c + n - 4, "_pct"))
+		w = c + 4, n -= 8;
+	else if (!strncmp(c, "entries_", 8) && n > 8)
+		w = c + 8, n -= 8;
+	else
+		return 0;
+	return strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789_") >= n;
+}
+
+int sweepcollect_capture(FILE *f, const char *name,
+			 struct sweepcollect_cap *cap, char *err, size_t errlen)
+{
+	struct table t;
+	int ret = table_read(f, name, &t, err, errlen), rc, ic;
+
+	memset(cap, 0, sizeof(*cap));
+	if (ret)
+		goto out;
+	rc = csvr_col(t.f[0], t.nh, "role");
+	ic = csvr_col(t.f[0], t.nh, "irq_delta");
+	if (rc < 0) {
+		ret = bad(err, errlen, name, 1, "no role column");
+		goto out;
+	}
+	for (int i = 1; i <= t.nrows && !ret; i++) {
+		const char *role = t.f[i][rc];
+		int mid = !strcmp(role, "midtier");
+
+		if (!mid && strcmp(role, "server"))
+			continue;
+		if (ic >= 0)
+			ret = copy_num(t.f[i][ic], "irq_delta", cap->irq[mid],
+				       sizeof(cap->irq[0]), name, (unsigned long)i + 1,
+				       err, errlen);
+		for (int c = 0; c < t.nh && !ret; c++) {
+			if (!cap_col(t.f[0][c]))
+				continue;
+			if (cap->n == SWEEPCOLLECT_MAXCAP) {
+				ret = bad(err, errlen, name, 1, "more than %d state columns",
+					  SWEEPCOLLECT_MAXCAP);
+				break;
+			}
+			snprintf(cap->name[cap->n], sizeof(cap->name[0]), "%s%s",
+				 mid ? "mt_" : "", t.f[0][c]);
+			ret = copy_num(t.f[i][c], t.f[0][c], cap->val[cap->n],
+				       sizeof(cap->val[0]), name, (unsigned long)i + 1,
+				       err, errlen);
+			cap->n++;
+		}
+	}
+out:
+	table_free(&t);
+	return ret;
+}
+
+/* the header's new columns, after SWEEPCOLLECT_HEADER */
+int sweepcollect_header(FILE *out, char (*cols)[64], int ncols)
+{
+	fputs(SWEEPCOLLECT_HEADER, out);
+	for (int d = SWEEPPLAN_NLEGACY; d < SWEEPPLAN_NDIMS; d++)
+		fprintf(out, ",%s", sweepplan_dims[d]);
+	for (int k = SWEEPCOLLECT_NLEGACY_VALS; k < SWEEPCOLLECT_NVALS; k++)
+		fprintf(out, ",%s", sweepcollect_vals[k]);
+	for (int k = 0; k < SWEEPCOLLECT_NMT; k++)
+		fprintf(out, ",mt_%s", sweepcollect_mt[k]);
+	fputs(",irq_delta,mt_irq_delta", out);
+	for (int k = 0; k < ncols; k++)
+		fprintf(out, ",%s", cols[k]);
+	fputc('\n', out);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* a plan value: "-" (does not apply) is an empty field */
+static const char *field(const char *v)
+{
+	return strcmp(v, "-") ? v : "";
+}
+
+int sweepcollect_row(FILE *out, const struct sweepplan_run *r,
+		     const char *requests, unsigned long long seed,
+		     const struct sweepcollect_run *run,
+		     char (*mt)[64], const struct sweepcollect_cap *cap,
+		     char (*cols)[64], int ncols)
+{
+	fprintf(out, "%s,%lu,%s", r->point, r->rep, run ? run->status : "missing");
+	for (int d = 0; d < SWEEPPLAN_NLEGACY; d++)
+		fprintf(out, ",%s", field(r->val[d]));
+	fprintf(out, ",%s,%llu", requests, seed + r->rep);
+	for (int k = 0; k < SWEEPCOLLECT_NLEGACY_VALS; k++)
 		fprintf(out, ",%s", run ? run->val[k] : "");
-	fprintf(out, ",%s/rep-%s,%s,%s\n", e->point, e->rep, run ? run->behind : "",
+	fprintf(out, ",%s/rep-%lu,%s,%s", r->point, r->rep, run ? run->behind : "",
 		run ? run->why : "");
+	for (int d = SWEEPPLAN_NLEGACY; d < SWEEPPLAN_NDIMS; d++)
+		fprintf(out, ",%s", field(r->val[d]));
+	for (int k = SWEEPCOLLECT_NLEGACY_VALS; k < SWEEPCOLLECT_NVALS; k++)
+		fprintf(out, ",%s", run ? run->val[k] : "");
+	for (int k = 0; k < SWEEPCOLLECT_NMT; k++)
+		fprintf(out, ",%s", mt ? mt[k] : "");
+	fprintf(out, ",%s,%s", cap ? cap->irq[0] : "", cap ? cap->irq[1] : "");
+	for (int k = 0; k < ncols; k++) {
+		const char *v = "";
+
+		for (int i = 0; cap && i < cap->n; i++)
+			if (!strcmp(cap->name[i], cols[k]))
+				v = cap->val[i];
+		fprintf(out, ",%s", v);
+	}
+	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }
 
 /*
- * Opens RUNDIR/client/summary.csv into *F: 0, 1 when there is none (absent
- * or empty, as the shell's test -s), or -errno.
+ * Opens RUNDIR/REL into *F: 0, 1 when there is none (absent or empty, as
+ * the shell's test -s), or -errno.
  */
-static int open_summary(const char *rundir, char *path, size_t plen, FILE **f,
-			char *err, size_t errlen)
+static int open_file(const char *rundir, const char *rel, char *path,
+		     size_t plen, FILE **f, char *err, size_t errlen)
 {
 	struct stat st;
-	int n = snprintf(path, plen, "%s/client/summary.csv", rundir);
+	int n = snprintf(path, plen, "%s/%s", rundir, rel);
 
 	*f = NULL;
 	if (n < 0 || (size_t)n >= plen) {
@@ -257,7 +427,8 @@ int sweepcollect_run_ok(const char *rundir, char *err, size_t errlen)
 	char path[4096];
 	struct sweepcollect_run run;
 	FILE *f;
-	int ret = open_summary(rundir, path, sizeof(path), &f, err, errlen);
+	int ret = open_file(rundir, "client/summary.csv", path, sizeof(path), &f,
+			    err, errlen);
 
 	if (ret)
 		return ret > 0 ? 0 : ret;
@@ -323,62 +494,130 @@ static int read_spec(const char *dir, char *requests, size_t rlen,
 			 s.val[SK_SEED]);
 		ret = -EINVAL;
 	} else {
-		snprintf(requests, rlen, "%s", s.val[SK_REQUESTS]);
+		/* a sweep by --duration: the requests are the client's count */
+		snprintf(requests, rlen, "%s", s.val[SK_DURATION][0] ? "" :
+			 s.val[SK_REQUESTS]);
 		*seed = v;
 	}
 	sweepspec_free(&s);
 	return ret;
 }
 
-/* Writes every row of plan PF (named PNAME) to OUT. */
+/* One run's sources; 0 with *HAVE_* set for what exists, or -errno. */
+struct sources {
+	struct sweepcollect_run run;
+	char mt[SWEEPCOLLECT_NMT][64];
+	struct sweepcollect_cap cap;
+	int have_run, have_mt, have_cap;
+};
+
+static int read_sources(const char *rundir, struct sources *x, int want_all,
+			char *err, size_t errlen)
+{
+	static const char *const rel[] = {
+		"client/summary.csv", "midtier-summary.csv", "capture/capture.csv",
+	};
+	char path[4096];
+
+	x->have_run = x->have_mt = x->have_cap = 0;
+	for (int i = want_all ? 0 : 2; i < 3; i++) {
+		FILE *f;
+		int r = open_file(rundir, rel[i], path, sizeof(path), &f, err, errlen);
+
+		if (r < 0)
+			return r;
+		if (r)
+			continue;
+		r = i == 0 ? sweepcollect_summary(f, path, &x->run, err, errlen) :
+		    i == 1 ? sweepcollect_midtier(f, path, x->mt, err, errlen) :
+			     sweepcollect_capture(f, path, &x->cap, err, errlen);
+		fclose(f);
+		if (r)
+			return r == -ENODATA ? -EINVAL : r;
+		*(i == 0 ? &x->have_run : i == 1 ? &x->have_mt : &x->have_cap) = 1;
+	}
+	return 0;
+}
+
+/* the capture columns of every run, in first-seen order */
+struct capcols {
+	char name[2 * SWEEPCOLLECT_MAXCAP][64];
+	int n;
+};
+
+static void capcols_add(struct capcols *c, const struct sweepcollect_cap *cap)
+{
+	for (int i = 0; i < cap->n; i++) {
+		int k;
+
+		for (k = 0; k < c->n && strcmp(c->name[k], cap->name[i]); k++)
+			;
+		if (k == c->n && c->n < 2 * SWEEPCOLLECT_MAXCAP)
+			snprintf(c->name[c->n++], sizeof(c->name[0]), "%s", cap->name[i]);
+	}
+}
+
+/*
+ * Writes every row of plan PF (named PNAME) to OUT: a first pass finds
+ * the capture columns (the states seen), the second writes the rows.
+ */
 static int write_rows(const char *dir, FILE *pf, const char *pname, FILE *out,
 		      const char *requests, unsigned long long seed, size_t *rows,
 		      char *err, size_t errlen)
 {
-	char *line = NULL, rundir[4096], spath[4096];
+	char *line = NULL, rundir[4096];
+	struct sources *x = malloc(sizeof(*x));
+	struct capcols *cols = calloc(1, sizeof(*cols));
 	size_t cap = 0;
 	unsigned long lineno = 0;
 	int ret = 0;
 
-	if (fprintf(out, "%s\n", SWEEPCOLLECT_HEADER) < 0)
-		return -EIO;
-	while (getline(&line, &cap, pf) >= 0) {
-		struct sweepcollect_entry e;
-		struct sweepcollect_run run;
-		FILE *sf;
-		int n, r;
+	if (!x || !cols) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (int pass = 0; pass < 2 && !ret; pass++) {
+		rewind(pf);
+		lineno = 0;
+		if (pass && (ret = sweepcollect_header(out, cols->name, cols->n)))
+			break;
+		while (getline(&line, &cap, pf) >= 0) {
+			struct sweepplan_run r;
+			int n;
 
-		lineno++;
-		ret = sweepcollect_plan_line(line, &e, pname, lineno, err, errlen);
-		if (ret)
-			break;
-		n = snprintf(rundir, sizeof(rundir), "%s/%s/rep-%s", dir, e.point, e.rep);
-		if (n < 0 || (size_t)n >= sizeof(rundir)) {
-			ret = bad(err, errlen, pname, lineno, "path too long");
-			break;
-		}
-		r = open_summary(rundir, spath, sizeof(spath), &sf, err, errlen);
-		if (r < 0) {
-			ret = r;
-			break;
-		}
-		if (!r) {
-			ret = sweepcollect_summary(sf, spath, &run, err, errlen);
-			fclose(sf);
-			if (ret == -ENODATA)
-				ret = -EINVAL;
+			lineno++;
+			line[strcspn(line, "\r\n")] = '\0';
+			ret = sweepplan_parse_line(line, &r, pname, lineno, err, errlen);
 			if (ret)
 				break;
+			n = snprintf(rundir, sizeof(rundir), "%s/%s/rep-%lu", dir,
+				     r.point, r.rep);
+			if (n < 0 || (size_t)n >= sizeof(rundir)) {
+				ret = bad(err, errlen, pname, lineno, "path too long");
+				break;
+			}
+			ret = read_sources(rundir, x, pass, err, errlen);
+			if (ret)
+				break;
+			if (!pass) {
+				if (x->have_cap)
+					capcols_add(cols, &x->cap);
+				continue;
+			}
+			ret = sweepcollect_row(out, &r, requests, seed,
+					       x->have_run ? &x->run : NULL,
+					       x->have_mt ? x->mt : NULL,
+					       x->have_cap ? &x->cap : NULL,
+					       cols->name, cols->n);
+			if (ret)
+				break;
+			(*rows)++;
 		}
-		ret = sweepcollect_row(out, &e, requests, seed, r ? NULL : &run);
-		if (ret)
-			break;
-		(*rows)++;
-	}
-	free(line);
-	if (!ret && ferror(pf)) {
-		snprintf(err, errlen, "reading %s failed", pname);
-		ret = -EIO;
+		if (!ret && ferror(pf)) {
+			snprintf(err, errlen, "reading %s failed", pname);
+			ret = -EIO;
+		}
 	}
 	if (!ret && !lineno) {
 		snprintf(err, errlen, "%s is empty: not a sweep, or one that never started",
@@ -387,6 +626,10 @@ static int write_rows(const char *dir, FILE *pf, const char *pname, FILE *out,
 	}
 	if (ret == -EIO && !err[0])
 		snprintf(err, errlen, "writing sweep.csv failed");
+out:
+	free(line);
+	free(x);
+	free(cols);
 	return ret;
 }
 

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "sweepplan.h"
+
 /* sweep.csv's header, unchanged since the awk version of the sweep. */
 #define SWEEPCOLLECT_HEADER \
 	"point,rep,status,dist,interval_us,prequery,warmup,cstates,service_us," \
@@ -21,26 +23,15 @@
 	"lat_p999_us,svc_p50_us,pace_p99_us,late_sends,prequeries_sent," \
 	"prequeries_skipped,dir,behind_schedule,behind_reason"
 
-/* The client summary columns copied, in sweep.csv's order. */
-#define SWEEPCOLLECT_NVALS 11
+/* The client summary columns copied: the first 11 where they always
+ * were, the last two (lat_p95_us, lat_p9999_us) with the new columns. */
+#define SWEEPCOLLECT_NVALS 13
+#define SWEEPCOLLECT_NLEGACY_VALS 11
 extern const char *const sweepcollect_vals[SWEEPCOLLECT_NVALS];
 
-/* One line of plan.txt: "POINT REP DIST INTERVAL PREQUERY WARMUP CSTATES SERVICE". */
-struct sweepcollect_entry {
-	const char *point, *rep;
-	const char *param[6];	/* dist interval_us prequery warmup cstates service_us */
-	unsigned long rep_n;
-};
-
-/*
- * Splits LINE (its newline removed, modified in place) into E. -EINVAL
- * with "NAME:LINENO: ..." in err for a line that is not 8 words, a point
- * that is not a plain directory name, a rep that is not a whole number, or
- * a value holding ',' or '"' (sweep.csv is read naively by old tools).
- */
-int sweepcollect_plan_line(char *line, struct sweepcollect_entry *e,
-			   const char *name, unsigned long lineno, char *err,
-			   size_t errlen);
+/* The midtier summary columns copied, as mt_<name> (three tiers). */
+#define SWEEPCOLLECT_NMT 7
+extern const char *const sweepcollect_mt[SWEEPCOLLECT_NMT];
 
 /* What sweep.csv takes from a run's client summary.csv. */
 struct sweepcollect_run {
@@ -48,6 +39,15 @@ struct sweepcollect_run {
 	char val[SWEEPCOLLECT_NVALS][64];
 	char behind[2];		/* "", "0" or "1" */
 	char why[256];		/* '"' removed, ',' as ';' */
+};
+
+/* What sweep.csv takes from a run's capture (trace capture). */
+#define SWEEPCOLLECT_MAXCAP 64
+struct sweepcollect_cap {
+	char irq[2][24];		/* irq_delta of server, midtier */
+	int n;
+	char name[SWEEPCOLLECT_MAXCAP][64];	/* res_*_pct, entries_*, mt_... */
+	char val[SWEEPCOLLECT_MAXCAP][24];
 };
 
 /*
@@ -62,12 +62,36 @@ int sweepcollect_summary(FILE *f, const char *name, struct sweepcollect_run *run
 			 char *err, size_t errlen);
 
 /*
- * Writes E's sweep.csv row to OUT: REQUESTS as given, seed SEED + rep,
- * RUN NULL for a missing run. 0 or -EIO.
+ * The midtier's summary.csv (midtier --summary) into MT (mt[k] for
+ * sweepcollect_mt[k]; "" where absent): numbers or empty. 0, -EINVAL
+ * ("NAME:LINE: ..."), -ENODATA, -EIO or -ENOMEM.
  */
-int sweepcollect_row(FILE *out, const struct sweepcollect_entry *e,
+int sweepcollect_midtier(FILE *f, const char *name,
+			 char mt[SWEEPCOLLECT_NMT][64], char *err, size_t errlen);
+
+/*
+ * A run's capture.csv (wakebench trace capture) into CAP: the rows of
+ * roles server and midtier; res_<state>_pct and entries_<state> columns
+ * (the midtier's as mt_...), numbers or empty; other columns and roles
+ * are ignored. 0, -EINVAL ("NAME:LINE: ..."), -ENODATA, -EIO, -ENOMEM.
+ */
+int sweepcollect_capture(FILE *f, const char *name,
+			 struct sweepcollect_cap *cap, char *err, size_t errlen);
+
+/*
+ * Writes R's sweep.csv row to OUT: REQUESTS as given, seed SEED + rep;
+ * RUN NULL for a missing run, MT NULL without a midtier summary, CAP NULL
+ * without a capture; the capture columns named in COLS (NCOLS) last.
+ * 0 or -EIO.
+ */
+int sweepcollect_row(FILE *out, const struct sweepplan_run *r,
 		     const char *requests, unsigned long long seed,
-		     const struct sweepcollect_run *run);
+		     const struct sweepcollect_run *run,
+		     char (*mt)[64], const struct sweepcollect_cap *cap,
+		     char (*cols)[64], int ncols);
+
+/* The header: SWEEPCOLLECT_HEADER, the new columns, then COLS. */
+int sweepcollect_header(FILE *out, char (*cols)[64], int ncols);
 
 /*
  * Reads RUNDIR/client/summary.csv: 1 when its status is ok, 0 when it is

@@ -15,13 +15,18 @@
 #include "runcheck.h"
 #include "sweepcsv.h"
 
-#define MAXCOL 128
+#define MAXCOL 512
 
 const char *const sweepcsv_params[SWEEPCSV_NPARAMS] = {
 	"dist", "interval_us", "prequery", "warmup", "cstates", "service_us",
-	"requests",
+	"requests", "tiers", "closed", "prequery_at", "prequery_ack",
+	"prequery_receiver", "warmup_mode", "timer_slack_ns", "server_cstates",
+	"client_cstates", "midtier_cstates", "cpu", "delay", "work_us",
+	"helper_wait",
 };
-const char *const sweepcsv_metrics[SWEEPCSV_NMETRICS] = { "avg", "p50", "p99", "p999" };
+const char *const sweepcsv_metrics[SWEEPCSV_NMETRICS] = {
+	"avg", "p50", "p99", "p999", "p95", "p9999",
+};
 
 struct rd {
 	const char *name;
@@ -200,6 +205,11 @@ static int add_run(struct rd *rd, struct sweepcsv *out, const struct cols *c,
 		char name[32];
 
 		snprintf(name, sizeof(name), "lat_%s_us", sweepcsv_metrics[m]);
+		if (m >= SWEEPCSV_NREQUIRED_METRICS &&
+		    (c->metric[m] < 0 || !fld[c->metric[m]][0])) {
+			run->val[m] = NAN;
+			continue;
+		}
 		if (num_field(rd, fld, c->metric[m], name, &run->val[m]))
 			return -EINVAL;
 	}
@@ -250,7 +260,7 @@ int sweepcsv_read(FILE *f, const char *name, struct sweepcsv *out, char *err,
 
 		snprintf(cname, sizeof(cname), "lat_%s_us", sweepcsv_metrics[m]);
 		c.metric[m] = col(hdr, nh, cname);
-		if (c.metric[m] < 0) {
+		if (c.metric[m] < 0 && m < SWEEPCSV_NREQUIRED_METRICS) {
 			snprintf(err, errlen, "%s has no column %s", name, cname);
 			free(hdrline);
 			return -EINVAL;

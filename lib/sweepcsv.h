@@ -14,11 +14,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Parameters that name a point, in summary.csv's order. */
-#define SWEEPCSV_NPARAMS 7
+/* Parameters that name a point, in summary.csv's order: the first 7 as
+ * they always were, then the dimensions added with three tiers. */
+#define SWEEPCSV_NPARAMS 21
+#define SWEEPCSV_NLEGACY_PARAMS 7
 extern const char *const sweepcsv_params[SWEEPCSV_NPARAMS];
-/* Latency metrics: lat_<m>_us columns. */
-#define SWEEPCSV_NMETRICS 4
+/* Latency metrics: lat_<m>_us columns. The first 4 are required; p95 and
+ * p9999 (newer clients) are NAN where the column is absent or empty. */
+#define SWEEPCSV_NMETRICS 6
+#define SWEEPCSV_NREQUIRED_METRICS 4
 extern const char *const sweepcsv_metrics[SWEEPCSV_NMETRICS];
 /* The index of "prequery" in sweepcsv_params. */
 #define SWEEPCSV_PREQUERY 2

@@ -111,6 +111,45 @@ static int iswait(const char *w, int ncpus)
 	return !strcmp(w, "spin") || !strcmp(w, "sleep") || !strcmp(w, "hybrid");
 }
 
+static int isin(const char *w, const char *const *names)
+{
+	for (; *names; names++)
+		if (!strcmp(w, *names))
+			return 1;
+	return 0;
+}
+
+#define ONE_OF(fn, ...)							\
+static int fn(const char *w, int ncpus)					\
+{									\
+	(void)ncpus;							\
+	return isin(w, (const char *const[]){ __VA_ARGS__, NULL });	\
+}
+ONE_OF(istiers, "2", "3")
+ONE_OF(isyesno, "no", "yes")
+ONE_OF(isat, "lead", "gap-start", "sleep-after")
+ONE_OF(isreceiver, "server", "separate")
+ONE_OF(iswumode, "schedule", "burst")
+ONE_OF(isrule, "nearest-rank", "floor-index")
+ONE_OF(ispin, "pinned", "none")
+ONE_OF(ishelperwait, "block", "spin")
+
+static int isslack(const char *w, int ncpus)
+{
+	return ispos(w, ncpus);
+}
+
+/* turbostat --show/--hide: comma-separated column names */
+static int iscols(const char *w, int ncpus)
+{
+	size_t n = strlen(w);
+
+	(void)ncpus;
+	return n && n < 200 && isalnum((unsigned char)w[0]) &&
+	       strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789%_,.-") == n;
+}
+
 /*
  * IPv4, IPv6 (hex digits, colons, dots) or a host name: nothing a shell,
  * a path or a remote command line could read as syntax.
@@ -160,6 +199,47 @@ static const struct keydef keys[SK_NKEYS] = {
 			     "an IP address or host name" },
 	[SK_SERVER_PORT] = { "server-port", K_ONE, "17000", isport,
 			     "1-65534; pre-queries use PORT+1" },
+	[SK_TIERS] = { "tiers", K_LIST, "2", istiers,
+		       "2 (client, server) or 3 (client, midtier, server)" },
+	[SK_CLOSED] = { "closed", K_LIST, "no", isyesno, "no or yes" },
+	[SK_PREQUERY_AT] = { "prequery-at", K_LIST, "lead", isat,
+			     "lead, gap-start or sleep-after" },
+	[SK_PREQUERY_ACK] = { "prequery-ack", K_LIST, "no", isyesno, "no or yes" },
+	[SK_PREQUERY_RECEIVER] = { "prequery-receiver", K_LIST, "server",
+				   isreceiver, "server or separate" },
+	[SK_WARMUP_MODE] = { "warmup-mode", K_LIST, "schedule", iswumode,
+			     "schedule or burst" },
+	[SK_WARMUP_INTERVAL_US] = { "warmup-interval-us", K_OPTONE, "", isposnum,
+				    "a mean gap in us, above 0" },
+	[SK_WARMUP_DIST] = { "warmup-dist", K_OPTONE, "", isdist,
+			     "fixed, exp, poisson" },
+	[SK_TIMER_SLACK_NS] = { "timer-slack-ns", K_LIST, "1", isslack,
+				"a whole number of ns, at least 1" },
+	[SK_PERCENTILE_RULE] = { "percentile-rule", K_ONE, "nearest-rank",
+				 isrule, "nearest-rank or floor-index" },
+	[SK_SERVER_CSTATES] = { "server-cstates", K_OPTLIST, "", iscs,
+				"on, off, max-latency-us=N, system-off or system-max-latency-us=N" },
+	[SK_CLIENT_CSTATES] = { "client-cstates", K_OPTLIST, "", iscs,
+				"on, off, max-latency-us=N, system-off or system-max-latency-us=N" },
+	[SK_MIDTIER_CSTATES] = { "midtier-cstates", K_OPTLIST, "", iscs,
+				 "on, off, max-latency-us=N, system-off or system-max-latency-us=N" },
+	[SK_CPU] = { "cpu", K_LIST, "pinned", ispin,
+		     "pinned (each tier on its CPU) or none (the scheduler's)" },
+	[SK_DELAY] = { "delay", K_LIST, "off", ispq,
+		       "off, adaptive or the midtier's pre-query delay in us" },
+	[SK_WORK_US] = { "work-us", K_LIST, "0", isnum, "a number of us" },
+	[SK_HELPER_WAIT] = { "helper-wait", K_LIST, "block", ishelperwait,
+			     "block or spin" },
+	[SK_MIDTIER_CPU] = { "midtier-cpu", K_OPTONE, "", iscpu,
+			     "a CPU number below %d" },
+	[SK_HELPER_CPU] = { "helper-cpu", K_OPTONE, "", iscpu,
+			     "a CPU number below %d" },
+	[SK_DURATION] = { "duration", K_OPTONE, "", isposnum,
+			  "seconds per run, above 0 (instead of requests)" },
+	[SK_TURBOSTAT_SHOW] = { "turbostat-show", K_OPTONE, "", iscols,
+				"turbostat column names, comma-separated" },
+	[SK_TURBOSTAT_HIDE] = { "turbostat-hide", K_OPTONE, "", iscols,
+				"turbostat column names, comma-separated" },
 };
 
 /* The order values are checked in: the first bad one is reported. */
@@ -168,26 +248,38 @@ static const int check_order[SK_NKEYS] = {
 	SK_REQUESTS, SK_REPS, SK_SEED, SK_WINDOW, SK_WAIT, SK_SERVER_PORT,
 	SK_SERVER_ADDR, SK_SERVER_BIND, SK_CLIENT_CPU, SK_SERVER_CPU,
 	SK_RATE, SK_INTERVAL_US, SK_SERVER_EXEC, SK_CLIENT_EXEC,
+	SK_TIERS, SK_CLOSED, SK_PREQUERY_AT, SK_PREQUERY_ACK,
+	SK_PREQUERY_RECEIVER, SK_WARMUP_MODE, SK_WARMUP_INTERVAL_US,
+	SK_WARMUP_DIST, SK_TIMER_SLACK_NS, SK_PERCENTILE_RULE,
+	SK_SERVER_CSTATES, SK_CLIENT_CSTATES, SK_MIDTIER_CSTATES, SK_CPU,
+	SK_DELAY, SK_WORK_US, SK_HELPER_WAIT, SK_MIDTIER_CPU, SK_HELPER_CPU, SK_DURATION,
+	SK_TURBOSTAT_SHOW, SK_TURBOSTAT_HIDE,
 };
+
+int sweepspec_same_key(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+			return 0;
+	return !*a && !*b;
+}
 
 int sweepspec_key(const char *name)
 {
-	for (int k = 0; k < SK_NKEYS; k++) {
-		const char *a = keys[k].name, *b = name;
-
-		while (*a && (*a == *b || (*a == '-' && *b == '_'))) {
-			a++;
-			b++;
-		}
-		if (!*a && !*b)
+	for (int k = 0; k < SK_NKEYS; k++)
+		if (sweepspec_same_key(keys[k].name, name))
 			return k;
-	}
 	return -1;
 }
 
 const char *sweepspec_name(int k)
 {
 	return k >= 0 && k < SK_NKEYS ? keys[k].name : "?";
+}
+
+const char *sweepspec_default(int k)
+{
+	return k >= 0 && k < SK_NKEYS ? keys[k].def : "";
 }
 
 static int set_val(struct sweepspec *s, int k, const char *v, size_t n)
@@ -470,6 +562,18 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 			msg(err, errlen, "give --interval-us or --rate, not both");
 			return -EINVAL;
 		}
+		if (k == SK_TIERS && strstr(s->val[SK_TIERS], "3") &&
+		    atol(s->val[SK_SERVER_PORT]) > 65533) {
+			msg(err, errlen, "with tiers 3 the midtier listens on server_port + 2: server_port must be at most 65533");
+			return -EINVAL;
+		}
+		if (k == SK_CSTATES && s->src[SK_CSTATES] != SS_DEFAULT &&
+		    count_words(s->val[SK_SERVER_CSTATES]) &&
+		    count_words(s->val[SK_CLIENT_CSTATES]) &&
+		    count_words(s->val[SK_MIDTIER_CSTATES])) {
+			msg(err, errlen, "cstates is not used when server_cstates, client_cstates and midtier_cstates are all given");
+			return -EINVAL;
+		}
 		ret = sweepspec_check(s, k, ncpus, err, errlen);
 		if (ret)
 			return ret;
@@ -507,6 +611,19 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 		if (ret)
 			return ret;
 	}
+	/* The midtier shares the client's CPU unless told: the server's is
+	 * the one measured, and it should idle between requests. */
+	if (!s->val[SK_MIDTIER_CPU][0]) {
+		ret = set_str(s, SK_MIDTIER_CPU, s->val[SK_CLIENT_CPU]);
+		if (ret)
+			return ret;
+	}
+	/* the helper with its main thread: no core of its own on 2 CPUs */
+	if (!s->val[SK_HELPER_CPU][0]) {
+		ret = set_str(s, SK_HELPER_CPU, s->val[SK_MIDTIER_CPU]);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -531,6 +648,10 @@ int sweepspec_compare(const struct sweepspec *rec,
 	for (int k = 0; k < SK_NKEYS; k++) {
 		if (given->src[k] == SS_DEFAULT ||
 		    same_words(rec->val[k], given->val[k]))
+			continue;
+		/* more repetitions extend the plan; fewer would lose runs */
+		if (k == SK_REPS && strtoul(given->val[k], NULL, 10) >
+				    strtoul(rec->val[k], NULL, 10))
 			continue;
 		msg(err, errlen, "%s: recorded '%s', given '%s'", keys[k].name,
 		    rec->val[k], given->val[k]);

@@ -4,7 +4,7 @@
  * scalar, validator, default); a spec text of `key = v1 v2` lines ('#'
  * comments, '_' or '-' in keys) read with FILE:LINE errors; command-line
  * overrides merged on top; every value type-checked; defaults resolved
- * (rate -> interval-us, server-bind, the two CPUs); the result written
+ * (rate -> interval-us, server-bind, the three CPUs); the result written
  * canonically, one `key = value` line per key, sorted. --resume compares
  * what it is given with the spec a sweep recorded.
  *
@@ -22,6 +22,15 @@ enum sweepspec_key {
 	SK_CSTATES, SK_SERVICE_US, SK_REQUESTS, SK_REPS, SK_SEED, SK_WAIT,
 	SK_CLIENT_CPU, SK_SERVER_CPU, SK_SERVER_EXEC, SK_CLIENT_EXEC,
 	SK_SERVER_ADDR, SK_SERVER_BIND, SK_SERVER_PORT,
+	/* the thesis' modes (issue 15): dimensions unless noted */
+	SK_TIERS, SK_CLOSED, SK_PREQUERY_AT, SK_PREQUERY_ACK,
+	SK_PREQUERY_RECEIVER, SK_WARMUP_MODE,
+	SK_WARMUP_INTERVAL_US, SK_WARMUP_DIST,		/* one value */
+	SK_TIMER_SLACK_NS, SK_PERCENTILE_RULE,		/* rule: one value */
+	SK_SERVER_CSTATES, SK_CLIENT_CSTATES, SK_MIDTIER_CSTATES,
+	SK_CPU, SK_DELAY, SK_WORK_US, SK_HELPER_WAIT,
+	SK_MIDTIER_CPU, SK_HELPER_CPU, SK_DURATION,	/* one value */
+	SK_TURBOSTAT_SHOW, SK_TURBOSTAT_HIDE,		/* one value */
 	SK_NKEYS
 };
 
@@ -33,10 +42,15 @@ struct sweepspec {
 	unsigned char src[SK_NKEYS];	/* enum sweepspec_src */
 };
 
+/* Whether key names A and B are the same, '-' and '_' alike. */
+int sweepspec_same_key(const char *a, const char *b);
 /* The key named NAME ('-' or '_'), or -1. */
 int sweepspec_key(const char *name);
 /* The option name of key K ("interval-us"). */
 const char *sweepspec_name(int k);
+
+/* The default value of key K ("" for one resolved later or empty). */
+const char *sweepspec_default(int k);
 
 /* Every key at its default; -ENOMEM. */
 int sweepspec_init(struct sweepspec *s);
@@ -77,7 +91,8 @@ int sweepspec_check(const struct sweepspec *s, int k, int ncpus, char *err,
 /*
  * --resume: REC is the recorded, resolved spec; every key GIVEN has from
  * a spec file or the command line must equal it (lists compared word by
- * word). -EINVAL naming the key, the recorded and the given value.
+ * word), except reps, which may grow (the plan then grows with it).
+ * -EINVAL naming the key, the recorded and the given value.
  */
 int sweepspec_compare(const struct sweepspec *rec,
 		      const struct sweepspec *given, char *err, size_t errlen);

@@ -47,6 +47,7 @@
 #include "csv.h"
 #include "cstate.h"
 #include "hillclimb.h"
+#include "hist.h"
 #include "net.h"
 #include "opt.h"
 #include "proto.h"
@@ -83,7 +84,7 @@ struct mt_opts {
 	uint64_t max_conns;
 	uint64_t connect_timeout_ns, reconnect_max_ns;
 	uint32_t max_payload;
-	const char *log_path, *traj_path, *port_file;
+	const char *log_path, *traj_path, *port_file, *summary_path;
 	int have_cstates;
 	struct cstate_spec cstates;
 	int quiet;
@@ -128,6 +129,7 @@ struct mt {
 	uint64_t next_seq;	/* midtier sequence to the backend */
 	uint64_t oldest;	/* lowest seq possibly outstanding */
 	struct csv *log, *traj;
+	struct hist *rtt;	/* backend round trips of ok replies, ns */
 	struct hillclimb hc;
 	struct cstate_session *cs;
 	uint8_t rx[RX_BUF];
@@ -222,6 +224,10 @@ static const struct cli_opt mt_options[] = {
 	{ .name = "trajectory", .kind = CLI_STRING, .arg = "FILE",
 	  .help = "adaptive trajectory CSV (default: beside --log)",
 	  .off = AT(traj_path) },
+	{ .name = "summary", .kind = CLI_STRING, .arg = "FILE",
+	  .help = "at exit, one CSV row of counters and the backend\n"
+		  "round trip (what a sweep's sweep.csv takes)",
+	  .off = AT(summary_path) },
 	CLI_OPT_PORT_FILE(struct mt_opts, port_file,
 			  "write the bound port once listening"),
 	CLI_OPT_CSTATES(struct mt_opts, cstates, have_cstates,
@@ -732,6 +738,8 @@ static int on_backend_msg(const struct proto_msg *r, void *arg)
 		m->bogus_replies++;
 		return 0;
 	}
+	if (m->rtt)
+		hist_add(m->rtt, m->rx_ns - s->forward_ns);
 	if (m->o.adaptive && s->window == m->hc.windows &&
 	    hillclimb_add(&m->hc, m->rx_ns - s->forward_ns)) {
 		atomic_store(&m->delay_ns,
@@ -992,7 +1000,8 @@ static int setup(struct mt *m, char *msg, size_t msglen)
 	backoff_init(&m->bo, RECONNECT_MIN_NS, o->reconnect_max_ns);
 	m->slots = calloc(SLOTS, sizeof(*m->slots));
 	m->fwd = malloc(PROTO_HDR_LEN + (size_t)o->max_payload);
-	if (!m->slots || !m->fwd) {
+	m->rtt = o->summary_path ? hist_new(1) : NULL;
+	if (!m->slots || !m->fwd || (o->summary_path && !m->rtt)) {
 		snprintf(msg, msglen, "out of memory");
 		return -ENOMEM;
 	}
@@ -1082,6 +1091,52 @@ static int setup(struct mt *m, char *msg, size_t msglen)
 	return 0;
 }
 
+/*
+ * --summary: the run's counters and backend round trips in one CSV row.
+ * prequeries_raced counts requests the main thread forwarded before the
+ * helper's delay ran out (the request won the race: no pre-query).
+ */
+static int write_summary(struct mt *m, const char *path)
+{
+	struct csv *c = csv_open(path);
+	double q[] = { 0.5, 0.99 };
+
+	if (!c)
+		return -errno;
+	csv_header(c, "requests,forwarded,prequeries_sent,prequeries_raced,"
+		   "prequery_failures,errors,timeouts,backend_replies,"
+		   "backend_rtt_avg_us,backend_rtt_p50_us,backend_rtt_p99_us,"
+		   "prequery,delay_us,work_us,helper_wait");
+	csv_u64(c, m->requests);
+	csv_u64(c, m->forwarded);
+	csv_u64(c, atomic_load(&m->pq_sent));
+	csv_u64(c, m->pq_skipped);
+	csv_u64(c, atomic_load(&m->pq_failed));
+	csv_u64(c, m->errors);
+	csv_u64(c, m->timeouts);
+	csv_u64(c, hist_count(m->rtt));
+	if (hist_count(m->rtt)) {
+		csv_double(c, hist_mean(m->rtt) / 1e3, 3);
+		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+			csv_double(c, hist_percentile_exact(m->rtt, q[i]) / 1e3, 3);
+	} else {
+		/* no reply: no round trip, not a zero one */
+		csv_empty(c);
+		csv_empty(c);
+		csv_empty(c);
+	}
+	csv_str(c, !m->o.prequery && !m->o.adaptive ? "off" :
+		m->o.adaptive ? "adaptive" : "fixed");
+	if (m->o.prequery || m->o.adaptive)
+		csv_double(c, atomic_load(&m->delay_ns) / 1e3, 3);
+	else
+		csv_empty(c);
+	csv_double(c, m->o.work_ns / 1e3, 3);
+	csv_str(c, m->o.helper_spin ? "spin" : "block");
+	csv_end_row(c);
+	return csv_close(c);
+}
+
 int main(int argc, char **argv)
 {
 	struct mt *m = calloc(1, sizeof(*m));
@@ -1130,6 +1185,15 @@ int main(int argc, char **argv)
 			PROG, strerror(-ret));
 		rc = 1;
 	}
+	if (m->o.summary_path) {
+		ret = write_summary(m, m->o.summary_path);
+		if (ret) {
+			fprintf(stderr, "%s: writing %s: %s\n", PROG,
+				m->o.summary_path, strerror(-ret));
+			rc = 1;
+		}
+	}
+	hist_free(m->rtt);
 	fprintf(stderr,
 		"%s: requests=%llu forwarded=%llu prequeries=%llu prequeries_skipped=%llu prequery_failures=%llu errors=%llu timeouts=%llu late_replies=%llu connections=%llu rejected=%llu refused=%llu bogus_replies=%llu too_large=%llu backend_reconnects=%llu prequery_reconnects=%llu\n",
 		PROG, (unsigned long long)m->requests,

@@ -28,6 +28,11 @@
 
 #define NPARAMS SWEEPCSV_NPARAMS
 #define NMETRICS SWEEPCSV_NMETRICS
+#define NLEGACY_PARAMS SWEEPCSV_NLEGACY_PARAMS
+#define NLEGACY_METRICS SWEEPCSV_NREQUIRED_METRICS
+#define M_AVG 0
+#define M_P50 1
+#define M_P99 2
 
 struct point {
 	char name[512];
@@ -36,6 +41,8 @@ struct point {
 	size_t n, cap;		/* runs in the medians */
 	size_t n_behind;	/* ok runs that fell behind (in or out) */
 	struct stats_summary s[NMETRICS];
+	size_t nm[NMETRICS];	/* values behind s[m] (p95, p9999 may lack) */
+	double max_p99;		/* the thesis' highest p99 across reps */
 };
 
 static struct point *find_point(struct point **pts, size_t *npts, size_t *cap,
@@ -77,17 +84,60 @@ static void add_vals(struct point *p, const double *v)
 	p->n++;
 }
 
-/* The point with the same parameters and prequery=off, or NULL. */
-static const struct point *base_of(const struct point *pts, size_t n,
-				   const struct point *p)
+/*
+ * The baseline of P: KEY=VALUE (a parameter index and value) given by
+ * --baseline, else prequery=off with two tiers and delay=off with three.
+ */
+struct baseline {
+	int key;	/* -1: the default */
+	const char *value;
+};
+
+static int param_idx(const char *name)
 {
+	for (int k = 0; k < NPARAMS; k++)
+		if (!strcmp(sweepcsv_params[k], name))
+			return k;
+	return -1;
+}
+
+static void baseline_of(const struct baseline *bl, const struct point *p,
+			int *key, const char **value)
+{
+	if (bl->key >= 0) {
+		*key = bl->key;
+		*value = bl->value;
+	} else {
+		*key = !strcmp(p->param[param_idx("tiers")], "3") ?
+		       param_idx("delay") : SWEEPCSV_PREQUERY;
+		*value = "off";
+	}
+}
+
+/*
+ * The point that differs from P only in the baseline key, which has the
+ * baseline value there; a parameter that is empty in either (it does not
+ * apply there: a pre-query's timing without a pre-query, the helper's
+ * wait without a delay) matches anything. NULL when P is a baseline
+ * itself or has none.
+ */
+static const struct point *base_of(const struct point *pts, size_t n,
+				   const struct point *p, const struct baseline *bl)
+{
+	const char *value;
+	int key;
+
+	baseline_of(bl, p, &key, &value);
+	if (!strcmp(p->param[key], value) || !p->n)
+		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		size_t k;
 
-		if (strcmp(pts[i].param[2], "off") || !pts[i].n)
+		if (strcmp(pts[i].param[key], value) || !pts[i].n)
 			continue;
 		for (k = 0; k < NPARAMS; k++)
-			if (k != 2 && strcmp(pts[i].param[k], p->param[k]))
+			if ((int)k != key && pts[i].param[k][0] && p->param[k][0] &&
+			    strcmp(pts[i].param[k], p->param[k]))
 				break;
 		if (k == NPARAMS)
 			return &pts[i];
@@ -97,11 +147,33 @@ static const struct point *base_of(const struct point *pts, size_t n,
 
 struct stats_opts {
 	int include_behind;
+	struct baseline bl;
 	const char *out;	/* summary: instead of DIR/summary.csv */
 	const char *collect, *run_ok, *pairs;	/* the other modes' dirs */
 };
 
 #define AT(field) CLI_AT(struct stats_opts, field)
+
+/* --baseline KEY=VALUE: KEY a parameter column, VALUE a plain word */
+static int parse_baseline(const char *arg, void *dest)
+{
+	struct baseline *bl = dest;
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+
+	if (!eq || !eq[1] || strlen(eq + 1) >= 64 ||
+	    strspn(eq + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			   "0123456789._-=+") != strlen(eq + 1))
+		return 1;
+	for (int k = 0; k < NPARAMS; k++)
+		if (strlen(sweepcsv_params[k]) == n &&
+		    !strncmp(sweepcsv_params[k], arg, n)) {
+			bl->key = k;
+			bl->value = eq + 1;
+			return 0;
+		}
+	return 1;
+}
 
 static const struct cli_opt stats_options[] = {
 	{ .name = "include-behind", .kind = CLI_FLAG,
@@ -110,6 +182,13 @@ static const struct cli_opt stats_options[] = {
 	{ .name = "out", .kind = CLI_STRING, .arg = "FILE",
 	  .help = "write the summary there instead of DIR/summary.csv",
 	  .off = AT(out) },
+	{ .name = "baseline", .kind = CLI_CUSTOM, .arg = "KEY=VALUE",
+	  .parse = parse_baseline,
+	  .hint = "a sweep.csv parameter column, '=', a value",
+	  .help = "speedups against the point with KEY=VALUE and\n"
+		  "the same other parameters (default: prequery=off,\n"
+		  "with three tiers delay=off)",
+	  .off = AT(bl) },
 	{ .name = "collect", .kind = CLI_STRING, .arg = "DIR",
 	  .help = "build DIR/sweep.csv from DIR/plan.txt, DIR/sweep.spec\n"
 		  "and every run's client/summary.csv (wakebench sweep\n"
@@ -131,7 +210,7 @@ static const struct cli_opt stats_options[] = {
 static const struct cli_cmd stats_cmd = {
 	.prog = PROG,
 	.usage =
-"Usage: wakebench stats [--include-behind] [--out FILE] DIR\n"
+"Usage: wakebench stats [--include-behind] [--baseline KEY=VALUE] [--out FILE] DIR\n"
 "       wakebench stats --collect DIR\n"
 "       wakebench stats --run-ok RUNDIR\n"
 "       wakebench stats --pairs OUTDIR SUMMARY...",
@@ -143,8 +222,12 @@ static const struct cli_cmd stats_cmd = {
 "is the min-max range, 93.8 % for n = 5), mean, standard deviation,\n"
 "repetitions needed for +-1 % (parametric, and CONFIRM: random subsets\n"
 "without replacement; \">n\" when no subset size up to n gets there), and\n"
-"the speedup against the same point with prequery=off, with\n"
-"ci_overlap_* = 1 when the two CIs overlap (not significant).\n"
+"the speedup against the same point with prequery=off (delay=off with\n"
+"three tiers; any KEY=VALUE with --baseline), with ci_overlap_* = 1 when\n"
+"the two CIs overlap (not significant). The thesis' columns follow:\n"
+"p95 and p99.99 like the others, avg_of_avgs_us (the mean of the runs'\n"
+"averages), avg_p99_us (the mean of their p99s) and max_p99_us (the\n"
+"highest p99 of any repetition).\n"
 "\n"
 "Runs that fell behind their schedule (the client's behind_schedule, or\n"
 "the same rule applied here to late_sends, requests, pace_p99_us and\n"
@@ -237,10 +320,65 @@ static int pairs(const char *outdir, int n, char **files)
 	return 0;
 }
 
+/* ",<m>_median_us,...,<m>_reps_confirm" for metrics FROM..TO, then
+ * their speedup_ and ci_overlap_ columns */
+static size_t metric_header(char *h, size_t cap, size_t len, int from, int to)
+{
+	for (int m = from; m < to; m++) {
+		const char *x = sweepcsv_metrics[m];
+
+		len += (size_t)snprintf(h + len, cap - len,
+			",%s_median_us,%s_ci_lo_us,%s_ci_hi_us,%s_mean_us,%s_sd_us,"
+			"%s_reps_param,%s_reps_confirm", x, x, x, x, x, x, x);
+	}
+	for (int m = from; m < to; m++)
+		len += (size_t)snprintf(h + len, cap - len, ",speedup_%s",
+					sweepcsv_metrics[m]);
+	for (int m = from; m < to; m++)
+		len += (size_t)snprintf(h + len, cap - len, ",ci_overlap_%s",
+					sweepcsv_metrics[m]);
+	return len;
+}
+
+static void metric_cols(struct csv *out, const struct point *p,
+			const struct point *b, int from, int to)
+{
+	char reps[24];
+
+	for (int m = from; m < to; m++) {
+		const struct stats_summary *s = &p->s[m];
+
+		if (!p->nm[m]) {
+			for (int k = 0; k < 7; k++)
+				csv_empty(out);
+			continue;
+		}
+		csv_double(out, s->median, 3);
+		csv_double(out, s->ci_lo, 3);
+		csv_double(out, s->ci_hi, 3);
+		csv_double(out, s->mean, 3);
+		csv_double(out, s->sd, 3);
+		csv_double(out, s->reps_param, 1);
+		stats_reps_confirm_str(s, reps, sizeof(reps));
+		csv_str(out, reps);
+	}
+	for (int m = from; m < to; m++)
+		csv_double(out, b && p->nm[m] && b->nm[m] && p->s[m].median > 0 ?
+			   b->s[m].median / p->s[m].median : NAN, 4);
+	for (int m = from; m < to; m++) {
+		if (b && p->nm[m] && b->nm[m])
+			csv_u64(out, (uint64_t)stats_overlap(
+				p->s[m].ci_lo, p->s[m].ci_hi,
+				b->s[m].ci_lo, b->s[m].ci_hi));
+		else
+			csv_empty(out);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char spath[4096], err[512];
-	struct stats_opts o = { 0 };
+	struct stats_opts o = { .bl = { .key = -1 } };
 	const char *outpath;
 	int ret, include_behind, first;
 	struct sweepcsv csv;
@@ -254,9 +392,10 @@ int main(int argc, char **argv)
 	include_behind = o.include_behind;
 	if (!!o.collect + !!o.run_ok + !!o.pairs > 1)
 		opt_usage(PROG, "--collect, --run-ok and --pairs go alone");
-	if ((o.collect || o.run_ok || o.pairs) && (outpath || include_behind))
-		opt_usage(PROG, "--out and --include-behind are for the summary, not "
-			  "--collect, --run-ok or --pairs");
+	if ((o.collect || o.run_ok || o.pairs) &&
+	    (outpath || include_behind || o.bl.key >= 0))
+		opt_usage(PROG, "--out, --include-behind and --baseline are for the "
+			  "summary, not --collect, --run-ok or --pairs");
 	if (o.pairs)
 		return pairs(o.pairs, argc - first, argv + first);
 	if ((o.collect || o.run_ok) && first != argc)
@@ -296,11 +435,29 @@ int main(int argc, char **argv)
 	}
 	if (!rows)
 		opt_die(PROG, "no successful runs in %s", spath);
-	for (size_t i = 0; i < npts; i++)
-		for (int m = 0; m < NMETRICS && pts[i].n; m++)
-			if (stats_summarize(pts[i].val[m], pts[i].n, 1, i + 1,
-					    &pts[i].s[m]))
+	for (size_t i = 0; i < npts; i++) {
+		struct point *p = &pts[i];
+		double *v = p->n ? malloc(p->n * sizeof(*v)) : NULL;
+
+		if (p->n && !v)
+			opt_die(PROG, "out of memory");
+		p->max_p99 = NAN;
+		for (int m = 0; m < NMETRICS && p->n; m++) {
+			/* p95 and p9999 are missing from older clients' runs */
+			size_t k = 0;
+
+			for (size_t j = 0; j < p->n; j++)
+				if (isfinite(p->val[m][j]))
+					v[k++] = p->val[m][j];
+			p->nm[m] = k;
+			if (k && stats_summarize(v, k, 1, i + 1, &p->s[m]))
 				opt_die(PROG, "out of memory");
+			for (size_t j = 0; m == M_P99 && j < k; j++)
+				if (!(v[j] <= p->max_p99))
+					p->max_p99 = v[j];
+		}
+		free(v);
+	}
 
 	snprintf(spath, sizeof(spath), "%s/summary.csv", argv[first]);
 	if (!outpath)
@@ -312,66 +469,32 @@ int main(int argc, char **argv)
 		char h[8192];
 		size_t len = (size_t)snprintf(h, sizeof(h), "point");
 
-		for (size_t k = 0; k < NPARAMS; k++)
+		/* the first version's columns, then what three tiers added */
+		for (size_t k = 0; k < NLEGACY_PARAMS; k++)
 			len += (size_t)snprintf(h + len, sizeof(h) - len, ",%s", sweepcsv_params[k]);
 		len += (size_t)snprintf(h + len, sizeof(h) - len, ",n");
-		for (int m = 0; m < NMETRICS; m++) {
-			const char *x = sweepcsv_metrics[m];
-
-			len += (size_t)snprintf(h + len, sizeof(h) - len,
-				",%s_median_us,%s_ci_lo_us,%s_ci_hi_us,%s_mean_us,%s_sd_us,"
-				"%s_reps_param,%s_reps_confirm", x, x, x, x, x, x, x);
-		}
-		for (int m = 0; m < NMETRICS; m++)
-			len += (size_t)snprintf(h + len, sizeof(h) - len, ",speedup_%s",
-						sweepcsv_metrics[m]);
-		for (int m = 0; m < NMETRICS; m++)
-			len += (size_t)snprintf(h + len, sizeof(h) - len, ",ci_overlap_%s",
-						sweepcsv_metrics[m]);
-		snprintf(h + len, sizeof(h) - len,
+		len = metric_header(h, sizeof(h), len, 0, NLEGACY_METRICS);
+		len += (size_t)snprintf(h + len, sizeof(h) - len,
 			 ",ci_exact,ci_coverage,n_behind,behind_included,ci_label");
+		for (size_t k = NLEGACY_PARAMS; k < NPARAMS; k++)
+			len += (size_t)snprintf(h + len, sizeof(h) - len, ",%s", sweepcsv_params[k]);
+		len = metric_header(h, sizeof(h), len, NLEGACY_METRICS, NMETRICS);
+		snprintf(h + len, sizeof(h) - len,
+			 ",avg_of_avgs_us,avg_p99_us,max_p99_us,baseline");
 		csv_header(out, h);
 	}
 	printf("%-40s %3s %6s %9s %19s %6s %9s %5s %8s\n", "point", "n", "behind",
 	       "p50_med", "p50 CI", "cover", "p99_med", "reps", "speedup");
 	for (size_t i = 0; i < npts; i++) {
 		const struct point *p = &pts[i];
-		const struct point *b = strcmp(p->param[2], "off") && p->n ?
-					base_of(pts, npts, p) : NULL;
+		const struct point *b = base_of(pts, npts, p, &o.bl);
 		char reps[24], nb[16];
 
 		csv_str(out, p->name);
-		for (size_t k = 0; k < NPARAMS; k++)
+		for (size_t k = 0; k < NLEGACY_PARAMS; k++)
 			csv_str(out, p->param[k]);
 		csv_u64(out, p->n);
-		for (int m = 0; m < NMETRICS; m++) {
-			const struct stats_summary *s = &p->s[m];
-
-			if (!p->n) {
-				for (int k = 0; k < 7; k++)
-					csv_empty(out);
-				continue;
-			}
-			csv_double(out, s->median, 3);
-			csv_double(out, s->ci_lo, 3);
-			csv_double(out, s->ci_hi, 3);
-			csv_double(out, s->mean, 3);
-			csv_double(out, s->sd, 3);
-			csv_double(out, s->reps_param, 1);
-			stats_reps_confirm_str(s, reps, sizeof(reps));
-			csv_str(out, reps);
-		}
-		for (int m = 0; m < NMETRICS; m++)
-			csv_double(out, b && p->s[m].median > 0 ?
-				   b->s[m].median / p->s[m].median : NAN, 4);
-		for (int m = 0; m < NMETRICS; m++) {
-			if (b)
-				csv_u64(out, (uint64_t)stats_overlap(
-					p->s[m].ci_lo, p->s[m].ci_hi,
-					b->s[m].ci_lo, b->s[m].ci_hi));
-			else
-				csv_empty(out);
-		}
+		metric_cols(out, p, b, 0, NLEGACY_METRICS);
 		if (p->n) {
 			csv_u64(out, (uint64_t)p->s[0].ci_exact);
 			csv_double(out, p->s[0].ci_coverage, 4);
@@ -386,6 +509,25 @@ int main(int argc, char **argv)
 
 			stats_ci_label(&p->s[0], lab, sizeof(lab));
 			csv_str(out, lab);
+		} else {
+			csv_empty(out);
+		}
+		for (size_t k = NLEGACY_PARAMS; k < NPARAMS; k++)
+			csv_str(out, p->param[k]);
+		metric_cols(out, p, b, NLEGACY_METRICS, NMETRICS);
+		/* the thesis' columns: mean of the runs' averages and p99s,
+		 * and the highest p99 */
+		csv_double(out, p->nm[M_AVG] ? p->s[M_AVG].mean : NAN, 3);
+		csv_double(out, p->nm[M_P99] ? p->s[M_P99].mean : NAN, 3);
+		csv_double(out, p->max_p99, 3);
+		if (b) {
+			const char *value;
+			char bk[128];
+			int key;
+
+			baseline_of(&o.bl, p, &key, &value);
+			snprintf(bk, sizeof(bk), "%s=%s", sweepcsv_params[key], value);
+			csv_str(out, bk);
 		} else {
 			csv_empty(out);
 		}
@@ -417,7 +559,7 @@ int main(int argc, char **argv)
 	printf("%zu points, %zu runs -> %s\n", npts, rows, outpath);
 	printf("n: runs in the medians; cover: the CI's exact coverage of the median "
 	       "(min-max of all n when n < 6); reps: CONFIRM repetitions for +-1 %% of the p50 "
-	       "median (>n: not reached with n); speedup: p50 of pre-query off / this, "
+	       "median (>n: not reached with n); speedup: p50 of the baseline / this, "
 	       "~ = CIs overlap\n");
 	if (behind)
 		printf("%zu run%s fell behind schedule (behind: ! = left out of the "

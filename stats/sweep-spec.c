@@ -16,6 +16,7 @@
 
 #include "opt.h"
 #include "portheld.h"
+#include "sweepplan.h"
 #include "sweepspec.h"
 
 #define PROG "wakebench-sweep"
@@ -33,6 +34,10 @@ static void usage(void)
 	       "                   value given here that differs is an error\n"
 	       "  --port-holders PORT...  read 'ss -Hltnup' output on standard input and\n"
 	       "                   print one line per PORT that a socket holds\n"
+	       "  --plan SPEC      print the shuffled plan of a resolved spec file\n"
+	       "  --plan-update OLDSPEC NEWSPEC PLAN  check that PLAN is OLDSPEC's and\n"
+	       "                   print it followed by the runs NEWSPEC's larger reps\n"
+	       "                   add (shuffled among themselves)\n"
 	       "  -h, --help       this help\n\n"
 	       "Exit status 2 for an invalid value (naming the key), 1 for a file that\n"
 	       "cannot be read.\n");
@@ -130,6 +135,102 @@ static int port_holders(int n, char **ports)
 	return 0;
 }
 
+/* A resolved spec file (sweep.spec, or the output of a resolve). */
+static void read_resolved(struct sweepspec *s, const char *path, int ncpus)
+{
+	char err[1024];
+	int ret;
+
+	if (sweepspec_init(s))
+		opt_die(PROG, "out of memory");
+	read_spec(s, path, SS_DEFAULT, "the recorded spec");
+	ret = sweepspec_resolve(s, ncpus, err, sizeof(err));
+	if (ret == -ENOMEM)
+		opt_die(PROG, "out of memory");
+	if (ret)
+		opt_die(PROG, "%s: %s", path, err);
+}
+
+static unsigned long spec_ul(const struct sweepspec *s, int k)
+{
+	return strtoul(s->val[k], NULL, 10);
+}
+
+static void plan_die(int ret)
+{
+	if (ret == -E2BIG)
+		opt_usage(PROG, "the sweep has too many runs (a million at most)");
+	if (ret == -ENAMETOOLONG)
+		opt_usage(PROG, "a point's directory name would be longer than %d bytes: shorten its values",
+			  SWEEPPLAN_NAME_MAX);
+	opt_die(PROG, "out of memory");
+}
+
+/* --plan SPEC: every run of the spec, shuffled with its seed */
+static int plan(const char *path, int ncpus)
+{
+	struct sweepspec s;
+	struct sweepplan p = { 0 };
+	int ret;
+
+	read_resolved(&s, path, ncpus);
+	ret = sweepplan_build(&s, 1, spec_ul(&s, SK_REPS), &p);
+	if (ret)
+		plan_die(ret);
+	/* Seeded shuffle: order effects (drift, warm caches) spread evenly. */
+	sweepplan_shuffle(&p, 0, spec_ul(&s, SK_SEED));
+	if (sweepplan_write(&p, 0, stdout))
+		opt_die(PROG, "writing the plan failed");
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+	return 0;
+}
+
+/*
+ * --plan-update OLDSPEC NEWSPEC PLAN: a resumed sweep. PLAN, read back
+ * from disk, must be OLDSPEC's runs exactly; with more reps in NEWSPEC
+ * the added repetitions follow, shuffled among themselves, so the runs
+ * already planned keep their order.
+ */
+static int plan_update(const char *oldpath, const char *newpath,
+		       const char *planpath, int ncpus)
+{
+	struct sweepspec o, n;
+	struct sweepplan p = { 0 };
+	char err[1024], *text = NULL;
+	size_t len = 0;
+	unsigned long from;
+	int ret;
+
+	read_resolved(&o, oldpath, ncpus);
+	read_resolved(&n, newpath, ncpus);
+	ret = slurp(planpath, &text, &len);
+	if (ret)
+		opt_die(PROG, "cannot read %s: %s", planpath, strerror(-ret));
+	ret = sweepplan_check(&o, text, len, planpath, err, sizeof(err));
+	if (ret == -ENOMEM)
+		opt_die(PROG, "out of memory");
+	if (ret)
+		opt_die(PROG, "%s (edited or damaged): start a new sweep", err);
+	fwrite(text, 1, len, stdout);
+	from = spec_ul(&o, SK_REPS) + 1;
+	if (spec_ul(&n, SK_REPS) >= from) {
+		ret = sweepplan_build(&n, from, spec_ul(&n, SK_REPS), &p);
+		if (ret)
+			plan_die(ret);
+		sweepplan_shuffle(&p, 0, spec_ul(&n, SK_SEED) + from);
+		if (sweepplan_write(&p, 0, stdout))
+			opt_die(PROG, "writing the plan failed");
+	}
+	if (fflush(stdout))
+		opt_die(PROG, "writing the plan failed");
+	free(text);
+	sweepplan_free(&p);
+	sweepspec_free(&o);
+	sweepspec_free(&n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *spec = NULL, *recorded = NULL;
@@ -140,6 +241,10 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "--port-holders"))
 		return port_holders(argc - 2, argv + 2);
+	if (argc == 3 && !strcmp(argv[1], "--plan"))
+		return plan(argv[2], ncpus);
+	if (argc == 5 && !strcmp(argv[1], "--plan-update"))
+		return plan_update(argv[2], argv[3], argv[4], ncpus);
 	/* the values given: first pass for the two files and errors */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -199,6 +304,11 @@ int main(int argc, char **argv)
 	if (ret)
 		opt_die(PROG, "cannot resume: %s: %s", recorded, err);
 	ret = sweepspec_compare(&rec, &s, err, sizeof(err));
+	/* more repetitions: the plan grows (--plan-update) */
+	if (!ret && s.src[SK_REPS] != SS_DEFAULT &&
+	    spec_ul(&s, SK_REPS) > spec_ul(&rec, SK_REPS) &&
+	    sweepspec_set(&rec, "reps", s.val[SK_REPS], SS_CLI))
+		opt_die(PROG, "out of memory");
 	if (ret)
 		opt_usage(PROG, "--resume: a value differs from the sweep's recorded spec "
 			  "%s: %s (resume with no options, or the same values)",

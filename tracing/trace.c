@@ -611,6 +611,7 @@ static const struct trace_verb {
 	{ "attribute", trace_attribute, &trace_attribute_cmd, 0 },
 	{ "residency", trace_residency, &trace_residency_cmd, 0 },
 	{ "turbostat", trace_turbostat, &trace_turbostat_cmd, 0 },
+	{ "capture", trace_capture, &trace_capture_cmd, 0 },
 	{ "cleanup", trace_cleanup, &trace_cleanup_cmd, 1 },
 };
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))

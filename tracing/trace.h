@@ -10,7 +10,7 @@
 /* Each subcommand's option table (its --help and parsing). */
 extern const struct cli_cmd trace_record_cmd, trace_cleanup_cmd,
 	trace_timeline_cmd, trace_attribute_cmd, trace_residency_cmd,
-	trace_turbostat_cmd;
+	trace_turbostat_cmd, trace_capture_cmd;
 
 /* full_argc/argv: the whole command line, recorded in meta.txt */
 int trace_record(int argc, char **argv, int full_argc, char **full_argv);
@@ -19,5 +19,6 @@ int trace_timeline(int argc, char **argv);
 int trace_attribute(int argc, char **argv);
 int trace_residency(int argc, char **argv);
 int trace_turbostat(int argc, char **argv);
+int trace_capture(int argc, char **argv);
 
 #endif

@@ -2,7 +2,10 @@
 /*
  * libFuzzer: the text readers: a trace's meta.txt (tracefile_meta),
  * /proc/stat (residency_parse_proc_stat), and the same bytes as a server
- * log and a client requests.csv (reqlog, as trace attribute reads them).
+ * log and a client requests.csv (reqlog, as trace attribute reads them),
+ * /proc/interrupts (irqstat, as trace capture reads it, with deltas), a
+ * plan.txt line (sweepplan) and a capture.csv and midtier summary
+ * (sweepcollect, as stats --collect reads them).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -10,8 +13,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "irqstat.h"
 #include "reqlog.h"
 #include "residency.h"
+#include "sweepcollect.h"
+#include "sweepplan.h"
 #include "tracefile.h"
 
 static char dir[64];
@@ -65,7 +71,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		text[size] = '\0';
 		memset(cpus, 0, sizeof(cpus));
 		residency_parse_proc_stat(text, cpus, 8);
+		{
+			struct irqstat a, b;
+
+			if (!irqstat_parse(text, &a)) {
+				if (!irqstat_parse(text + size / 2, &b)) {
+					irqstat_delta(&a, &b, -1, NULL, NULL);
+					irqstat_delta(&b, &a, data[0] % 4, NULL, NULL);
+					irqstat_free(&b);
+				}
+				irqstat_free(&a);
+			}
+		}
+		{
+			struct sweepplan_run r;
+			char *line = strdup(text);
+
+			if (line) {
+				line[strcspn(line, "\n")] = '\0';
+				if (!sweepplan_parse_line(line, &r, "plan.txt", 1, err,
+							  sizeof(err)) &&
+				    (!r.point || !r.rep))
+					abort();
+				free(line);
+			}
+		}
 		free(text);
+	}
+	f = fopen(path, "r");
+	if (f) {
+		struct sweepcollect_cap cap;
+
+		sweepcollect_capture(f, path, &cap, err, sizeof(err));
+		fclose(f);
+	}
+	f = fopen(path, "r");
+	if (f) {
+		char mt[SWEEPCOLLECT_NMT][64];
+
+		sweepcollect_midtier(f, path, mt, err, sizeof(err));
+		fclose(f);
 	}
 	return 0;
 }

@@ -3,7 +3,8 @@
  * libFuzzer: a sweep's spec file (lib/sweepspec), as `wakebench sweep
  * --spec` and `--resume` (DIR/sweep.spec) read it: parse, check, resolve,
  * write; a resolved spec written and read back must resolve to the same
- * text and compare equal (what --resume relies on). The same bytes as
+ * text and compare equal (what --resume relies on); its plan, written,
+ * must read back line by line and check as its own. The same bytes as
  * `ss -Hltnup` output (lib/portheld).
  */
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "portheld.h"
+#include "sweepplan.h"
 #include "sweepspec.h"
 
 static char *resolved(struct sweepspec *s, int ncpus, size_t *len)
@@ -27,6 +29,36 @@ static char *resolved(struct sweepspec *s, int ncpus, size_t *len)
 		abort();
 	fclose(f);
 	return buf;
+}
+
+/* the plan of a resolved spec: every line parses, the text checks */
+static void plan_round_trip(const struct sweepspec *s)
+{
+	struct sweepplan p = { 0 };
+	char err[512], *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (sweepplan_build(s, 1, 2, &p) || p.n > 2000)
+		goto out;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		abort();
+	if (sweepplan_write(&p, 0, f))
+		abort();
+	fclose(f);
+	if (sweepplan_check(s, buf, len, "plan.txt", err, sizeof(err)) &&
+	    strtoul(s->val[SK_REPS], NULL, 10) == 2)
+		abort();
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct sweepplan_run r;
+
+		if (sweepplan_parse_line(line, &r, "plan.txt", 1, err, sizeof(err)))
+			abort();
+	}
+	free(buf);
+out:
+	sweepplan_free(&p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -53,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			if (sweepspec_compare(&t, &s, err, sizeof(err)))
 				abort();
+			plan_round_trip(&t);
 			free(b);
 			sweepspec_free(&t);
 			free(a);

@@ -34,7 +34,7 @@ read -r port pqport < "$T/s.port"
 "$WB" client --server 127.0.0.1:$port --requests 40 --interval-us 300 --prequery-policy adaptive \
 	--window 10 --prequery-port "$pqport" --out "$T/a" -q || die "adaptive client failed"
 "$WB" midtier --listen 0 --port-file "$T/m.port" --backend 127.0.0.1:$port \
-	--prequery-delay-us 20 --log "$T/midtier.csv" -q 2>"$T/m.err" &
+	--prequery-delay-us 20 --log "$T/midtier.csv" --summary "$T/msum.csv" -q 2>"$T/m.err" &
 mpid=$!; pids+=($mpid)
 waitfile "$T/m.port" || die "midtier: $(cat "$T/m.err")"
 read -r mport < "$T/m.port"
@@ -48,6 +48,7 @@ hdr "client prequery-trajectory.csv" "$T/a/prequery-trajectory.csv"
 keys "client summary.json" "$T/c/summary.json"
 hdr "server --log" "$T/server.csv"
 hdr "midtier --log" "$T/midtier.csv"
+hdr "midtier --summary" "$T/msum.csv"
 
 cp -r "$top/tests/fixtures/trace/real" "$T/tr"
 "$WB" trace timeline "$T/tr" > /dev/null 2>&1 || die "trace timeline failed"
@@ -56,9 +57,17 @@ for f in cstate-cpu0.csv irq.csv markers.csv; do hdr "trace timeline $f" "$T/tr/
 for f in attribution.csv attribution-summary.csv; do hdr "trace attribute $f" "$T/tr/$f"; done
 "$WB" trace residency --duration 0.1 --out "$T/res.csv" > /dev/null 2>&1 || die "trace residency failed"
 hdr "trace residency" "$T/res.csv"
+"$WB" trace capture --out "$T/cap" --cpu server=0 -- true > /dev/null 2>&1 || die "trace capture failed"
+for f in cpuidle.csv interrupts.csv; do hdr "trace capture $f" "$T/cap/$f"; done
+# capture.csv: its fixed columns (the per-state ones name this machine's)
+sed -e '1s/,\(res\|entries\)_[A-Za-z0-9_]*//g' "$T/cap/capture.csv" > "$T/cap-fixed.csv"
+hdr "trace capture capture.csv (without the per-state columns)" "$T/cap-fixed.csv"
 
 . "$top/tests/ports.sh"
 "$WB" sweep --out "$T/sweep" --reps 1 --requests 20 --server-port "$(test_port 0)" \
 	> "$T/sweep.out" 2>&1 || die "sweep failed: $(tail -n 3 "$T/sweep.out")"
-hdr "sweep sweep.csv" "$T/sweep/sweep.csv"
+# The capture's res_<state>_pct/entries_<state> columns end the header
+# and name this machine's idle states: the fixed part is the interface.
+sed -e '1s/,\(mt_\)\{0,1\}\(res\|entries\)_[A-Za-z0-9_]*//g' "$T/sweep/sweep.csv" > "$T/sweep-fixed.csv"
+hdr "sweep sweep.csv (without the per-state columns)" "$T/sweep-fixed.csv"
 hdr "stats summary.csv" "$T/sweep/summary.csv"

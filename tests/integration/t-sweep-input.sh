@@ -58,7 +58,7 @@ out=$("$WB" sweep --out "$TMP/a;touch $M" --server-exec env --reps 1 2>&1); rc=$
 	fail "sweep: $(tail -5 "$TMP/ok.out")"
 grep -qx 'server-cpu = 0' "$TMP/ok/sweep.spec" || fail "server CPU default: $(cat "$TMP/ok/sweep.spec")"
 if [ "$(nproc)" -gt 1 ]; then grep -qx 'client-cpu = 1' "$TMP/ok/sweep.spec" || fail "client CPU default"; fi
-head -1 "$TMP/ok/sweep.csv" | grep -q ',dir,behind_schedule,behind_reason$' || fail "sweep.csv header: $(head -1 "$TMP/ok/sweep.csv")"
+head -1 "$TMP/ok/sweep.csv" | grep -q ',dir,behind_schedule,behind_reason,tiers,' || fail "sweep.csv header: $(head -1 "$TMP/ok/sweep.csv")"
 [ "$(awk -F, 'NR > 1 && $3 == "ok"' "$TMP/ok/sweep.csv" | wc -l)" = 1 ] || fail "run not ok: $(cat "$TMP/ok/sweep.csv")"
 grep -q 'cover' "$TMP/ok.out" || fail "closing table has no coverage column: $(cat "$TMP/ok.out")"
 # --client-cpu 0 alone moves the server off it.

@@ -9,6 +9,7 @@
 #include "unit.h"
 #include "figpairs.h"
 #include "sweepcollect.h"
+#include "sweepplan.h"
 
 static char err[1024];
 
@@ -28,16 +29,27 @@ static int summary(const char *text, struct sweepcollect_run *r)
 	return ret;
 }
 
+/* The new columns after SWEEPCOLLECT_HEADER (no capture columns). */
+#define NEWCOLS ",tiers,closed,prequery_at,prequery_ack,prequery_receiver," \
+	"warmup_mode,timer_slack_ns,server_cstates,client_cstates," \
+	"midtier_cstates,cpu,delay,work_us,helper_wait,lat_p95_us,lat_p9999_us," \
+	"mt_requests,mt_prequeries_sent,mt_prequeries_raced," \
+	"mt_backend_rtt_avg_us,mt_backend_rtt_p50_us,mt_backend_rtt_p99_us," \
+	"mt_delay_us,irq_delta,mt_irq_delta"
+/* those columns empty: an old plan line, no midtier, no capture */
+#define NOCOLS ",,,,,,,,,,,,,,,,,,,,,,,,,"
+
 /* The row of plan line LINE with RUN (NULL: missing), into out. */
 static void row(const char *line, const struct sweepcollect_run *run, char *out, size_t len)
 {
-	char l[256];
-	struct sweepcollect_entry e;
+	char l[1024];
+	struct sweepplan_run r;
 	FILE *f = fmemopen(out, len, "w");
 
 	snprintf(l, sizeof(l), "%s", line);
-	ck_assert_int_eq(sweepcollect_plan_line(l, &e, "plan.txt", 1, err, sizeof(err)), 0);
-	ck_assert_int_eq(sweepcollect_row(f, &e, "300", 7, run), 0);
+	l[strcspn(l, "\n")] = '\0';
+	ck_assert_int_eq(sweepplan_parse_line(l, &r, "plan.txt", 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(sweepcollect_row(f, &r, "300", 7, run, NULL, NULL, NULL, 0), 0);
 	fclose(f);
 }
 
@@ -50,14 +62,22 @@ START_TEST(collect_rows)
 				 "\"late, \"\"very\"\"\",0\n", &r), 0);
 	row("pt-a 3 exp 1000 20 0 on 0\n", &r, out, sizeof(out));
 	ck_assert_str_eq(out, "pt-a,3,ok,exp,1000,20,0,on,0,300,10,300,10.5,9.000,12,20,30,"
-			 "1.5,0.4,0,150,150,pt-a/rep-3,1,late; very\n");
+			 "1.5,0.4,0,150,150,pt-a/rep-3,1,late; very" NOCOLS "\n");
 	row("pt-a 12 exp 1000 20 0 on 0", NULL, out, sizeof(out));
 	ck_assert_str_eq(out, "pt-a,12,missing,exp,1000,20,0,on,0,300,19,,,,,,,,,,,,"
-			 "pt-a/rep-12,,\n");
+			 "pt-a/rep-12,," NOCOLS "\n");
+	/* a plan line of today: every dimension by name, '-' is empty */
+	row("pt-b 1 dist=exp interval_us=500 prequery=off warmup=0 cstates=on service_us=0 "
+	    "tiers=3 closed=no prequery_at=- prequery_ack=- prequery_receiver=- warmup_mode=- "
+	    "timer_slack_ns=1 server_cstates=off client_cstates=on midtier_cstates=on cpu=none "
+	    "delay=50 work_us=20 helper_wait=spin", NULL, out, sizeof(out));
+	ck_assert_str_eq(out, "pt-b,1,missing,exp,500,off,0,on,0,300,8,,,,,,,,,,,,pt-b/rep-1,,"
+			 ",3,no,,,,,1,off,on,on,none,50,20,spin,,,,,,,,,,,\n");
 	/* an older client: no verdict columns, no pre-query counts */
 	ck_assert_int_eq(summary("status,count,lat_avg_us\nfailed,0,\n", &r), 0);
 	row("p 1 fixed 500 off 10 off 5", &r, out, sizeof(out));
-	ck_assert_str_eq(out, "p,1,failed,fixed,500,off,10,off,5,300,8,0,,,,,,,,,,,p/rep-1,,\n");
+	ck_assert_str_eq(out, "p,1,failed,fixed,500,off,10,off,5,300,8,0,,,,,,,,,,,p/rep-1,,"
+			 NOCOLS "\n");
 	/* the header is the awk sweep's, unchanged */
 	ck_assert_str_eq(SWEEPCOLLECT_HEADER,
 		"point,rep,status,dist,interval_us,prequery,warmup,cstates,service_us,requests,"
@@ -93,22 +113,79 @@ START_TEST(bad_summaries)
 }
 END_TEST
 
-START_TEST(bad_plan)
+START_TEST(sources)
 {
-	struct sweepcollect_entry e;
-	const char *bad[] = {
-		"a 1 exp 1000 off 0 on", "a 1 exp 1000 off 0 on 0 extra", "../x 1 e 1 o 0 on 0",
-		"a/b 1 e 1 o 0 on 0", ".. 1 e 1 o 0 on 0", "a 01 e 1 o 0 on 0", "a x e 1 o 0 on 0",
-		"a 1 e 1,2 o 0 on 0", "", "a 1234567890 e 1 o 0 on 0",
-	};
+	char mt[SWEEPCOLLECT_NMT][64], mt2[SWEEPCOLLECT_NMT][64], out[2048];
+	struct sweepcollect_cap cap;
+	struct sweepplan_run r;
+	char l[256];
+	FILE *f;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char l[128];
+	{
+		static const char m[] = "requests,prequeries_sent,prequeries_raced,"
+					 "backend_rtt_p50_us,prequery\n300,180,120,86.5,fixed\n";
 
-		snprintf(l, sizeof(l), "%s", bad[i]);
-		ck_assert_int_eq(sweepcollect_plan_line(l, &e, "plan.txt", 4, err, sizeof(err)),
-				 -EINVAL);
-		ck_assert(!strncmp(err, "plan.txt:4: ", 12));
+		f = fmemopen((void *)m, sizeof(m) - 1, "r");
+	}
+	ck_assert_int_eq(sweepcollect_midtier(f, "m.csv", mt, err, sizeof(err)), 0);
+	fclose(f);
+	ck_assert_str_eq(mt[0], "300");
+	ck_assert_str_eq(mt[2], "120");
+	ck_assert_str_eq(mt[4], "86.5");
+	ck_assert_str_eq(mt[3], "");
+	f = fmemopen((void *)"requests\nx\n", 11, "r");
+	ck_assert_int_eq(sweepcollect_midtier(f, "m.csv", mt2, err, sizeof(err)), -EINVAL);
+	fclose(f);
+	ck_assert_str_eq(err, "m.csv:2: column requests: 'x' is not a number");
+
+	{
+		const char *text = "role,cpu,irq_delta,res_POLL_pct,entries_POLL,res_haltpoll_idle_pct,"
+				   "entries_haltpoll_idle,res_C0_pct,bogus,res_a;b_pct\n"
+				   "server,0,34,0.0,0,99.6,32,0.4,x,1\n"
+				   "other,3,1,1,1,1,1,1,1,1\n"
+				   "midtier,1,28,,,,,,y,2\n";
+
+		f = fmemopen((void *)text, strlen(text), "r");
+		ck_assert_int_eq(sweepcollect_capture(f, "c.csv", &cap, err, sizeof(err)), 0);
+		fclose(f);
+	}
+	ck_assert_str_eq(cap.irq[0], "34");
+	ck_assert_str_eq(cap.irq[1], "28");
+	ck_assert_int_eq(cap.n, 10);
+	ck_assert_str_eq(cap.name[2], "res_haltpoll_idle_pct");
+	ck_assert_str_eq(cap.val[2], "99.6");
+	ck_assert_str_eq(cap.name[5], "mt_res_POLL_pct");
+	ck_assert_str_eq(cap.val[5], "");
+	f = fmemopen((void *)"role,res_X_pct\nserver,x\n", 23, "r");
+	ck_assert_int_eq(sweepcollect_capture(f, "c.csv", &cap, err, sizeof(err)), -EINVAL);
+	fclose(f);
+	f = fmemopen((void *)"cpu,res_X_pct\n0,1\n", 19, "r");
+	ck_assert_int_eq(sweepcollect_capture(f, "c.csv", &cap, err, sizeof(err)), -EINVAL);
+	fclose(f);
+	ck_assert_str_eq(err, "c.csv:1: no role column");
+
+	/* a row with both: the named capture columns last, in COLS order */
+	{
+		char cols[3][64] = { "res_haltpoll_idle_pct", "mt_res_POLL_pct", "res_C6_pct" };
+		const char *text = "role,cpu,irq_delta,res_POLL_pct,entries_POLL,res_haltpoll_idle_pct,"
+				   "entries_haltpoll_idle,res_C0_pct\n"
+				   "server,0,34,0.0,0,99.6,32,0.4\nmidtier,1,28,0.5,1,2,3,4\n";
+
+		f = fmemopen((void *)text, strlen(text), "r");
+		ck_assert_int_eq(sweepcollect_capture(f, "c.csv", &cap, err, sizeof(err)), 0);
+		fclose(f);
+		snprintf(l, sizeof(l), "p 1 fixed 500 off 10 off 5");
+		ck_assert_int_eq(sweepplan_parse_line(l, &r, "plan.txt", 1, err, sizeof(err)), 0);
+		f = fmemopen(out, sizeof(out), "w");
+		ck_assert_int_eq(sweepcollect_row(f, &r, "300", 7, NULL, mt, &cap, cols, 3), 0);
+		fclose(f);
+		ck_assert_str_eq(out, "p,1,missing,fixed,500,off,10,off,5,300,8,,,,,,,,,,,,p/rep-1,,"
+				 ",,,,,,,,,,,,,,,,,300,180,120,,86.5,,,34,28,99.6,0.5,\n");
+		f = fmemopen(out, sizeof(out), "w");
+		ck_assert_int_eq(sweepcollect_header(f, cols, 2), 0);
+		fclose(f);
+		ck_assert_str_eq(out, SWEEPCOLLECT_HEADER NEWCOLS
+				 ",res_haltpoll_idle_pct,mt_res_POLL_pct\n");
 	}
 }
 END_TEST
@@ -130,6 +207,10 @@ START_TEST(collect_dir)
 	snprintf(p, sizeof(p), "%s/a/rep-1/client", d); mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/a/rep-1/client/summary.csv", d);
 	unit_put(p, "status,count,lat_avg_us\nok,200,1.5\n");
+	/* its capture: the state columns found across runs end the header */
+	snprintf(p, sizeof(p), "%s/a/rep-1/capture", d); mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/a/rep-1/capture/capture.csv", d);
+	unit_put(p, "role,cpu,res_C6_pct\nserver,0,12.5\n");
 	snprintf(p, sizeof(p), "%s/b", d); mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/b/rep-1", d); mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/b/rep-1/client", d); mkdir(p, 0755);
@@ -138,10 +219,10 @@ START_TEST(collect_dir)
 	ck_assert_int_eq(sweepcollect_dir(d, &rows, err, sizeof(err)), 0);
 	ck_assert_uint_eq(rows, 3);
 	snprintf(p, sizeof(p), "%s/sweep.csv", d);
-	ck_assert_str_eq(unit_slurp(p), SWEEPCOLLECT_HEADER "\n"
-		"b,2,missing,exp,100,off,0,on,0,200,7,,,,,,,,,,,,b/rep-2,,\n"
-		"a,1,ok,exp,100,20,0,on,0,200,6,200,1.5,,,,,,,,,,a/rep-1,,\n"
-		"b,1,missing,exp,100,off,0,on,0,200,6,,,,,,,,,,,,b/rep-1,,\n");
+	ck_assert_str_eq(unit_slurp(p), SWEEPCOLLECT_HEADER NEWCOLS ",res_C6_pct\n"
+		"b,2,missing,exp,100,off,0,on,0,200,7,,,,,,,,,,,,b/rep-2,," NOCOLS ",\n"
+		"a,1,ok,exp,100,20,0,on,0,200,6,200,1.5,,,,,,,,,,a/rep-1,," NOCOLS ",12.5\n"
+		"b,1,missing,exp,100,off,0,on,0,200,6,,,,,,,,,,,,b/rep-1,," NOCOLS ",\n");
 	snprintf(p, sizeof(p), "%s/a/rep-1", d);
 	ck_assert_int_eq(sweepcollect_run_ok(p, err, sizeof(err)), 1);
 	snprintf(p, sizeof(p), "%s/b/rep-1", d);
@@ -265,7 +346,7 @@ Suite *sweepcollect_suite(void)
 
 	tcase_add_test(tc, collect_rows);
 	tcase_add_test(tc, bad_summaries);
-	tcase_add_test(tc, bad_plan);
+	tcase_add_test(tc, sources);
 	tcase_add_test(tc, collect_dir);
 	tcase_add_test(tc, pairs_sweep);
 	tcase_add_test(tc, pairs_runs);

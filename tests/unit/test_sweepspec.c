@@ -197,7 +197,7 @@ START_TEST(round_trip)
 	f = open_memstream(&buf, &len);
 	ck_assert_int_eq(sweepspec_write(&s, f), 0);
 	fclose(f);
-	ck_assert_ptr_nonnull(strstr(buf, "client-cpu = 1\nclient-exec = ip netns exec c\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "client-cpu = 1\nclient-cstates = \nclient-exec = ip netns exec c\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "dist = fixed exp\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "server-cpu = 0\n"));
 	ck_assert_int_eq(resolve(&t, buf, NULL, 2), 0);
@@ -277,6 +277,58 @@ START_TEST(port_holders)
 }
 END_TEST
 
+/* The thesis' keys: their checks, defaults and the rules between them. */
+START_TEST(thesis_keys)
+{
+	struct sweepspec s, rec, g;
+	const char *const bad[][2] = {
+		{ "tiers", "4" }, { "closed", "maybe" }, { "prequery-at", "early" },
+		{ "prequery-receiver", "both" }, { "warmup-mode", "slow" },
+		{ "timer-slack-ns", "0" }, { "percentile-rule", "p" },
+		{ "server-cstates", "sometimes" }, { "cpu", "0" }, { "delay", "-5" },
+		{ "work-us", "x" }, { "helper-wait", "sleep" }, { "midtier-cpu", "2" },
+		{ "duration", "0" }, { "turbostat-show", "Busy%;rm" },
+		{ "warmup-interval-us", "0" }, { "warmup-dist", "zipf" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *const cli[] = { bad[i][0], bad[i][1], NULL };
+
+		ck_assert_msg(resolve(&s, NULL, cli, 2) == -EINVAL, "accepted %s '%s'",
+			      bad[i][0], bad[i][1]);
+		ck_assert(!strncmp(err, "invalid ", 8));
+		sweepspec_free(&s);
+	}
+	/* the midtier and its helper share the client's CPU by default */
+	ck_assert_int_eq(resolve(&s, "tiers = 2 3\ndelay = off 50 adaptive\n", NULL, 2), 0);
+	ck_assert_str_eq(get(&s, "midtier-cpu"), "1");
+	ck_assert_str_eq(get(&s, "helper-cpu"), "1");
+	ck_assert_str_eq(get(&s, "tiers"), "2 3");
+	sweepspec_free(&s);
+	/* three tiers need PORT+2 */
+	ck_assert_int_eq(resolve(&s, "tiers = 3\nserver_port = 65534\n", NULL, 2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "server_port must be at most 65533"));
+	sweepspec_free(&s);
+	/* cstates given while every tier has its own list: refused */
+	ck_assert_int_eq(resolve(&s, "cstates = off\nserver_cstates = on\n"
+				 "client_cstates = on\nmidtier_cstates = on\n", NULL, 2),
+			 -EINVAL);
+	sweepspec_free(&s);
+	ck_assert_int_eq(resolve(&s, "cstates = off\nserver_cstates = on off\n", NULL, 2), 0);
+	sweepspec_free(&s);
+	/* --resume: more reps is allowed (the plan grows), fewer is not */
+	ck_assert_int_eq(resolve(&rec, "reps = 3\n", NULL, 2), 0);
+	ck_assert_int_eq(sweepspec_init(&g), 0);
+	ck_assert_int_eq(sweepspec_set(&g, "reps", "5", SS_CLI), 0);
+	ck_assert_int_eq(sweepspec_compare(&rec, &g, err, sizeof(err)), 0);
+	ck_assert_int_eq(sweepspec_set(&g, "reps", "2", SS_CLI), 0);
+	ck_assert_int_eq(sweepspec_compare(&rec, &g, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "reps: recorded '3', given '2'");
+	sweepspec_free(&g);
+	sweepspec_free(&rec);
+}
+END_TEST
+
 Suite *sweepspec_suite(void)
 {
 	Suite *s = suite_create("sweepspec");
@@ -293,6 +345,7 @@ Suite *sweepspec_suite(void)
 	tcase_add_test(tc, compare);
 	tcase_add_test(tc, keys);
 	tcase_add_test(tc, port_holders);
+	tcase_add_test(tc, thesis_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -38,5 +38,6 @@ Suite *sweepcsv_suite(void);
 Suite *sweepcollect_suite(void);
 Suite *cli_suite(void);
 Suite *serve_suite(void);
+Suite *sweepplan_suite(void);
 
 #endif

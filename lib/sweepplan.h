@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sweepplan: the runs of a sweep, from its resolved spec (lib/sweepspec).
+ *
+ * A run is a point (one value of every dimension) and a repetition. The
+ * dimensions are the spec's list keys, in a fixed order; a value that
+ * does not apply to a point is collapsed so that no two runs measure the
+ * same thing twice: the client's pre-query keys when it sends none,
+ * the midtier's keys with two tiers, the client's pre-query with three
+ * (the midtier pre-queries there), helper_wait without a midtier delay,
+ * warmup_mode without a warm-up. A collapsed value is "-" (or "off" for
+ * the client's prequery, whose column predates three tiers). The
+ * per-side C-state keys, when empty, take the point's cstates value.
+ *
+ * plan.txt has one run per line: "POINT REP key=value ...", every
+ * dimension in the fixed order. POINT is the directory name: the six
+ * original dimensions always ("dist-exp_int-1000_pq-off_wu-0_cs-on_svc-0"),
+ * then "_<abbr>-<value>" for every other dimension whose spec list is
+ * not its single default, skipping "-". Plans of older sweeps (eight
+ * words: point, rep and the six values) are read too.
+ *
+ * Errors are -errno with a message; nothing is printed.
+ */
+#ifndef WB_SWEEPPLAN_H
+#define WB_SWEEPPLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sweepspec.h"
+
+/* The dimensions, in plan and sweep.csv order. */
+#define SWEEPPLAN_NDIMS 20
+extern const char *const sweepplan_dims[SWEEPPLAN_NDIMS];
+/* The first six: the columns of sweep.csv since its first version. */
+#define SWEEPPLAN_NLEGACY 6
+/* A point's name is a directory name: at most NAME_MAX bytes. */
+#define SWEEPPLAN_NAME_MAX 255
+
+struct sweepplan_run {
+	char *point;
+	unsigned long rep;
+	char *val[SWEEPPLAN_NDIMS];	/* "-" where it does not apply */
+};
+
+struct sweepplan {
+	struct sweepplan_run *run;
+	size_t n, cap;
+};
+
+/*
+ * Appends to P every point of the resolved spec S, for repetitions
+ * FROM..TO (inclusive), in matrix order (dimensions in order, the last
+ * fastest; repetitions innermost). 0, -E2BIG (more than a million runs
+ * or 100000 points), -ENAMETOOLONG (a point name over
+ * SWEEPPLAN_NAME_MAX bytes: values too long for a directory name) or
+ * -ENOMEM.
+ */
+int sweepplan_build(const struct sweepspec *s, unsigned long from,
+		    unsigned long to, struct sweepplan *p);
+/* Shuffles runs [FROM, n) of P with SEED (Fisher-Yates, lib/prng). */
+void sweepplan_shuffle(struct sweepplan *p, size_t from, uint64_t seed);
+/* plan.txt lines for runs [FROM, n). 0 or -EIO. */
+int sweepplan_write(const struct sweepplan *p, size_t from, FILE *f);
+void sweepplan_free(struct sweepplan *p);
+
+/* The dimension named NAME ('-' or '_'), or -1. */
+int sweepplan_dim(const char *name);
+
+/*
+ * Splits plan LINE (newline removed, modified in place; the strings
+ * point into it) into R (its val[] not owned; absent dimensions ""):
+ * -EINVAL with "NAME:LINENO: ..." for a line that is neither form, a
+ * point that is not a plain directory name, a rep that is not a whole
+ * number, an unknown or repeated key, or a value holding ',' '"' or '/'.
+ */
+int sweepplan_parse_line(char *line, struct sweepplan_run *r,
+			 const char *name, unsigned long lineno, char *err,
+			 size_t errlen);
+
+/*
+ * Whether TEXT (LEN bytes, plan.txt of the sweep whose resolved spec is
+ * S) holds exactly the runs of S, in any order: 0, or -EINVAL with what
+ * differs, -ENOMEM.
+ */
+int sweepplan_check(const struct sweepspec *s, const char *text, size_t len,
+		    const char *name, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/* lib/sweepplan: a sweep's runs from its spec; lib/irqstat: /proc/interrupts. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+#include "irqstat.h"
+#include "residency.h"
+#include "sweepplan.h"
+#include "sweepspec.h"
+
+static char err[1024];
+
+/* S resolved from spec TEXT on 2 CPUs */
+static void spec(struct sweepspec *s, const char *text)
+{
+	ck_assert_int_eq(sweepspec_init(s), 0);
+	ck_assert_int_eq(sweepspec_parse(s, text, strlen(text), "t.spec", SS_FILE, err,
+					 sizeof(err)), 0);
+	ck_assert_int_eq(sweepspec_resolve(s, 2, err, sizeof(err)), 0);
+}
+
+static const char *val(const struct sweepplan_run *r, const char *dim)
+{
+	return r->val[sweepplan_dim(dim)];
+}
+
+/* the plan's text for reps 1..REPS, unshuffled */
+static char *plan_text(const struct sweepspec *s, unsigned long reps,
+		       struct sweepplan *p)
+{
+	static char buf[65536];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	memset(p, 0, sizeof(*p));
+	ck_assert_int_eq(sweepplan_build(s, 1, reps, p), 0);
+	ck_assert_int_eq(sweepplan_write(p, 0, f), 0);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(legacy_names)
+{
+	struct sweepspec s;
+	struct sweepplan p;
+
+	spec(&s, "dist = fixed exp\nprequery = off 20\n");
+	plan_text(&s, 2, &p);
+	ck_assert_uint_eq(p.n, 8);
+	/* the original six dimensions name a point, as they always did */
+	ck_assert_str_eq(p.run[0].point, "dist-fixed_int-1000_pq-off_wu-0_cs-on_svc-0");
+	ck_assert_uint_eq(p.run[0].rep, 1);
+	ck_assert_uint_eq(p.run[1].rep, 2);
+	ck_assert_str_eq(p.run[2].point, "dist-fixed_int-1000_pq-20_wu-0_cs-on_svc-0");
+	ck_assert_str_eq(val(&p.run[2], "prequery_at"), "lead");
+	ck_assert_str_eq(val(&p.run[0], "prequery_at"), "-");
+	ck_assert_str_eq(val(&p.run[0], "server_cstates"), "on");
+	ck_assert_str_eq(val(&p.run[0], "delay"), "-");
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+}
+END_TEST
+
+START_TEST(collapse_and_names)
+{
+	struct sweepspec s;
+	struct sweepplan p;
+	int three = 0, two = 0;
+
+	/* 2 tiers x 4 delays x 2 prequery: the midtier's delays apply to
+	 * three tiers only, the client's pre-query to two only */
+	spec(&s, "tiers = 2 3\ndelay = off 0 50 adaptive\nprequery = off 10\n"
+		 "helper_wait = block spin\nserver_cstates = off\n");
+	plan_text(&s, 1, &p);
+	for (size_t i = 0; i < p.n; i++) {
+		const struct sweepplan_run *r = &p.run[i];
+
+		if (!strcmp(val(r, "tiers"), "3")) {
+			three++;
+			ck_assert_str_eq(val(r, "prequery"), "off");
+			ck_assert_str_eq(val(r, "midtier_cstates"), "on");
+			ck_assert(strstr(r->point, "_tiers-3_"));
+			if (!strcmp(val(r, "delay"), "off"))
+				ck_assert_str_eq(val(r, "helper_wait"), "-");
+		} else {
+			two++;
+			ck_assert_str_eq(val(r, "delay"), "-");
+			ck_assert_str_eq(val(r, "helper_wait"), "-");
+			ck_assert(!strstr(r->point, "delay"));
+		}
+		ck_assert_str_eq(val(r, "server_cstates"), "off");
+		ck_assert_str_eq(val(r, "client_cstates"), "on");
+		ck_assert(strstr(r->point, "_scs-off"));
+		ck_assert(!strstr(r->point, "_ccs-"));
+	}
+	/* two tiers: prequery off, 10; three: delay off + 3 delays x 2 waits */
+	ck_assert_int_eq(two, 2);
+	ck_assert_int_eq(three, 7);
+	/* names are unique */
+	for (size_t i = 0; i < p.n; i++)
+		for (size_t j = i + 1; j < p.n; j++)
+			ck_assert_str_ne(p.run[i].point, p.run[j].point);
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+}
+END_TEST
+
+START_TEST(shuffle_and_check)
+{
+	struct sweepspec s, t;
+	struct sweepplan p, q;
+	char *text, copy[65536];
+
+	spec(&s, "dist = fixed exp poisson\nprequery = off 10\nreps = 3\n");
+	text = plan_text(&s, 3, &p);
+	snprintf(copy, sizeof(copy), "%s", text);
+	ck_assert_int_eq(sweepplan_check(&s, copy, strlen(copy), "plan.txt", err,
+					 sizeof(err)), 0);
+	/* shuffled with a seed: the same runs, in an order the seed fixes */
+	memset(&q, 0, sizeof(q));
+	ck_assert_int_eq(sweepplan_build(&s, 1, 3, &q), 0);
+	sweepplan_shuffle(&q, 0, 1);
+	sweepplan_shuffle(&p, 0, 1);
+	for (size_t i = 0; i < p.n; i++) {
+		ck_assert_str_eq(p.run[i].point, q.run[i].point);
+		ck_assert_uint_eq(p.run[i].rep, q.run[i].rep);
+	}
+	{
+		char buf[65536];
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+		sweepplan_write(&p, 0, f);
+		fclose(f);
+		ck_assert_str_ne(buf, copy);	/* 18 runs: not the matrix order */
+		ck_assert_int_eq(sweepplan_check(&s, buf, strlen(buf), "plan.txt",
+						 err, sizeof(err)), 0);
+	}
+	/* a run missing, one added, one edited */
+	ck_assert_int_eq(sweepplan_check(&s, copy, strchr(copy, '\n') - copy + 1,
+					 "plan.txt", err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "1 runs planned, 18 expected"));
+	copy[5] = 'X';
+	ck_assert_int_eq(sweepplan_check(&s, copy, strlen(copy), "plan.txt", err,
+					 sizeof(err)), -EINVAL);
+	/* more reps: the added runs are reps 4..5 only */
+	spec(&t, "dist = fixed exp poisson\nprequery = off 10\nreps = 5\n");
+	sweepplan_free(&q);
+	memset(&q, 0, sizeof(q));
+	ck_assert_int_eq(sweepplan_build(&t, 4, 5, &q), 0);
+	ck_assert_uint_eq(q.n, 12);
+	for (size_t i = 0; i < q.n; i++)
+		ck_assert(q.run[i].rep == 4 || q.run[i].rep == 5);
+	sweepplan_free(&q);
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+	sweepspec_free(&t);
+}
+END_TEST
+
+START_TEST(too_many)
+{
+	struct sweepspec s;
+	struct sweepplan p = { 0 };
+
+	spec(&s, "interval_us = 1 2 3 4 5 6 7 8 9 10\nservice_us = 1 2 3 4 5 6 7 8 9 10\n"
+		 "warmup = 1 2 3 4 5 6 7 8 9 10\nwork_us = 1 2 3 4 5 6 7 8 9 10\n"
+		 "tiers = 3\ntimer_slack_ns = 1 2 3 4 5 6 7 8 9 10\ndist = fixed exp\n");
+	ck_assert_int_eq(sweepplan_build(&s, 1, 1, &p), -E2BIG);
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+}
+END_TEST
+
+START_TEST(parse_lines)
+{
+	struct sweepplan_run r;
+	char l[512];
+	const char *bad[] = {
+		"a 1 exp 1000 off 0 on", "../x 1 dist=exp", "a/b 1 dist=exp",
+		".. 1 dist=exp", "a 01x dist=exp", "a 0 dist=exp", "a x dist=exp",
+		"a 1 dist=1,2", "", "a 1234567890 dist=exp", "a 1 nope=1",
+		"a 1 dist=exp dist=fixed", "a 1 dist=exp bare", "a 1 dist=\"x\"",
+		"a 1 dist=a/b", "-a 1 dist=exp",
+	};
+
+	snprintf(l, sizeof(l), "pt-a 3 dist=exp tiers=3 delay=50 cstates=max-latency-us=5");
+	ck_assert_int_eq(sweepplan_parse_line(l, &r, "plan.txt", 1, err, sizeof(err)), 0);
+	ck_assert_str_eq(r.point, "pt-a");
+	ck_assert_uint_eq(r.rep, 3);
+	ck_assert_str_eq(r.val[sweepplan_dim("delay")], "50");
+	ck_assert_str_eq(r.val[sweepplan_dim("cstates")], "max-latency-us=5");
+	ck_assert_str_eq(r.val[sweepplan_dim("work_us")], "");
+	/* a plan of an older sweep: eight words */
+	snprintf(l, sizeof(l), "p 2 fixed 500 off 10 off 5");
+	ck_assert_int_eq(sweepplan_parse_line(l, &r, "plan.txt", 1, err, sizeof(err)), 0);
+	ck_assert_str_eq(r.val[sweepplan_dim("service_us")], "5");
+	ck_assert_str_eq(r.val[sweepplan_dim("tiers")], "");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(l, sizeof(l), "%s", bad[i]);
+		ck_assert_msg(sweepplan_parse_line(l, &r, "plan.txt", 4, err, sizeof(err)) ==
+			      -EINVAL, "accepted '%s'", bad[i]);
+		ck_assert(!strncmp(err, "plan.txt:4: ", 12));
+	}
+}
+END_TEST
+
+#define IRQ_A "           CPU0       CPU1       \n" \
+	"  0:         10          0   IO-APIC   2-edge      timer\n" \
+	" 24:          1          5   PCI-MSIX  eth0-rx-0\n" \
+	"NMI:          0          0   Non-maskable interrupts\n" \
+	"LOC:       1000       2000   Local timer interrupts\n" \
+	"ERR:          3\n"
+#define IRQ_B "           CPU0       CPU1       \n" \
+	"  0:         10          0   IO-APIC   2-edge      timer\n" \
+	" 24:          9          5   PCI-MSIX  eth0-rx-0\n" \
+	" 25:          2          1   PCI-MSIX  eth0-rx-1\n" \
+	"NMI:          0          0   Non-maskable interrupts\n" \
+	"LOC:       1100       2050   Local timer interrupts\n" \
+	"ERR:          3\n"
+
+static char seen[512];
+
+static void note(void *arg, const struct irqstat_row *row, uint64_t delta)
+{
+	size_t n = strlen(seen);
+
+	(void)arg;
+	snprintf(seen + n, sizeof(seen) - n, "%s=%llu(%s);", row->label,
+		 (unsigned long long)delta, row->desc);
+}
+
+START_TEST(irq_deltas)
+{
+	struct irqstat a, b;
+
+	ck_assert_int_eq(irqstat_parse(IRQ_A, &a), 0);
+	ck_assert_int_eq(irqstat_parse(IRQ_B, &b), 0);
+	ck_assert_int_eq(a.ncpus, 2);
+	ck_assert_uint_eq(a.n, 5);
+	ck_assert_int_eq(a.row[4].ncounts, 1);	/* ERR: one count */
+	seen[0] = '\0';
+	ck_assert_uint_eq(irqstat_delta(&a, &b, 0, note, NULL), 110);
+	ck_assert_str_eq(seen, "24=8(PCI-MSIX eth0-rx-0);25=2(PCI-MSIX eth0-rx-1);"
+			 "LOC=100(Local timer interrupts);");
+	ck_assert_uint_eq(irqstat_delta(&a, &b, 1, NULL, NULL), 51);
+	ck_assert_uint_eq(irqstat_delta(&a, &b, -1, NULL, NULL), 161);
+	/* a CPU that is not a column: nothing, not a zero from nowhere */
+	ck_assert_int_eq(irqstat_has_cpu(&a, 7), 0);
+	ck_assert_uint_eq(irqstat_delta(&a, &b, 7, NULL, NULL), 0);
+	/* a counter that went down reports no growth */
+	ck_assert_uint_eq(irqstat_delta(&b, &a, 0, NULL, NULL), 0);
+	irqstat_free(&a);
+	irqstat_free(&b);
+}
+END_TEST
+
+START_TEST(irq_bad)
+{
+	struct irqstat s;
+	const char *bad[] = {
+		"", "CPU0\n 0 10\n", "  CPUx\n", "CPU0 CPU99999\n",
+		"CPU0\n:  1\n", "CPU0\nthis-label-is-longer-than-thirty-one-bytes: 1\n",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(irqstat_parse(bad[i], &s) == -EINVAL, "accepted #%zu", i);
+	/* counts that stop early, descriptions with digits */
+	ck_assert_int_eq(irqstat_parse("CPU0 CPU1\n 5: 7 2x desc\nMIS: 1\n", &s), 0);
+	ck_assert_int_eq(s.row[0].ncounts, 1);
+	ck_assert_str_eq(s.row[0].desc, "2x desc");
+	irqstat_free(&s);
+	ck_assert_int_eq(irqstat_read("/nonexistent/interrupts", &s), -ENOENT);
+}
+END_TEST
+
+START_TEST(colnames)
+{
+	char c[16];
+
+	residency_colname("haltpoll idle", c, sizeof(c));
+	ck_assert_str_eq(c, "haltpoll_idle");
+	residency_colname("C1E-HSW/x", c, sizeof(c));
+	ck_assert_str_eq(c, "C1E_HSW_x");
+	residency_colname("a-very-long-state-name", c, 8);
+	ck_assert_str_eq(c, "a_very_");
+}
+END_TEST
+
+Suite *sweepplan_suite(void)
+{
+	Suite *s = suite_create("sweepplan");
+	TCase *t = tcase_create("core");
+
+	tcase_add_test(t, legacy_names);
+	tcase_add_test(t, collapse_and_names);
+	tcase_add_test(t, shuffle_and_check);
+	tcase_add_test(t, too_many);
+	tcase_add_test(t, parse_lines);
+	tcase_add_test(t, irq_deltas);
+	tcase_add_test(t, irq_bad);
+	tcase_add_test(t, colnames);
+	suite_add_tcase(s, t);
+	return s;
+}
