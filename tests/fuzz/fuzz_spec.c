@@ -47,8 +47,9 @@ static void plan_round_trip(const struct sweepspec *s)
 	if (sweepplan_write(&p, 0, f))
 		abort();
 	fclose(f);
-	if (sweepplan_check(s, buf, len, "plan.txt", err, sizeof(err)) &&
-	    strtoul(s->val[SK_REPS], NULL, 10) == 2)
+	/* the check builds every repetition: only where the plan is all */
+	if (strtoul(s->val[SK_REPS], NULL, 10) == 2 &&
+	    sweepplan_check(s, buf, len, "plan.txt", err, sizeof(err)))
 		abort();
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct sweepplan_run r;
