@@ -58,6 +58,28 @@ static int parse_header(const char *line, size_t len, struct irqstat *s)
 	return s->ncpus ? 0 : -EINVAL;
 }
 
+/* How many counts a row has after its label (at most max): numbers of
+ * 1-19 digits, each followed by a space or the end. */
+static int count_numbers(const char *p, const char *end, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		int digits = 0;
+
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		while (p < end && isdigit((unsigned char)*p) && digits < 19) {
+			p++;
+			digits++;
+		}
+		if (!digits || (p < end && !isspace((unsigned char)*p)))
+			break;
+		n++;
+	}
+	return n;
+}
+
 static int parse_row(const char *line, size_t len, struct irqstat *s)
 {
 	const char *p = line, *end = line + len, *colon;
@@ -86,7 +108,8 @@ static int parse_row(const char *line, size_t len, struct irqstat *s)
 	}
 	r = &s->row[s->n];
 	memset(r, 0, sizeof(*r));
-	r->count = calloc((size_t)s->ncpus, sizeof(*r->count));
+	/* sized to the counts the row has, not the header's columns */
+	r->count = malloc(sizeof(*r->count) * (size_t)count_numbers(colon + 1, end, s->ncpus) + 1);
 	if (!r->count)
 		return -ENOMEM;
 	s->n++;
@@ -101,7 +124,8 @@ static int parse_row(const char *line, size_t len, struct irqstat *s)
 
 		while (q < end && isspace((unsigned char)*q))
 			q++;
-		while (q < end && isdigit((unsigned char)*q) && digits < 20) {
+		/* 19 digits at most: a larger count is not a counter */
+		while (q < end && isdigit((unsigned char)*q) && digits < 19) {
 			v = v * 10 + (unsigned long long)(*q - '0');
 			q++;
 			digits++;

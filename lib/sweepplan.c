@@ -6,11 +6,11 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "prng.h"
 #include "sweepplan.h"
 
@@ -60,19 +60,6 @@ const char *const sweepplan_dims[SWEEPPLAN_NDIMS] = {
 	"midtier_cstates", "cpu", "delay", "work_us", "helper_wait",
 };
 
-static void msg(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void msg(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 int sweepplan_dim(const char *name)
 {
 	for (int d = 0; d < SWEEPPLAN_NDIMS; d++)
@@ -95,7 +82,7 @@ static int split(const char *v, struct words *ws)
 
 	ws->buf = strdup(v);
 	for (const char *p = v; *p; p++)
-		cap += *p == ' ';
+		cap += *p == ' ' || *p == '\t' || *p == '\n';
 	ws->w = calloc(cap, sizeof(*ws->w));
 	ws->n = 0;
 	if (!ws->buf || !ws->w)
@@ -142,6 +129,13 @@ static void collapse(const char **v)
 		v[D_CCS] = v[D_CSTATES];
 	if (three && !*v[D_MCS])
 		v[D_MCS] = v[D_CSTATES];
+	/* unpinned, a tier's setting would apply to every CPU: the
+	 * server's alone applies */
+	if (!strcmp(v[D_CPU], "none")) {
+		v[D_CCS] = "-";
+		if (three)
+			v[D_MCS] = "-";
+	}
 }
 
 /*
@@ -244,7 +238,7 @@ int sweepplan_build(const struct sweepspec *s, unsigned long from,
 			goto out;
 		}
 	}
-	if (to >= from && (to - from + 1) * npts > MAX_RUNS) {
+	if (to >= from && to - from >= MAX_RUNS / npts) {
 		ret = -E2BIG;
 		goto out;
 	}
@@ -378,7 +372,7 @@ int sweepplan_parse_line(char *line, struct sweepplan_run *r,
 		r->val[d] = "";
 	for (t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
 		if (n == SWEEPPLAN_NDIMS + 2) {
-			msg(err, errlen, "%s:%lu: more than %d words", name, lineno,
+			errmsg_set(err, errlen, "%s:%lu: more than %d words", name, lineno,
 			    SWEEPPLAN_NDIMS + 2);
 			return -EINVAL;
 		}
@@ -386,12 +380,12 @@ int sweepplan_parse_line(char *line, struct sweepplan_run *r,
 	}
 	keyed = n > 2 && strchr(w[2], '=');
 	if (n < 2 || (!keyed && n != 2 + SWEEPPLAN_NLEGACY)) {
-		msg(err, errlen, "%s:%lu: expected 'POINT REP key=value...'", name,
+		errmsg_set(err, errlen, "%s:%lu: expected 'POINT REP key=value...'", name,
 		    lineno);
 		return -EINVAL;
 	}
 	if (!plain_name(w[0])) {
-		msg(err, errlen, "%s:%lu: point '%.64s' is not a plain name", name,
+		errmsg_set(err, errlen, "%s:%lu: point '%.64s' is not a plain name", name,
 		    lineno, w[0]);
 		return -EINVAL;
 	}
@@ -399,7 +393,7 @@ int sweepplan_parse_line(char *line, struct sweepplan_run *r,
 	r->rep = strtoul(w[1], &end, 10);
 	if (!isdigit((unsigned char)w[1][0]) || *end || errno || r->rep < 1 ||
 	    r->rep > 999999999ul) {
-		msg(err, errlen, "%s:%lu: rep '%.32s' is not a whole number", name,
+		errmsg_set(err, errlen, "%s:%lu: rep '%.32s' is not a whole number", name,
 		    lineno, w[1]);
 		return -EINVAL;
 	}
@@ -412,7 +406,7 @@ int sweepplan_parse_line(char *line, struct sweepplan_run *r,
 			char *eq = strchr(w[i], '=');
 
 			if (!eq) {
-				msg(err, errlen, "%s:%lu: '%.64s' is not key=value",
+				errmsg_set(err, errlen, "%s:%lu: '%.64s' is not key=value",
 				    name, lineno, w[i]);
 				return -EINVAL;
 			}
@@ -420,13 +414,13 @@ int sweepplan_parse_line(char *line, struct sweepplan_run *r,
 			v = eq + 1;
 			d = sweepplan_dim(w[i]);
 			if (d < 0 || *r->val[d]) {
-				msg(err, errlen, "%s:%lu: %s key '%.64s'", name,
+				errmsg_set(err, errlen, "%s:%lu: %s key '%.64s'", name,
 				    lineno, d < 0 ? "unknown" : "repeated", w[i]);
 				return -EINVAL;
 			}
 		}
 		if (!plain_value(v)) {
-			msg(err, errlen, "%s:%lu: %s value '%.64s' is not a plain word",
+			errmsg_set(err, errlen, "%s:%lu: %s value '%.64s' is not a plain word",
 			    name, lineno, dims[d].name, v);
 			return -EINVAL;
 		}
@@ -474,7 +468,14 @@ int sweepplan_check(const struct sweepspec *s, const char *text, size_t len,
 	int ret = -ENOMEM;
 
 	if (memchr(text, '\0', len)) {
-		msg(err, errlen, "%s holds a NUL byte", name);
+		errmsg_set(err, errlen, "%s holds a NUL byte", name);
+		return -EINVAL;
+	}
+	/* every line ends in a newline, and none is empty: what is appended
+	 * to the plan starts a line of its own, and every line is a run */
+	if (!len || text[len - 1] != '\n' || text[0] == '\n' ||
+	    memmem(text, len, "\n\n", 2)) {
+		errmsg_set(err, errlen, "%s has an empty line or no final newline", name);
 		return -EINVAL;
 	}
 	ret = sweepplan_build(s, 1, reps, &p);
@@ -495,7 +496,7 @@ int sweepplan_check(const struct sweepspec *s, const char *text, size_t len,
 	for (size_t i = 0; i < nw || i < ng; i++) {
 		if (i < nw && i < ng && !strcmp(lw[i], lg[i]))
 			continue;
-		msg(err, errlen, "%s is not the plan of its spec: %zu runs planned, %zu expected%s%.200s",
+		errmsg_set(err, errlen, "%s is not the plan of its spec: %zu runs planned, %zu expected%s%.200s",
 		    name, ng, nw, i < ng ? "; first that differs: " : "",
 		    i < ng ? lg[i] : "");
 		ret = -EINVAL;
@@ -503,9 +504,9 @@ int sweepplan_check(const struct sweepspec *s, const char *text, size_t len,
 	}
 out:
 	if (ret == -E2BIG)
-		msg(err, errlen, "the sweep has too many runs (over %lu)", MAX_RUNS);
+		errmsg_set(err, errlen, "the sweep has too many runs (over %lu)", MAX_RUNS);
 	if (ret == -ENAMETOOLONG)
-		msg(err, errlen, "a point's name would be longer than %d bytes",
+		errmsg_set(err, errlen, "a point's name would be longer than %d bytes",
 		    SWEEPPLAN_NAME_MAX);
 	free(lw);
 	free(lg);

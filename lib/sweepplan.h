@@ -10,7 +10,9 @@
  * (the midtier pre-queries there), helper_wait without a midtier delay,
  * warmup_mode without a warm-up. A collapsed value is "-" (or "off" for
  * the client's prequery, whose column predates three tiers). The
- * per-side C-state keys, when empty, take the point's cstates value.
+ * per-side C-state keys, when empty, take the point's cstates value; in an
+ * unpinned point (cpu = none) only the server's applies (a tier's setting
+ * would hold every CPU), so the client's and midtier's are "-".
  *
  * plan.txt has one run per line: "POINT REP key=value ...", every
  * dimension in the fixed order. POINT is the directory name: the six

@@ -6,11 +6,11 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "sweepspec.h"
 
 enum kind {
@@ -329,19 +329,6 @@ int sweepspec_set(struct sweepspec *s, const char *name, const char *val,
 	return ret;
 }
 
-static void msg(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void msg(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 int sweepspec_parse(struct sweepspec *s, const char *text, size_t len,
 		    const char *fname, enum sweepspec_src src, char *err,
 		    size_t errlen)
@@ -360,7 +347,7 @@ int sweepspec_parse(struct sweepspec *s, const char *text, size_t len,
 		pos += n + 1;
 		lineno++;
 		if (memchr(line, '\0', n)) {
-			msg(err, errlen, "%s:%lu: a NUL byte", fname, lineno);
+			errmsg_set(err, errlen, "%s:%lu: a NUL byte", fname, lineno);
 			return -EINVAL;
 		}
 		eq = memchr(line, '#', n);
@@ -373,7 +360,7 @@ int sweepspec_parse(struct sweepspec *s, const char *text, size_t len,
 			continue;
 		eq = memchr(line, '=', n);
 		if (!eq) {
-			msg(err, errlen, "%s:%lu: expected 'key = values'", fname,
+			errmsg_set(err, errlen, "%s:%lu: expected 'key = values'", fname,
 			    lineno);
 			return -EINVAL;
 		}
@@ -386,7 +373,7 @@ int sweepspec_parse(struct sweepspec *s, const char *text, size_t len,
 		key[kn] = '\0';
 		k = sweepspec_key(key);
 		if (k < 0) {
-			msg(err, errlen, "%s:%lu: unknown key '%s'", fname, lineno,
+			errmsg_set(err, errlen, "%s:%lu: unknown key '%s'", fname, lineno,
 			    key);
 			return -EINVAL;
 		}
@@ -461,7 +448,7 @@ static int bad(int k, const char *val, const char *hint, int ncpus, char *err,
 		snprintf(h, sizeof(h), "a CPU number below %d", ncpus);
 	else
 		snprintf(h, sizeof(h), "%s", hint);
-	msg(err, len, "invalid %s '%s' (%s)", name, val, h);
+	errmsg_set(err, len, "invalid %s '%s' (%s)", name, val, h);
 	return -EINVAL;
 }
 
@@ -544,6 +531,51 @@ static int rate_to_interval(struct sweepspec *s)
 	return ret;
 }
 
+/* a tier's C-state list: its own, or cstates when it has none */
+static const char *tier_cs(const struct sweepspec *s, int k)
+{
+	return s->val[k][0] ? s->val[k] : s->val[SK_CSTATES];
+}
+
+/*
+ * The C-state lists must mean one setting per CPU and point: two pinned
+ * tiers on one CPU (the midtier on the client's or the server's) hold
+ * the same states, so their lists must be the same single value unless
+ * both follow cstates; and a cstates list that no tier uses would only
+ * repeat runs.
+ */
+static int check_cstates(const struct sweepspec *s, char *err, size_t errlen)
+{
+	static const int other[2] = { SK_CLIENT_CSTATES, SK_SERVER_CSTATES };
+	static const int cpu[2] = { SK_CLIENT_CPU, SK_SERVER_CPU };
+	int three = strstr(s->val[SK_TIERS], "3") != NULL;
+
+	if (count_words(s->val[SK_CSTATES]) > 1 && s->val[SK_SERVER_CSTATES][0] &&
+	    s->val[SK_CLIENT_CSTATES][0] &&
+	    (!three || s->val[SK_MIDTIER_CSTATES][0])) {
+		errmsg_set(err, errlen, "cstates '%s' is not used: server_cstates and client_cstates%s are given",
+		    s->val[SK_CSTATES], three ? " and midtier_cstates" : "");
+		return -EINVAL;
+	}
+	if (!three || !strcmp(s->val[SK_CPU], "none"))
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		const char *a = tier_cs(s, SK_MIDTIER_CSTATES), *b = tier_cs(s, other[i]);
+
+		if (strcmp(s->val[SK_MIDTIER_CPU], s->val[cpu[i]]))
+			continue;
+		if (!s->val[SK_MIDTIER_CSTATES][0] && !s->val[other[i]][0])
+			continue;	/* both follow cstates: one value a point */
+		if (count_words(a) == 1 && !strcmp(a, b))
+			continue;
+		errmsg_set(err, errlen, "the midtier shares CPU %s with the %s: give both the same single C-state value (midtier_cstates '%s', %s '%s')",
+		    s->val[SK_MIDTIER_CPU], i ? "server" : "client", a,
+		    i ? "server_cstates" : "client_cstates", b);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 		      size_t errlen)
 {
@@ -559,19 +591,19 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 
 		if (k == SK_RATE && count_words(s->val[SK_RATE]) &&
 		    s->src[SK_INTERVAL_US] == SS_CLI) {
-			msg(err, errlen, "give --interval-us or --rate, not both");
+			errmsg_set(err, errlen, "give --interval-us or --rate, not both");
 			return -EINVAL;
 		}
 		if (k == SK_TIERS && strstr(s->val[SK_TIERS], "3") &&
 		    atol(s->val[SK_SERVER_PORT]) > 65533) {
-			msg(err, errlen, "with tiers 3 the midtier listens on server_port + 2: server_port must be at most 65533");
+			errmsg_set(err, errlen, "with tiers 3 the midtier listens on server_port + 2: server_port must be at most 65533");
 			return -EINVAL;
 		}
 		if (k == SK_CSTATES && s->src[SK_CSTATES] != SS_DEFAULT &&
 		    count_words(s->val[SK_SERVER_CSTATES]) &&
 		    count_words(s->val[SK_CLIENT_CSTATES]) &&
 		    count_words(s->val[SK_MIDTIER_CSTATES])) {
-			msg(err, errlen, "cstates is not used when server_cstates, client_cstates and midtier_cstates are all given");
+			errmsg_set(err, errlen, "cstates is not used when server_cstates, client_cstates and midtier_cstates are all given");
 			return -EINVAL;
 		}
 		ret = sweepspec_check(s, k, ncpus, err, errlen);
@@ -624,7 +656,7 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return check_cstates(s, err, errlen);
 }
 
 /* whether A and B have the same words */
@@ -653,7 +685,7 @@ int sweepspec_compare(const struct sweepspec *rec,
 		if (k == SK_REPS && strtoul(given->val[k], NULL, 10) >
 				    strtoul(rec->val[k], NULL, 10))
 			continue;
-		msg(err, errlen, "%s: recorded '%s', given '%s'", keys[k].name,
+		errmsg_set(err, errlen, "%s: recorded '%s', given '%s'", keys[k].name,
 		    rec->val[k], given->val[k]);
 		return -EINVAL;
 	}

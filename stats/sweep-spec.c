@@ -44,7 +44,17 @@ static void usage(void)
 }
 
 /* Reads FILE whole into *text (NUL-terminated, *len bytes); -errno. */
+static int slurp_max(const char *path, char **text, size_t *len, size_t max);
+
 static int slurp(const char *path, char **text, size_t *len)
+{
+	return slurp_max(path, text, len, MAX_SPEC);
+}
+
+/* A plan: a million runs of up to ~800 bytes each. */
+#define MAX_PLAN ((size_t)1 << 30)
+
+static int slurp_max(const char *path, char **text, size_t *len, size_t max)
 {
 	FILE *f = fopen(path, "r");
 	char *buf;
@@ -52,13 +62,35 @@ static int slurp(const char *path, char **text, size_t *len)
 
 	if (!f)
 		return -errno;
-	buf = malloc(MAX_SPEC + 1);
-	if (!buf) {
-		fclose(f);
-		return -ENOMEM;
+	buf = NULL;
+	n = 0;
+	for (size_t cap = 0;;) {
+		size_t got;
+		char *nb;
+
+		if (n == cap) {
+			cap = cap ? 2 * cap : 65536;
+			if (cap > max + 1)
+				cap = max + 1;
+			if (n == cap) {
+				free(buf);
+				fclose(f);
+				return -EFBIG;
+			}
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (!got)
+			break;
 	}
-	n = fread(buf, 1, MAX_SPEC + 1, f);
-	if (ferror(f) || n > MAX_SPEC) {
+	if (ferror(f) || n > max) {
 		int e = ferror(f) ? EIO : EFBIG;
 
 		free(buf);
@@ -204,16 +236,23 @@ static int plan_update(const char *oldpath, const char *newpath,
 
 	read_resolved(&o, oldpath, ncpus);
 	read_resolved(&n, newpath, ncpus);
-	ret = slurp(planpath, &text, &len);
+	ret = slurp_max(planpath, &text, &len, MAX_PLAN);
 	if (ret)
 		opt_die(PROG, "cannot read %s: %s", planpath, strerror(-ret));
 	ret = sweepplan_check(&o, text, len, planpath, err, sizeof(err));
+	from = spec_ul(&o, SK_REPS) + 1;
+	/* a plan already extended to NEWSPEC (stopped before the spec was
+	 * renamed into place) */
+	if (ret == -EINVAL && spec_ul(&n, SK_REPS) > spec_ul(&o, SK_REPS) &&
+	    !sweepplan_check(&n, text, len, planpath, NULL, 0)) {
+		ret = 0;
+		from = spec_ul(&n, SK_REPS) + 1;
+	}
 	if (ret == -ENOMEM)
 		opt_die(PROG, "out of memory");
 	if (ret)
 		opt_die(PROG, "%s (edited or damaged): start a new sweep", err);
 	fwrite(text, 1, len, stdout);
-	from = spec_ul(&o, SK_REPS) + 1;
 	if (spec_ul(&n, SK_REPS) >= from) {
 		ret = sweepplan_build(&n, from, spec_ul(&n, SK_REPS), &p);
 		if (ret)

@@ -152,6 +152,14 @@ static int around_start(struct around *a, char *const argv[], const char *err)
 	}
 	if (!a->pid) {
 		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGHUP);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
 
 		dup2(p[0], 0);
 		if (fd >= 0) {
@@ -300,7 +308,7 @@ int trace_capture(int argc, char **argv)
 	struct capture_opts o = { .interrupts = "/proc/interrupts" };
 	char **cmd = NULL, path[4096], list[256], events[2048], note[512];
 	struct irqstat ia, ib;
-	int have_irq_a, have_irq_b, ncpus = cpu_count(), first, rc, sig = 0;
+	int have_irq_a, have_irq_b, first, rc, sig = 0;
 	int ts_rc = -1, perf_rc = -1, ret;
 	struct around ts = { -1, -1 }, perf = { -1, -1 };
 	struct res_snap a, b;
@@ -309,7 +317,19 @@ int trace_capture(int argc, char **argv)
 	struct states st = { .n = 0 };
 	FILE *notes;
 	struct csv *c;
+	sigset_t stop;
 
+	/*
+	 * The stop signals wait, blocked, from here until the files are
+	 * written: one that comes while the helpers start goes to the
+	 * command (runcmd passes a pending one on), and none cuts the
+	 * capture short after the command ended.
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
 	argc = opt_split_command(TRACE_PROG, argc, argv, &cmd);
 	first = cli_parse(&trace_capture_cmd, argc, argv, &o);
 	if (first < argc)
@@ -445,8 +465,10 @@ int trace_capture(int argc, char **argv)
 
 	/* residency per state, and the states seen on the roles' CPUs */
 	if (have_res) {
-		rows = calloc(4096, sizeof(*rows));
-		nrows = rows ? residency_diff(&a, &b, rows, 4096) : 0;
+		int max = (a.ncpus > b.ncpus ? a.ncpus : b.ncpus) * (RES_MAX_STATES + 2);
+
+		rows = calloc((size_t)max, sizeof(*rows));
+		nrows = rows ? residency_diff(&a, &b, rows, max) : 0;
 		for (int i = 0; i < nrows; i++)
 			for (int r = 0; r < o.nroles; r++)
 				if (role_has(&o.role[r], rows[i].cpu))
@@ -518,20 +540,24 @@ int trace_capture(int argc, char **argv)
 			const struct role *ro = &o.role[r];
 			double pct[MAX_STATES] = { 0 };
 			uint64_t ent[MAX_STATES] = { 0 };
-			int cpus = 0, proc = 0;
+			int cpus = 0, proc = 0, last = -1;
 
 			for (int i = 0; i < nrows; i++) {
 				int s = state_idx(&st, rows[i].state, 0);
 
-				if (!role_has(ro, rows[i].cpu) || s < 0)
+				if (!role_has(ro, rows[i].cpu))
+					continue;
+				/* the CPUs that reported (rows come per CPU) */
+				if (rows[i].cpu != last)
+					cpus++;
+				last = rows[i].cpu;
+				/* any /proc/stat CPU: entries are unknown */
+				proc |= strcmp(rows[i].source, "cpuidle") != 0;
+				if (s < 0)
 					continue;
 				pct[s] += rows[i].percent;
 				ent[s] += rows[i].usage;
-				proc = strcmp(rows[i].source, "cpuidle") != 0;
 			}
-			/* an unpinned role: the mean over the CPUs */
-			for (int cpu = 0; cpu < ncpus; cpu++)
-				cpus += role_has(ro, cpu);
 			csv_str(c, ro->name);
 			if (ro->cpu >= 0)
 				csv_u64(c, (uint64_t)ro->cpu);

@@ -89,6 +89,16 @@ done
 "$WB" trace capture --out "$TMP/bad" --cpu a=0 --cpu a=1 -- true > /dev/null 2>&1; [ $? = 2 ] || fail "a role twice"
 "$WB" trace capture --out "$TMP/bad" > /dev/null 2>&1; [ $? = 2 ] || fail "no command"
 
+# a SIGINT at once (while the helpers start) still reaches the command,
+# as a background job of a shell gets it (SIGINT ignored there)
+( trap '' INT; exec "$WB_BIN/wakebench-trace" capture --out "$TMP/int0" --cpu server=0 -- sleep 10 ) & cp=$!
+wait_for "[ \"\$(readlink /proc/$cp/exe)\" = '$WB_BIN/wakebench-trace' ]" || fail "capture did not start"
+kill -INT $cp
+for _ in $(seq 60); do kill -0 $cp 2>/dev/null || break; sleep 0.05; done
+kill -0 $cp 2>/dev/null && fail "an early SIGINT was lost: capture still running after 3 s"
+wait $cp
+[ -s "$TMP/int0/capture.csv" ] || fail "no capture.csv after an early SIGINT"
+
 # SIGINT goes to the command; the capture is still written
 "$WB" trace capture --out "$TMP/int" --cpu server=0 -- sleep 10 & cp=$!
 wait_for "[ -e '$TMP/int/notes.txt' ]" || fail "capture did not start"

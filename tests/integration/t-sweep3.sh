@@ -77,6 +77,7 @@ done
 
 # --resume with more reps: only the added repetitions run, appended to the plan
 cp "$D/plan.txt" "$TMP/plan.before"
+cp "$D/sweep.spec" "$TMP/spec.before"
 "$WB" sweep --out "$D" --resume --reps 3 > "$TMP/r.out" 2>&1 || fail "resume --reps 3: $(tail -3 "$TMP/r.out")"
 grep -q '6 runs planned: 2 run now, 4 already complete' "$TMP/r.out" || fail "resume: $(grep planned "$TMP/r.out")"
 [ "$(head -4 "$D/plan.txt")" = "$(cat "$TMP/plan.before")" ] || fail "resume reordered the planned runs"
@@ -84,6 +85,13 @@ grep -q '6 runs planned: 2 run now, 4 already complete' "$TMP/r.out" || fail "re
 grep -qx 'reps = 3' "$D/sweep.spec" || fail "sweep.spec keeps reps 2"
 [ "$(csv_col "$S" status | grep -c ok)" = 6 ] || fail "sweep.csv after resume: $(csv_col "$S" status)"
 "$WB" sweep --out "$D" --resume --reps 2 > "$TMP/r2.out" 2>&1; [ $? = 2 ] || fail "fewer reps accepted"
+# stopped between the plan's and the spec's renames: the same command
+# finishes it (the plan is already the new spec's)
+cp "$TMP/spec.before" "$D/sweep.spec"
+"$WB" sweep --out "$D" --resume --reps 3 > "$TMP/r3.out" 2>&1 || fail "resume after a half update: $(tail -3 "$TMP/r3.out")"
+grep -q '6 runs planned: 0 run now, 6 already complete' "$TMP/r3.out" || fail "half update: $(grep planned "$TMP/r3.out")"
+grep -qx 'reps = 3' "$D/sweep.spec" || fail "half update: sweep.spec not renewed"
+ls -A "$D" | grep -q '^\.' && fail "temporary files left in $D: $(ls -A "$D" | grep '^\.')"
 
 # two tiers, the thesis' layout: pre-queries to a --prequery-only server on
 # the server's CPU, acknowledged; a burst warm-up; closed loop; unpinned

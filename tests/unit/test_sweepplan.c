@@ -143,6 +143,21 @@ START_TEST(shuffle_and_check)
 	copy[5] = 'X';
 	ck_assert_int_eq(sweepplan_check(&s, copy, strlen(copy), "plan.txt", err,
 					 sizeof(err)), -EINVAL);
+	/* no final newline, an empty line: refused (what --plan-update
+	 * appends must start a line; every line is a run) */
+	{
+		char nl[65536];
+		size_t l;
+
+		snprintf(nl, sizeof(nl), "%s", text);
+		l = strlen(nl);
+		ck_assert_int_eq(sweepplan_check(&s, nl, l - 1, "plan.txt", err,
+						 sizeof(err)), -EINVAL);
+		ck_assert_ptr_nonnull(strstr(err, "no final newline"));
+		snprintf(nl, sizeof(nl), "\n%s", text);
+		ck_assert_int_eq(sweepplan_check(&s, nl, strlen(nl), "plan.txt", err,
+						 sizeof(err)), -EINVAL);
+	}
 	/* more reps: the added runs are reps 4..5 only */
 	spec(&t, "dist = fixed exp poisson\nprequery = off 10\nreps = 5\n");
 	sweepplan_free(&q);
@@ -155,6 +170,26 @@ START_TEST(shuffle_and_check)
 	sweepplan_free(&p);
 	sweepspec_free(&s);
 	sweepspec_free(&t);
+}
+END_TEST
+
+/* unpinned: only the server's C-states apply */
+START_TEST(unpinned)
+{
+	struct sweepspec s;
+	struct sweepplan p;
+
+	spec(&s, "tiers = 3\ncpu = pinned none\nserver_cstates = on off\n");
+	plan_text(&s, 1, &p);
+	ck_assert_uint_eq(p.n, 4);
+	for (size_t i = 0; i < p.n; i++) {
+		int none = !strcmp(val(&p.run[i], "cpu"), "none");
+
+		ck_assert_str_eq(val(&p.run[i], "client_cstates"), none ? "-" : "on");
+		ck_assert_str_eq(val(&p.run[i], "midtier_cstates"), none ? "-" : "on");
+	}
+	sweepplan_free(&p);
+	sweepspec_free(&s);
 }
 END_TEST
 
@@ -265,6 +300,10 @@ START_TEST(irq_bad)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ck_assert_msg(irqstat_parse(bad[i], &s) == -EINVAL, "accepted #%zu", i);
+	/* 20 digits is not a counter: the description starts there */
+	ck_assert_int_eq(irqstat_parse("CPU0 CPU1\n 5: 7 18446744073709551616 d\n", &s), 0);
+	ck_assert_int_eq(s.row[0].ncounts, 1);
+	irqstat_free(&s);
 	/* counts that stop early, descriptions with digits */
 	ck_assert_int_eq(irqstat_parse("CPU0 CPU1\n 5: 7 2x desc\nMIS: 1\n", &s), 0);
 	ck_assert_int_eq(s.row[0].ncounts, 1);
@@ -296,6 +335,7 @@ Suite *sweepplan_suite(void)
 	tcase_add_test(t, collapse_and_names);
 	tcase_add_test(t, shuffle_and_check);
 	tcase_add_test(t, too_many);
+	tcase_add_test(t, unpinned);
 	tcase_add_test(t, parse_lines);
 	tcase_add_test(t, irq_deltas);
 	tcase_add_test(t, irq_bad);

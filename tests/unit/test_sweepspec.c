@@ -316,6 +316,26 @@ START_TEST(thesis_keys)
 	sweepspec_free(&s);
 	ck_assert_int_eq(resolve(&s, "cstates = off\nserver_cstates = on off\n", NULL, 2), 0);
 	sweepspec_free(&s);
+	/* a cstates list no tier uses would only repeat runs */
+	ck_assert_int_eq(resolve(&s, "cstates = on off\nserver_cstates = on\nclient_cstates = on\n",
+				 NULL, 2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "is not used"));
+	sweepspec_free(&s);
+	/* the midtier shares the client's CPU: one C-state setting there */
+	ck_assert_int_eq(resolve(&s, "tiers = 3\nclient_cstates = on\nmidtier_cstates = off\n",
+				 NULL, 2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "the midtier shares CPU 1 with the client"));
+	sweepspec_free(&s);
+	ck_assert_int_eq(resolve(&s, "tiers = 3\nclient_cstates = on\nmidtier_cstates = on\n"
+				 "server_cstates = on off\n", NULL, 2), 0);
+	sweepspec_free(&s);
+	ck_assert_int_eq(resolve(&s, "tiers = 3\nclient_cstates = on\nmidtier_cstates = off\n"
+				 "midtier_cpu = 0\nserver_cstates = off\n", NULL, 2), 0);
+	sweepspec_free(&s);
+	ck_assert_int_eq(resolve(&s, "tiers = 3\nmidtier_cpu = 0\nserver_cstates = on off\n",
+				 NULL, 2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "with the server"));
+	sweepspec_free(&s);
 	/* --resume: more reps is allowed (the plan grows), fewer is not */
 	ck_assert_int_eq(resolve(&rec, "reps = 3\n", NULL, 2), 0);
 	ck_assert_int_eq(sweepspec_init(&g), 0);
