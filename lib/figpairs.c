@@ -249,8 +249,26 @@ int figpairs_sweep(FILE *f, const char *name, FILE *bars, FILE *speedup,
 		"prequery", "n_behind", "avg_median_us", "avg_ci_lo_us",
 		"avg_ci_hi_us", "p99_median_us", "p99_ci_lo_us", "p99_ci_hi_us",
 		"speedup_avg", "speedup_p50", "speedup_p99",
+		/* the dimensions three tiers added: in the label where not
+		 * their default; the pre-query's own ones only with one */
+		"tiers", "closed", "warmup_mode", "timer_slack_ns",
+		"server_cstates", "client_cstates", "midtier_cstates", "cpu",
+		"work_us", "delay", "prequery_at", "prequery_ack",
+		"prequery_receiver", "helper_wait",
 	};
-	enum { N, DIST, INTERVAL, WARMUP, CSTATES, SERVICE, PQ, NB, V0, SP0 = V0 + 6, NCOL = SP0 + 3 };
+	enum { N, DIST, INTERVAL, WARMUP, CSTATES, SERVICE, PQ, NB, V0, SP0 = V0 + 6,
+	       TIERS = SP0 + 3, CLOSED, WUMODE, SLACK, SCS, CCS, MCS, CPU, WORK,
+	       DELAY, AT, ACK, RCV, HW, NCOL };
+	/* label part, column, the value left out (NULL: any non-empty) */
+	static const struct { const char *tag; int col; const char *dflt; } extra[] = {
+		{ "tiers", TIERS, "2" }, { "closed", CLOSED, "no" },
+		{ "wum", WUMODE, "schedule" }, { "slack", SLACK, "1" },
+		{ "scs", SCS, NULL }, { "ccs", CCS, NULL }, { "mcs", MCS, NULL },
+		{ "cpu", CPU, "pinned" }, { "work", WORK, "0" },
+	}, pqextra[] = {
+		{ "at", AT, "lead" }, { "ack", ACK, "no" },
+		{ "rcv", RCV, "server" }, { "hw", HW, "block" },
+	};
 	char *hline = NULL, *line = NULL, *h[MAXCOL];
 	size_t hcap = 0, cap = 0;
 	struct map off = { 0 }, on = { 0 };
@@ -270,8 +288,9 @@ int figpairs_sweep(FILE *f, const char *name, FILE *bars, FILE *speedup,
 		return -EINVAL;
 	}
 	while (getline(&line, &cap, f) >= 0) {
-		char *r[MAXCOL], key[1024], pk[1200], v[2048], sp[1024];
-		const char *x[NCOL];
+		char *r[MAXCOL], key[1024], pk[1400], v[2048], sp[1024];
+		const char *x[NCOL], *pq;
+		int three;
 		struct pair *p;
 		int nf = split(line, r), len;
 
@@ -286,6 +305,16 @@ int figpairs_sweep(FILE *f, const char *name, FILE *bars, FILE *speedup,
 			len += snprintf(key + len, sizeof(key) - (size_t)len, "/cs-%s", x[CSTATES]);
 		if (strcmp(x[SERVICE], "0") && (size_t)len < sizeof(key))
 			len += snprintf(key + len, sizeof(key) - (size_t)len, "/svc%s", x[SERVICE]);
+		for (size_t e = 0; e < sizeof(extra) / sizeof(extra[0]); e++) {
+			const char *ev = x[extra[e].col];
+
+			/* a tier's C-states only where they differ from cstates */
+			if (!*ev || (extra[e].dflt ? !strcmp(ev, extra[e].dflt) :
+				     !strcmp(ev, x[CSTATES])) || (size_t)len >= sizeof(key))
+				continue;
+			len += snprintf(key + len, sizeof(key) - (size_t)len, "/%s-%s",
+					extra[e].tag, ev);
+		}
 		if ((size_t)len >= sizeof(key)) {
 			snprintf(err, errlen, "%s: a label longer than %zu bytes", name, sizeof(key));
 			ret = -EINVAL;
@@ -293,10 +322,21 @@ int figpairs_sweep(FILE *f, const char *name, FILE *bars, FILE *speedup,
 		}
 		snprintf(v, sizeof(v), "%s %s %s %s %s %s", x[V0], x[V0 + 1], x[V0 + 2],
 			 x[V0 + 3], x[V0 + 4], x[V0 + 5]);
-		if (!strcmp(x[PQ], "off")) {
+		/* with three tiers the midtier's delay is the pre-query */
+		three = !strcmp(x[TIERS], "3");
+		pq = three ? x[DELAY] : x[PQ];
+		if (!*pq || !strcmp(pq, "off")) {
 			p = map_get(&off, key, 1);
 		} else {
-			snprintf(pk, sizeof(pk), "%s/pq%s", key, x[PQ]);
+			int pl = snprintf(pk, sizeof(pk), "%s/%s%s", key, three ? "delay" : "pq", pq);
+
+			for (size_t e = 0; e < sizeof(pqextra) / sizeof(pqextra[0]); e++) {
+				const char *ev = x[pqextra[e].col];
+
+				if (*ev && strcmp(ev, pqextra[e].dflt) && (size_t)pl < sizeof(pk))
+					pl += snprintf(pk + pl, sizeof(pk) - (size_t)pl, "/%s-%s",
+						       pqextra[e].tag, ev);
+			}
 			p = map_get(&on, pk, 1);
 			snprintf(sp, sizeof(sp), "%s %s %s", x[SP0], x[SP0 + 1], x[SP0 + 2]);
 			if (p && (set(&p->base, key) || set(&p->sp, sp)))

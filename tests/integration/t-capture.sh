@@ -91,13 +91,24 @@ done
 
 # a SIGINT at once (while the helpers start) still reaches the command,
 # as a background job of a shell gets it (SIGINT ignored there)
+# (SIGINT ignored there): from the moment capture has begun (notes.txt)
 ( trap '' INT; exec "$WB_BIN/wakebench-trace" capture --out "$TMP/int0" --cpu server=0 -- sleep 10 ) & cp=$!
-wait_for "[ \"\$(readlink /proc/$cp/exe)\" = '$WB_BIN/wakebench-trace' ]" || fail "capture did not start"
+wait_for "[ -e '$TMP/int0/notes.txt' ]" || fail "capture did not start"
 kill -INT $cp
 for _ in $(seq 60); do kill -0 $cp 2>/dev/null || break; sleep 0.05; done
 kill -0 $cp 2>/dev/null && fail "an early SIGINT was lost: capture still running after 3 s"
 wait $cp
 [ -s "$TMP/int0/capture.csv" ] || fail "no capture.csv after an early SIGINT"
+# a SIGTERM at any time, even before capture blocks it, is not lost
+# (what the sweep sends)
+"$WB_BIN/wakebench-trace" capture --out "$TMP/term0" --cpu server=0 -- sleep 10 & cp=$!
+# (once it is capture: the shell's forked child would run this test's
+# EXIT trap on a TERM)
+wait_for "[ \"\$(readlink /proc/$cp/exe)\" = '$WB_BIN/wakebench-trace' ]" || fail "capture did not start"
+kill -TERM $cp
+for _ in $(seq 60); do kill -0 $cp 2>/dev/null || break; sleep 0.05; done
+kill -0 $cp 2>/dev/null && fail "an early SIGTERM was lost: capture still running after 3 s"
+wait $cp
 
 # SIGINT goes to the command; the capture is still written
 "$WB" trace capture --out "$TMP/int" --cpu server=0 -- sleep 10 & cp=$!

@@ -287,6 +287,34 @@ START_TEST(pairs_sweep)
 }
 END_TEST
 
+/* Three tiers: the midtier's delay is the pre-query, and points that
+ * differ in another dimension (cpu here) are not merged into one bar. */
+START_TEST(pairs_three_tiers)
+{
+	char b[2048], s[2048], text[2048];
+	const char *h = "point,dist,interval_us,prequery,warmup,cstates,service_us,n,"
+		"avg_median_us,avg_ci_lo_us,avg_ci_hi_us,p99_median_us,p99_ci_lo_us,"
+		"p99_ci_hi_us,speedup_avg,speedup_p50,speedup_p99,n_behind,tiers,cpu,"
+		"delay,helper_wait,server_cstates,prequery_at\n";
+
+	snprintf(text, sizeof(text), "%s"
+		 "a,exp,1000,off,0,on,900,3,10,9,11,20,19,21,,,,0,3,pinned,off,,on,\n"
+		 "b,exp,1000,off,0,on,900,3,8,7,9,15,14,16,1.25,1.1,1.3,0,3,pinned,50,block,on,\n"
+		 "c,exp,1000,off,0,on,900,3,12,11,13,30,29,31,,,,0,3,none,off,,on,\n"
+		 "d,exp,1000,off,0,on,900,3,6,5,7,10,9,11,2,2,3,0,3,none,50,spin,on,\n"
+		 "e,exp,1000,off,0,on,0,3,5,5,5,5,5,5,,,,0,2,pinned,,,off,\n"
+		 "f,exp,1000,10,0,on,0,3,4,4,4,4,4,4,1.2,1.2,1.2,0,2,pinned,,,off,gap-start\n",
+		 h);
+	ck_assert_int_eq(pairs(text, b, s), 0);
+	ck_assert_str_eq(b, "exp:1000us/svc900/tiers-3/delay50 10 9 11 8 7 9 20 19 21 15 14 16\n"
+			 "exp:1000us/svc900/tiers-3/cpu-none/delay50/hw-spin 12 11 13 6 5 7 30 29 31 10 9 11\n"
+			 "exp:1000us/scs-off/pq10/at-gap-start 5 5 5 4 4 4 5 5 5 4 4 4\n");
+	ck_assert_str_eq(s, "exp:1000us/svc900/tiers-3/delay50 1.25 1.1 1.3\n"
+			 "exp:1000us/svc900/tiers-3/cpu-none/delay50/hw-spin 2 2 3\n"
+			 "exp:1000us/scs-off/pq10/at-gap-start 1.2 1.2 1.2\n");
+}
+END_TEST
+
 START_TEST(pairs_runs)
 {
 	char d[] = "/tmp/wbunit-pairs.XXXXXX", p[3][512], b[2048], s[2048];
@@ -349,6 +377,7 @@ Suite *sweepcollect_suite(void)
 	tcase_add_test(tc, sources);
 	tcase_add_test(tc, collect_dir);
 	tcase_add_test(tc, pairs_sweep);
+	tcase_add_test(tc, pairs_three_tiers);
 	tcase_add_test(tc, pairs_runs);
 	tcase_add_test(tc, awk_numbers);
 	suite_add_tcase(s, tc);
