@@ -28,7 +28,6 @@
 #include "runcmd.h"
 #include "sysfs.h"
 #include "trace.h"
-#include "turbostat.h"
 
 #define MAX_ROLES 4
 #define MAX_STATES 32
@@ -433,28 +432,18 @@ int trace_capture(int argc, char **argv)
 		unlink(path);
 		ts_rc = -1;
 	} else {
-		struct ts_table t;
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f;
+		char txt[4200], err[8600];
+		size_t nrows_ts;
+		int ncols_ts, ret_ts;
 
-		snprintf(path, sizeof(path), "%s/turbostat.txt", o.out);
-		f = fopen(path, "r");
-		if (f) {
-			text = calloc(1, 4 << 20);
-			len = text ? fread(text, 1, (4 << 20) - 1, f) : 0;
-			fclose(f);
-		}
-		if (!text || !len || turbostat_parse(text, &t) < 0) {
-			fprintf(notes, "turbostat: ran, but %s holds no table\n", path);
+		out_paths(o.out, "turbostat.txt", txt, "turbostat.csv", path);
+		/* a table of at most 4 MiB (turbostat around one run) */
+		ret_ts = trace_turbostat_csv(txt, path, 4 << 20, &nrows_ts, &ncols_ts,
+					     err, sizeof(err));
+		if (ret_ts) {
+			fprintf(notes, "turbostat: ran, but %s\n", err);
 			ts_rc = -1;
-		} else {
-			snprintf(path, sizeof(path), "%s/turbostat.csv", o.out);
-			if (turbostat_write_csv(&t, path))
-				fprintf(notes, "turbostat: cannot write %s\n", path);
-			turbostat_free(&t);
 		}
-		free(text);
 	}
 	if (!ret && perf_rc != 0) {
 		snprintf(path, sizeof(path), "%s/perf-cstate.err", o.out);

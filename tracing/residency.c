@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cpu.h"
+#include "errmsg.h"
 #include "csv.h"
 #include "opt.h"
 #include "residency.h"
@@ -212,6 +213,48 @@ static int capture(char *const argv[], char *buf, size_t len)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+int trace_turbostat_csv(const char *txt, const char *csv, size_t max,
+			size_t *rows, int *cols, char *err, size_t errlen)
+{
+	FILE *f = fopen(txt, "r");
+	struct ts_table t;
+	char *text;
+	long len;
+	int ret;
+
+	if (!f) {
+		errmsg_set(err, errlen, "turbostat wrote no %s", txt);
+		return -ENOENT;
+	}
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	/* at most MAX bytes of it (0: all) */
+	if (len >= 0 && max && (size_t)len > max)
+		len = (long)max;
+	text = len >= 0 ? calloc(1, (size_t)len + 1) : NULL;
+	if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) {
+		fclose(f);
+		free(text);
+		errmsg_set(err, errlen, "cannot read %s", txt);
+		return -EIO;
+	}
+	fclose(f);
+	if (!len || turbostat_parse(text, &t) < 0) {
+		free(text);
+		errmsg_set(err, errlen, "no turbostat table in %s", txt);
+		return -EINVAL;
+	}
+	ret = turbostat_write_csv(&t, csv);
+	if (ret)
+		errmsg_set(err, errlen, "cannot write %s", csv);
+	*rows = t.nrows;
+	*cols = t.ncols;
+	turbostat_free(&t);
+	free(text);
+	return ret;
+}
+
 int trace_turbostat(int argc, char **argv)
 {
 	struct window w = { 0 };
@@ -262,28 +305,14 @@ int trace_turbostat(int argc, char **argv)
 		rc = runcmd_run(args, &sig);
 	}
 	{
-		FILE *f = fopen(outfile, "r");
-		struct ts_table t;
-		char *text;
-		long len;
+		char csv[4096], err[8300];
+		size_t rows;
+		int cols;
 
-		if (!f)
-			opt_die(TRACE_PROG, "turbostat wrote no %s", outfile);
-		fseek(f, 0, SEEK_END);
-		len = ftell(f);
-		rewind(f);
-		text = calloc(1, (size_t)len + 1);
-		if (!text || fread(text, 1, (size_t)len, f) != (size_t)len)
-			opt_die(TRACE_PROG, "cannot read %s", outfile);
-		fclose(f);
-		if (turbostat_parse(text, &t) < 0)
-			opt_die(TRACE_PROG, "no turbostat table in %s", outfile);
-		snprintf(outfile, sizeof(outfile), "%s/turbostat.csv", out ? out : ".");
-		if (turbostat_write_csv(&t, outfile))
-			opt_die(TRACE_PROG, "cannot write %s", outfile);
-		printf("turbostat: %zu rows, %d columns -> %s\n", t.nrows, t.ncols, outfile);
-		turbostat_free(&t);
-		free(text);
+		snprintf(csv, sizeof(csv), "%s/turbostat.csv", out ? out : ".");
+		if (trace_turbostat_csv(outfile, csv, 0, &rows, &cols, err, sizeof(err)))
+			opt_die(TRACE_PROG, "%s", err);
+		printf("turbostat: %zu rows, %d columns -> %s\n", rows, cols, csv);
 	}
 	return rc;
 }

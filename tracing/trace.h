@@ -21,4 +21,13 @@ int trace_residency(int argc, char **argv);
 int trace_turbostat(int argc, char **argv);
 int trace_capture(int argc, char **argv);
 
+/*
+ * turbostat's table in TXT (at most MAX bytes of it; 0: all) written as
+ * CSV to CSV, with its row and column counts: 0, or -errno with "turbostat
+ * wrote no TXT", "cannot read TXT", "no turbostat table in TXT" or
+ * "cannot write CSV" in err. Shared by trace turbostat and trace capture.
+ */
+int trace_turbostat_csv(const char *txt, const char *csv, size_t max,
+			size_t *rows, int *cols, char *err, size_t errlen);
+
 #endif
