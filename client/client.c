@@ -11,8 +11,10 @@
 #include "clishared.h"
 #include "cpu.h"
 #include "opt.h"
+#include "kvkey.h"
 #include "outdir.h"
 #include "proto.h"
+#include "wire.h"
 
 /* The most service time a server can apply (its --max-service-us range). */
 #define MAX_SERVICE_US 60000000
@@ -26,6 +28,15 @@ static const char *const warmup_mode_names[] = { "schedule", "burst", NULL };
 static const char *const percentile_rule_names[] = {
 	"nearest-rank", "floor-index", NULL
 };
+/* Indexed by enum client_proto. */
+static const char *const proto_names[] = {
+	"tcp", "udp", "wakebench", "memcached", "redis", NULL
+};
+
+static int parse_key_dist(const char *arg, void *dest)
+{
+	return keydist_parse(arg, dest);
+}
 
 /* --dist also takes "exponential" for exp (lib/arrival). */
 static int parse_dist(const char *arg, void *dest)
@@ -40,7 +51,11 @@ static const struct cli_opt client_options[] = {
 	  .arg = "HOST:PORT", .help = "server to load (required)",
 	  .hint = "HOST:PORT", .off = AT(server),
 	  .seen = AT(have_server) },
-	CLI_OPT_PROTO(struct client_opts, proto),
+	{ .name = "proto", .kind = CLI_ENUM, .names = proto_names,
+	  .help = "tcp (default) or udp: wakebench's protocol\n"
+		  "(wakebench: tcp); memcached (text) or redis\n"
+		  "(RESP), over TCP, for real servers",
+	  .off = AT(proto_arg) },
 	{ .name = "dist", .short_name = 'd', .kind = CLI_CUSTOM,
 	  .arg = "fixed|exp|poisson", .parse = parse_dist,
 	  .hint = "fixed, exp or poisson",
@@ -110,6 +125,31 @@ static const struct cli_opt client_options[] = {
 	{ .name = "payload", .kind = CLI_UINT, .arg = "BYTES",
 	  .max = PROTO_MAX_PAYLOAD, .hint = CLI_RANGE,
 	  .help = "request payload (default 0)", .off = AT(payload) },
+	{ .kind = CLI_TEXT, .col = 30,
+	  .help = "\nKey-value protocols (--proto memcached|redis):" },
+	{ .name = "get-ratio", .kind = CLI_REAL, .store = CLI_DOUBLE,
+	  .arg = "R", .min = 0, .max = 1, .hint = CLI_RANGE,
+	  .help = "share of gets, the rest sets (default 0.9)",
+	  .off = AT(get_ratio), .seen = AT(have_kv) },
+	{ .name = "keys", .kind = CLI_UINT, .arg = "N", .min = 1, .max = 1e9,
+	  .hint = CLI_RANGE, .help = "keys wb0..wbN-1 (default 10000)",
+	  .off = AT(keys), .seen = AT(have_kv) },
+	{ .name = "key-size", .kind = CLI_UINT, .arg = "B", .min = 3,
+	  .max = 250, .hint = CLI_RANGE,
+	  .help = "key length, zero-padded (default 16)",
+	  .off = AT(key_size), .seen = AT(have_kv) },
+	{ .name = "value-size", .kind = CLI_UINT, .arg = "B",
+	  .max = PROTO_MAX_PAYLOAD, .hint = CLI_RANGE,
+	  .help = "bytes a set stores (default 64)",
+	  .off = AT(value_size), .seen = AT(have_kv) },
+	{ .name = "key-dist", .kind = CLI_CUSTOM, .arg = "uniform|zipf:S",
+	  .parse = parse_key_dist, .hint = "uniform or zipf:S (0 < S <= 10)",
+	  .help = "key popularity (default uniform)",
+	  .off = AT(key_dist), .seen = AT(have_kv) },
+	{ .name = "preload", .kind = CLI_FLAG,
+	  .help = "set every key before the run (not measured)",
+	  .off = AT(preload), .seen = AT(have_kv) },
+	{ .kind = CLI_TEXT, .col = 26, .help = "" },
 	{ .name = "closed", .kind = CLI_FLAG,
 	  .help = "closed loop: one outstanding request, gap after reply",
 	  .off = AT(closed) },
@@ -157,7 +197,9 @@ static const struct cli_opt client_options[] = {
 	  .off = AT(prequery_ack) },
 	{ .name = "prequery-port", .kind = CLI_UINT, .store = CLI_U16,
 	  .arg = "P", .min = 1, .max = 65535,
-	  .help = "send pre-queries to port P (default: in-band)",
+	  .help = "send pre-queries on a connection of their own\n"
+		  "to port P (default: in-band); with memcached or\n"
+		  "redis P may be the server's own port",
 	  .off = AT(prequery_port) },
 	CLI_OPT_PREQUERY_POLICY(struct client_opts, adaptive,
 				"adaptive: hill-climb the lead from L (default 0)\n"
@@ -218,7 +260,8 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		.requests = 1000, .seed = 1, .cpu = -1, .wait = WAIT_SPIN,
 		.spin_margin_ns = CLOCK_HYBRID_MARGIN_NS, .connections = 1,
 		.timeout_ns = 1000000000ull, .late_ns = 10000,
-		.timer_slack_ns = 1,
+		.timer_slack_ns = 1, .get_ratio = 0.9, .keys = 10000,
+		.key_size = 16, .value_size = 64,
 	};
 	hillclimb_defaults(&o->hc);
 	cli_parse(&client_cmd, argc, argv, o);
@@ -232,6 +275,21 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		opt_usage(PROG, "give --requests or --duration, not both");
 	if (o->duration_s > 0)
 		o->requests = 0;
+	o->proto = o->proto_arg == CPROTO_UDP ? NET_UDP : NET_TCP;
+	o->wire = o->proto_arg == CPROTO_MEMCACHED ? &wire_memcached :
+		  o->proto_arg == CPROTO_REDIS ? &wire_redis : &wire_wakebench;
+	if (o->wire->keyed) {
+		if (o->service_ns || o->payload)
+			opt_usage(PROG, "--service-us and --payload are wakebench's; with --proto %s use --value-size",
+				  o->wire->name);
+		if (o->key_size < kvkey_min_size(o->keys))
+			opt_usage(PROG, "--key-size %llu cannot hold %llu keys (\"wb\" and %u digits: at least %u)",
+				  (unsigned long long)o->key_size,
+				  (unsigned long long)o->keys,
+				  kvkey_digits(o->keys - 1), kvkey_min_size(o->keys));
+	} else if (o->have_kv) {
+		opt_usage(PROG, "--get-ratio, --keys, --key-size, --value-size, --key-dist and --preload need --proto memcached or redis");
+	}
 	if (o->proto == NET_UDP && o->payload > PROTO_MAX_UDP_PAYLOAD)
 		opt_usage(PROG, "--payload %llu does not fit a UDP datagram (max %u)",
 			  (unsigned long long)o->payload, PROTO_MAX_UDP_PAYLOAD);
@@ -282,7 +340,8 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 			  o->warmup_interval_ns / 1e3);
 	if (o->prequery_port && !o->prequery)
 		opt_usage(PROG, "--prequery-port needs --prequery-lead-us or --prequery-policy adaptive");
-	if (o->prequery_port && o->prequery_port == o->server.port)
+	if (o->prequery_port && o->prequery_port == o->server.port &&
+	    !o->wire->keyed)
 		opt_usage(PROG, "--prequery-port must differ from the server port");
 }
 

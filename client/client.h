@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "cstate.h"
 #include "hillclimb.h"
+#include "keydist.h"
 #include "net.h"
 #include "pqplan.h"
 #include "tally.h"
@@ -16,7 +17,16 @@
 
 struct client_opts {
 	struct cli_hostport server;	/* --server HOST:PORT */
-	enum net_proto proto;
+	enum net_proto proto;	/* transport */
+	int proto_arg;		/* --proto as given (enum client_proto) */
+	const struct wb_proto_ops *wire;	/* the protocol spoken */
+	/* key-value protocols (memcached, redis) */
+	double get_ratio;
+	uint64_t keys;
+	uint64_t key_size, value_size;
+	struct keydist_spec key_dist;
+	int preload;
+	int have_kv;		/* a key-value option given */
 	enum arrival_dist dist;
 	double interval_ns;
 	uint64_t requests;	/* measured requests; 0 with --duration */
@@ -58,6 +68,11 @@ struct client_opts {
 	struct hillclimb_cfg hc;
 };
 
+/* --proto: indexed as its names */
+enum client_proto {
+	CPROTO_TCP, CPROTO_UDP, CPROTO_WAKEBENCH, CPROTO_MEMCACHED, CPROTO_REDIS,
+};
+
 enum warmup_mode {
 	WARMUP_SCHEDULE = 0,	/* the first --warmup requests of the schedule */
 	WARMUP_BURST,		/* --warmup pre-queries back to back, first */
@@ -80,6 +95,10 @@ struct run {
 	uint64_t prequery_acks;	/* replies to pre-queries (--prequery-ack), dropped */
 	uint64_t *gap_ns;	/* [total] */
 	struct req_rec *reqs;	/* [total]; lib/tally.h counts them */
+	uint8_t *op;		/* [total] key-value: enum proto_op, else NULL */
+	uint64_t *key;		/* [total] key-value: key number, else NULL */
+	uint64_t preloaded;	/* keys set by --preload */
+	uint64_t preload_ns;	/* how long that took */
 	uint64_t *applied_ns;	/* [total]: service time the REPLY says the
 				 * server applied (it caps at its
 				 * --max-service-us) */

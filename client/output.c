@@ -14,10 +14,12 @@
 #include "client.h"
 #include "csv.h"
 #include "hist.h"
+#include "kvkey.h"
 #include "runcheck.h"
 #include "snapshot.h"
 #include "stage.h"
 #include "wfile.h"
+#include "wire.h"
 
 /* With the temporary names lib/stage writes them under: a run killed
  * (SIGKILL, power loss) before its commit leaves those. */
@@ -47,6 +49,7 @@ struct dist_summary {
 
 struct summary {
 	uint64_t count, errors, unanswered;
+	uint64_t gets, sets, misses;	/* key-value: measured, answered */
 	struct dist_summary lat, svc, pace;
 	double rate_target, rate_achieved;
 	uint64_t late;
@@ -96,6 +99,34 @@ static void check_behind(const struct run *r, struct summary *s)
 static int replied(const struct req_rec *q)
 {
 	return q->recv_ns && !q->error;
+}
+
+static int keyed(const struct run *r)
+{
+	return r->o->wire->keyed;
+}
+
+/* "tcp", "udp", or the key-value protocol's name */
+static const char *proto_label(const struct client_opts *o)
+{
+	return o->wire->keyed ? o->wire->name : net_proto_name(o->proto);
+}
+
+/* Measured gets and sets answered with a reply; gets that missed. */
+static void count_ops(const struct run *r, struct summary *s)
+{
+	if (!keyed(r))
+		return;
+	for (uint64_t i = r->warmup; i < r->sent; i++) {
+		if (!replied(&r->reqs[i]))
+			continue;
+		if (r->op[i] == PROTO_OP_GET) {
+			s->gets++;
+			s->misses += r->reqs[i].miss;
+		} else {
+			s->sets++;
+		}
+	}
 }
 
 /*
@@ -150,7 +181,8 @@ static int summarize(const struct run *r, struct summary *s)
 	s->errors = s->meas.errors;
 	s->unanswered = s->meas.unanswered;
 	s->late = s->meas.late;
-	s->service_capped = count_capped(r, &s->min_applied_ns);
+	s->service_capped = keyed(r) ? 0 : count_capped(r, &s->min_applied_ns);
+	count_ops(r, s);
 	for (uint64_t i = r->warmup; i < r->sent; i++) {
 		const struct req_rec *q = &r->reqs[i];
 
@@ -194,7 +226,7 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 	const struct client_opts *o = r->o;
 
 	fprintf(f, "wakebench client: %s %s:%u %s interval=%.3fus wait=%s seed=%llu%s\n",
-		net_proto_name(o->proto), o->server.host, o->server.port,
+		proto_label(o), o->server.host, o->server.port,
 		arrival_dist_name(o->dist), o->interval_ns / 1e3,
 		clock_wait_name(o->wait), (unsigned long long)o->seed,
 		o->closed ? " closed-loop" : "");
@@ -211,12 +243,28 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 	fprintf(f, "rate: target %.1f/s achieved %.1f/s; late sends (> %.1f us): %llu\n",
 		s->rate_target, s->rate_achieved, o->late_ns / 1e3,
 		(unsigned long long)s->late);
-	fprintf(f, "service: asked %.3f us; capped by the server (applied less) in %llu replies",
-		o->service_ns / 1e3, (unsigned long long)s->service_capped);
-	if (s->service_capped)
-		fprintf(f, " (applied down to %.3f us: raise its --max-service-us)",
-			s->min_applied_ns / 1e3);
-	fputc('\n', f);
+	if (keyed(r)) {
+		char kd[32];
+
+		keydist_name(&o->key_dist, kd, sizeof(kd));
+		fprintf(f, "%s: gets %llu (misses %llu) sets %llu; get ratio %.3f, %llu keys %s, key %llu B, value %llu B",
+			o->wire->name, (unsigned long long)s->gets,
+			(unsigned long long)s->misses, (unsigned long long)s->sets,
+			o->get_ratio, (unsigned long long)o->keys, kd,
+			(unsigned long long)o->key_size,
+			(unsigned long long)o->value_size);
+		if (r->preloaded)
+			fprintf(f, "; preloaded %llu keys in %.1f ms",
+				(unsigned long long)r->preloaded, r->preload_ns / 1e6);
+		fputc('\n', f);
+	} else {
+		fprintf(f, "service: asked %.3f us; capped by the server (applied less) in %llu replies",
+			o->service_ns / 1e3, (unsigned long long)s->service_capped);
+		if (s->service_capped)
+			fprintf(f, " (applied down to %.3f us: raise its --max-service-us)",
+				s->min_applied_ns / 1e3);
+		fputc('\n', f);
+	}
 	fprintf(f, "prequeries: sent %llu skipped %llu late %llu missed %llu",
 		(unsigned long long)s->meas.prequeries_sent,
 		(unsigned long long)s->meas.prequeries_skipped,
@@ -291,7 +339,8 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 "connections,proto,closed,cstates,prequery,prequery_lead_us,"
 		 "prequery_port,prequeries_late,warmup_prequeries_sent,"
 		 "warmup_prequeries_skipped,behind_schedule,behind_reason,"
-		 "service_capped,lat_p95_us,lat_p9999_us",
+		 "service_capped,lat_p95_us,lat_p9999_us,gets,sets,misses,"
+		 "get_ratio,keys,key_size,value_size,key_dist",
 		 lat, svc, pace);
 	csv_header(c, hdr);
 	csv_str(c, status_name(r->status));
@@ -314,7 +363,7 @@ static int write_summary_csv(const char *path, const struct run *r,
 	csv_double(c, o->service_ns / 1e3, 3);
 	csv_u64(c, o->payload);
 	csv_u64(c, o->connections);
-	csv_str(c, net_proto_name(o->proto));
+	csv_str(c, proto_label(o));
 	csv_u64(c, (uint64_t)o->closed);
 	if (o->have_cstates) {
 		char cs[64];
@@ -340,6 +389,22 @@ static int write_summary_csv(const char *path, const struct run *r,
 	csv_u64(c, s->service_capped);
 	for (int i = 0; i < NMORE; i++)
 		csv_double(c, s->lat.more[i], 3);
+	if (keyed(r)) {
+		char kd[32];
+
+		csv_u64(c, s->gets);
+		csv_u64(c, s->sets);
+		csv_u64(c, s->misses);
+		csv_double(c, o->get_ratio, 3);
+		csv_u64(c, o->keys);
+		csv_u64(c, o->key_size);
+		csv_u64(c, o->value_size);
+		keydist_name(&o->key_dist, kd, sizeof(kd));
+		csv_str(c, kd);
+	} else {
+		for (int i = 0; i < 8; i++)
+			csv_empty(c);
+	}
 	csv_end_row(c);
 	return csv_close(c);
 }
@@ -374,7 +439,18 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_obj_begin(j, "config");
 	json_str(j, "server", o->server.host);
 	json_u64(j, "port", o->server.port);
-	json_str(j, "proto", net_proto_name(o->proto));
+	json_str(j, "proto", proto_label(o));
+	if (keyed(r)) {
+		char kd[32];
+
+		keydist_name(&o->key_dist, kd, sizeof(kd));
+		json_double(j, "get_ratio", o->get_ratio);
+		json_u64(j, "keys", o->keys);
+		json_u64(j, "key_size", o->key_size);
+		json_u64(j, "value_size", o->value_size);
+		json_str(j, "key_dist", kd);
+		json_bool(j, "preload", o->preload);
+	}
 	json_str(j, "dist", arrival_dist_name(o->dist));
 	json_double(j, "interval_us", o->interval_ns / 1e3);
 	json_u64(j, "requests", r->total - r->warmup);
@@ -425,6 +501,12 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_u64(j, "behind_schedule", (uint64_t)s->behind);
 	json_str(j, "behind_reason", s->behind_reason);
 	json_u64(j, "service_capped", s->service_capped);
+	if (keyed(r)) {
+		json_u64(j, "gets", s->gets);
+		json_u64(j, "sets", s->sets);
+		json_u64(j, "misses", s->misses);
+		json_u64(j, "preloaded", r->preloaded);
+	}
 	json_obj_begin(j, "prequery");
 	json_str(j, "policy", !o->prequery ? "off" : o->adaptive ? "adaptive" :
 		 "fixed");
@@ -455,7 +537,7 @@ static int write_requests(const char *path, const struct run *r)
 	csv_header(c, "seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,"
 		   "server_recv_ns,server_send_ns,prequery_sent_ns,status,"
 		   "prequery_lead_us,prequery_lead_ns,prequery_planned_ns,"
-		   "applied_service_ns");
+		   "applied_service_ns,op,key,miss");
 	for (uint64_t i = r->warmup; i < r->sent; i++) {
 		const struct req_rec *q = &r->reqs[i];
 
@@ -466,8 +548,14 @@ static int write_requests(const char *path, const struct run *r)
 			csv_u64(c, q->recv_ns);
 			csv_u64(c, q->recv_ns - q->intended_ns);
 			csv_u64(c, q->recv_ns - q->sent_ns);
-			csv_u64(c, q->server_recv_ns);
-			csv_u64(c, q->server_send_ns);
+			/* a real server says nothing of its times */
+			if (q->server_recv_ns || q->server_send_ns) {
+				csv_u64(c, q->server_recv_ns);
+				csv_u64(c, q->server_send_ns);
+			} else {
+				csv_empty(c);
+				csv_empty(c);
+			}
 		} else {
 			for (int k = 0; k < 5; k++)
 				csv_empty(c);
@@ -490,10 +578,25 @@ static int write_requests(const char *path, const struct run *r)
 			csv_empty(c);
 			csv_empty(c);
 		}
-		if (replied(q))
+		if (replied(q) && !keyed(r))
 			csv_u64(c, r->applied_ns[i]);
 		else
 			csv_empty(c);
+		if (keyed(r)) {
+			char key[KVKEY_MAX + 1];
+
+			csv_str(c, r->op[i] == PROTO_OP_GET ? "get" : "set");
+			kvkey_text(r->key[i], (unsigned)r->o->key_size, key);
+			csv_str(c, key);
+			if (replied(q) && r->op[i] == PROTO_OP_GET)
+				csv_u64(c, q->miss);
+			else
+				csv_empty(c);
+		} else {
+			csv_empty(c);
+			csv_empty(c);
+			csv_empty(c);
+		}
 		csv_end_row(c);
 	}
 	return csv_close(c);

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "keydist.h"
 #include "marker.h"
 #include "proto.h"
 #include "schedule.h"
@@ -67,6 +69,35 @@ static int signal_pending(void *arg)
 	return !sigpending(&set) && (sigismember(&set, SIGINT) == 1 ||
 				     sigismember(&set, SIGTERM) == 1 ||
 				     sigismember(&set, SIGHUP) == 1);
+}
+
+/*
+ * Key-value protocols: each request's operation and key, drawn from a
+ * generator of their own (seeded from --seed), so the gaps are the same
+ * as those of the same seed over wakebench's protocol.
+ */
+static int draw_keys(struct run *r, const struct client_opts *o)
+{
+	struct keydist kd;
+	struct prng p;
+
+	if (!o->wire->keyed)
+		return 0;
+	if (keydist_init(&kd, &o->key_dist, o->keys))
+		return -EINVAL;
+	r->op = malloc(r->total ? r->total : 1);
+	r->key = malloc((r->total ? r->total : 1) * sizeof(*r->key));
+	if (!r->op || !r->key)
+		return -ENOMEM;
+	prng_seed(&p, o->seed ^ 0x6b65792d6f707321ull);
+	for (uint64_t i = 0; i < r->total; i++) {
+		if (!(i % SCHEDULE_CANCEL_EVERY) && signal_pending(NULL))
+			return -EINTR;
+		r->op[i] = prng_uniform(&p) < o->get_ratio ? PROTO_OP_GET :
+			   PROTO_OP_SET;
+		r->key[i] = keydist_next(&kd, &p);
+	}
+	return 0;
 }
 
 int run_schedule(struct run *r, const struct client_opts *o)
@@ -119,6 +150,11 @@ int run_schedule(struct run *r, const struct client_opts *o)
 	}
 	r->gap_ns = sch.gap_ns;
 	free(sch.intended_ns);
+	ret = draw_keys(r, o);
+	if (ret) {
+		run_free(r);
+		return ret;
+	}
 	return 0;
 }
 
@@ -128,6 +164,8 @@ void run_free(struct run *r)
 	free(r->reqs);
 	free(r->applied_ns);
 	free(r->traj);
+	free(r->op);
+	free(r->key);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -164,7 +202,8 @@ static int on_reply(struct loop *l, const struct proto_msg *m, uint64_t now)
 
 	/* A reply to a pre-query (--prequery-ack): read, dropped. */
 	if (m->type == PROTO_REPLY && (m->flags & PROTO_F_ACK)) {
-		if (!l->o->prequery_ack) {
+		/* memcached and Redis answer every pre-query (mn, PING) */
+		if (!l->o->prequery_ack && !l->wire->keyed) {
 			fail(r, "reply to a pre-query that asked for none (seq %llu)",
 			     (unsigned long long)m->seq);
 			return -1;
@@ -205,6 +244,7 @@ static int on_reply(struct loop *l, const struct proto_msg *m, uint64_t now)
 		q->error = 1;
 		r->error_replies++;
 	}
+	q->miss = !!(m->flags & PROTO_F_MISS);
 	return 0;
 }
 
@@ -262,7 +302,8 @@ static int conn_drain(struct loop *l, struct conn *c)
 		int ret = wire_feed(&c->w, l->rx, (size_t)n, on_stream_msg, &ctx);
 
 		if (ret < 0)
-			fail(r, "malformed reply: %s", l->wire->strerror(ret));
+			fail(r, "malformed reply: %s", wire_conn_error(&c->w) ?
+			     wire_conn_error(&c->w) : l->wire->strerror(ret));
 		if (ret)
 			return -1;
 	}
@@ -366,15 +407,31 @@ static int wait_until(struct loop *l, uint64_t target)
 	}
 }
 
-static struct proto_msg message(const struct client_opts *o, uint8_t type,
-				 uint64_t seq, uint64_t now)
+/*
+ * Message seq of the run. Key-value protocols: request seq's operation
+ * and key (seq past the schedule: a set, the largest message, which is
+ * what frame_len asks for).
+ */
+static struct proto_msg message(const struct loop *l, uint8_t type,
+				uint64_t seq, uint64_t now)
 {
-	return (struct proto_msg){
+	const struct client_opts *o = l->o;
+	struct proto_msg m = {
 		.type = type, .seq = seq, .client_send_ns = now,
 		.flags = type == PROTO_PREQUERY && o->prequery_ack ? PROTO_F_ACK : 0,
 		.service_ns = type == PROTO_REQUEST ? o->service_ns : 0,
 		.payload_len = type == PROTO_REQUEST ? (uint32_t)o->payload : 0,
 	};
+
+	if (l->wire->keyed && type == PROTO_REQUEST) {
+		int known = seq < l->r->total;
+
+		m.op = known ? l->r->op[seq] : PROTO_OP_SET;
+		m.key = known ? l->r->key[seq] : 0;
+		m.key_size = (uint16_t)o->key_size;
+		m.payload_len = m.op == PROTO_OP_SET ? (uint32_t)o->value_size : 0;
+	}
+	return m;
 }
 
 /* A request or pre-query for connection c at buf (txbuf has room for a
@@ -382,7 +439,7 @@ static struct proto_msg message(const struct client_opts *o, uint8_t type,
 static size_t encode(struct loop *l, struct conn *c, uint8_t type,
 		     uint64_t seq, uint64_t now, uint8_t *buf)
 {
-	struct proto_msg m = message(l->o, type, seq, now);
+	struct proto_msg m = message(l, type, seq, now);
 	ssize_t len = l->wire->encode(&c->w, &m, buf,
 				      l->txlen - (size_t)(buf - l->txbuf));
 
@@ -391,7 +448,7 @@ static size_t encode(struct loop *l, struct conn *c, uint8_t type,
 
 static size_t frame_len(struct loop *l, uint8_t type)
 {
-	struct proto_msg m = message(l->o, type, 0, 0);
+	struct proto_msg m = message(l, type, UINT64_MAX, 0);
 
 	return l->wire->msg_len(&m);
 }
@@ -431,12 +488,17 @@ static int send_together(struct loop *l, uint64_t i)
 	struct run *r = l->r;
 	struct req_rec *q = &r->reqs[i];
 	struct conn *c = &l->conns[i % l->nconns];
-	size_t pql = frame_len(l, PROTO_PREQUERY), rql = frame_len(l, PROTO_REQUEST);
 	uint64_t now = clock_now_ns();
+	/* the lengths encoded: a key-value request's varies */
+	size_t pql = encode(l, c, PROTO_PREQUERY, i, now, l->txbuf);
+	size_t rql = pql ? encode(l, c, PROTO_REQUEST, i, now, l->txbuf + pql) : 0;
 	int err = 0;
 
-	encode(l, c, PROTO_PREQUERY, i, now, l->txbuf);
-	encode(l, c, PROTO_REQUEST, i, now, l->txbuf + pql);
+	if (!rql) {
+		fail(r, "send request %llu with its pre-query: cannot encode them",
+		     (unsigned long long)i);
+		return -1;
+	}
 	if (o->proto == NET_TCP) {
 		err = net_send_all(c->fd, l->txbuf, pql + rql, o->timeout_ns);
 	} else {
@@ -575,7 +637,7 @@ static int64_t send_due(struct loop *l, uint64_t i)
 {
 	struct run *r = l->r;
 	const struct client_opts *o = l->o;
-	size_t frame = frame_len(l, PROTO_REQUEST);
+	size_t frame = frame_len(l, PROTO_REQUEST), off = 0;
 	uint64_t n = 1, now;
 	int err;
 
@@ -588,12 +650,20 @@ static int64_t send_due(struct loop *l, uint64_t i)
 		n++;
 	if (n == 1)
 		return send_request(l, i) ? -1 : 1;
+	/* frame is the largest request: a key-value get is shorter */
 	for (uint64_t k = 0; k < n; k++) {
-		encode(l, &l->conns[0], PROTO_REQUEST, i + k, now,
-		       l->txbuf + k * frame);
+		size_t len = encode(l, &l->conns[0], PROTO_REQUEST, i + k, now,
+				    l->txbuf + off);
+
+		if (!len) {
+			fail(r, "send request %llu: cannot encode it",
+			     (unsigned long long)(i + k));
+			return -1;
+		}
+		off += len;
 		r->reqs[i + k].sent_ns = now;
 	}
-	err = net_send_all(l->conns[0].fd, l->txbuf, n * frame, o->timeout_ns);
+	err = net_send_all(l->conns[0].fd, l->txbuf, off, o->timeout_ns);
 	if (err) {
 		fail(r, "send request %llu: %s", (unsigned long long)i,
 		     strerror(-err));
@@ -635,6 +705,109 @@ static int burst_warmup(struct loop *l)
 		if (poll_replies(l, 0))
 			return -1;
 	}
+	return 0;
+}
+
+struct preload_ctx {
+	struct loop *l;
+	uint64_t next;		/* key the next reply must be for */
+};
+
+static int on_preload_reply(const struct proto_msg *m, void *arg)
+{
+	struct preload_ctx *p = arg;
+
+	if (m->type != PROTO_REPLY || m->seq != p->next) {
+		fail(p->l->r, "--preload: set of key %llu: %s",
+		     (unsigned long long)m->seq, m->type == PROTO_ERROR ?
+		     "the server answered with an error" : "unexpected reply");
+		return 1;
+	}
+	p->next++;
+	return 0;
+}
+
+/*
+ * --preload: sets every key once, before the schedule starts, in batches
+ * on the first connection (each batch answered before the next, so the
+ * server's buffers stay bounded); the run's seq numbers are not used:
+ * message k of the preload is key k.
+ */
+static int preload(struct loop *l)
+{
+	const struct client_opts *o = l->o;
+	struct run *r = l->r;
+	struct conn *c = &l->conns[0];
+	struct preload_ctx ctx = { l, 0 };
+	uint64_t start = clock_now_ns();
+
+	for (uint64_t k = 0; k < o->keys;) {
+		struct proto_msg m = {
+			.type = PROTO_REQUEST, .op = PROTO_OP_SET,
+			.key_size = (uint16_t)o->key_size,
+			.payload_len = (uint32_t)o->value_size,
+		};
+		size_t off = 0;
+		uint64_t deadline;
+		int err;
+
+		while (k < o->keys && off + l->wire->msg_len(&m) <= l->txlen &&
+		       k - ctx.next < 256) {
+			ssize_t len;
+
+			m.seq = m.key = k;
+			len = l->wire->encode(&c->w, &m, l->txbuf + off,
+					      l->txlen - off);
+			if (len <= 0) {
+				fail(r, "--preload: cannot encode key %llu",
+				     (unsigned long long)k);
+				return -1;
+			}
+			off += (size_t)len;
+			k++;
+		}
+		err = net_send_all(c->fd, l->txbuf, off, o->timeout_ns);
+		if (err) {
+			fail(r, "--preload: send: %s", strerror(-err));
+			return -1;
+		}
+		deadline = clock_now_ns() + o->timeout_ns;
+		while (ctx.next < k) {
+			struct pollfd p = { .fd = c->fd, .events = POLLIN };
+			ssize_t n;
+			int ret;
+
+			if (clock_now_ns() >= deadline) {
+				fail(r, "--preload: no reply to the set of key %llu within %llu ms",
+				     (unsigned long long)ctx.next,
+				     (unsigned long long)(o->timeout_ns / 1000000));
+				return -1;
+			}
+			if (signal_pending(NULL)) {
+				r->status = RUN_INTERRUPTED;
+				return -1;
+			}
+			if (poll(&p, 1, 10) <= 0)
+				continue;
+			n = net_read(c->fd, l->rx, sizeof(l->rx));
+			if (n == -EAGAIN)
+				continue;
+			if (n <= 0) {
+				fail(r, "--preload: %s", n ? strerror((int)-n) :
+				     "server closed the connection");
+				return -1;
+			}
+			ret = wire_feed(&c->w, l->rx, (size_t)n, on_preload_reply, &ctx);
+			if (ret < 0)
+				fail(r, "--preload: malformed reply: %s",
+				     wire_conn_error(&c->w) ? wire_conn_error(&c->w) :
+				     l->wire->strerror(ret));
+			if (ret)
+				return -1;
+		}
+	}
+	r->preloaded = o->keys;
+	r->preload_ns = clock_now_ns() - start;
 	return 0;
 }
 
@@ -771,10 +944,14 @@ static int loop_setup(struct loop *l)
 
 static void loop_teardown(struct loop *l)
 {
-	if (l->pq)
+	if (l->pq) {
 		close(l->pq->fd);
-	for (uint64_t i = 0; i < l->nconns; i++)
+		wire_conn_free(&l->pq->w);
+	}
+	for (uint64_t i = 0; i < l->nconns; i++) {
 		close(l->conns[i].fd);
+		wire_conn_free(&l->conns[i].w);
+	}
 	if (l->sigfd >= 0)
 		close(l->sigfd);
 	if (l->marker_fd >= 0)
@@ -795,13 +972,15 @@ void run_experiment(struct run *r)
 	}
 	l->r = r;
 	l->o = r->o;
-	l->wire = &wire_wakebench;
+	l->wire = r->o->wire;
 	l->epfd = l->sigfd = l->marker_fd = -1;
 	if (r->o->adaptive && hillclimb_init(&r->hc, &r->o->hc)) {
 		fail(r, "invalid adaptive pre-query settings");
 		goto out;
 	}
 	if (loop_setup(l))
+		goto out;
+	if (r->o->preload && preload(l))
 		goto out;
 	if (r->o->warmup_mode == WARMUP_BURST && burst_warmup(l))
 		goto out;

@@ -44,6 +44,18 @@ enum proto_type {
 /* The sender wants a REPLY to this PREQUERY (default: none). */
 #define PROTO_F_ACK 0x0001u
 #define PROTO_F_ALL PROTO_F_ACK
+/*
+ * Not on wakebench's wire (its decoder rejects it): a reply of a key-value
+ * protocol (wire_memcached) saying a get found no value.
+ */
+#define PROTO_F_MISS 0x0100u
+
+/* A request's operation in a key-value protocol (proto_msg.op). */
+enum proto_op {
+	PROTO_OP_NONE = 0,	/* wakebench: a request is a request */
+	PROTO_OP_GET,
+	PROTO_OP_SET,
+};
 
 struct proto_msg {
 	uint8_t type;
@@ -54,6 +66,10 @@ struct proto_msg {
 	uint64_t server_recv_ns;
 	uint64_t server_send_ns;
 	uint32_t payload_len;
+	/* key-value protocols only (never on wakebench's wire): */
+	uint8_t op;		/* enum proto_op */
+	uint16_t key_size;	/* bytes of the key */
+	uint64_t key;		/* key number: "wb" and zero-padded digits */
 };
 
 enum proto_err {

@@ -143,13 +143,21 @@ static void conn_unlink(struct serve_conn *c)
 	c->prev = c->next = c;
 }
 
+/* Frees c and, first, what the program keeps in its private bytes. */
+static void conn_free(struct serve *s, struct serve_conn *c)
+{
+	if (s->cfg.ops->conn_free)
+		s->cfg.ops->conn_free(c, s->cfg.arg);
+	free(c);
+}
+
 static void reap(struct serve *s)
 {
 	while (s->graveyard) {
 		struct serve_conn *c = s->graveyard;
 
 		s->graveyard = c->next;
-		free(c);
+		conn_free(s, c);
 	}
 }
 
@@ -163,7 +171,7 @@ void serve_close(struct serve *s)
 		if (!c->closed)
 			close(c->fd);
 		conn_unlink(c);
-		free(c);
+		conn_free(s, c);
 	}
 	reap(s);
 	for (int i = 0; i < s->nls; i++)
@@ -526,7 +534,7 @@ static void do_accept(struct serve *s, struct listener *l)
 			s->cfg.ops->conn_open(c, s->cfg.arg);
 		if (ep_ctl(s, EPOLL_CTL_ADD, fd, EPOLLIN, &c->ep_kind)) {
 			close(fd);
-			free(c);
+			conn_free(s, c);
 			s->st.refused++;
 			continue;
 		}

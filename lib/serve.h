@@ -76,6 +76,8 @@ struct serve_fd {
 struct serve_ops {
 	/* c was accepted: set up its private state (optional). */
 	void (*conn_open)(struct serve_conn *c, void *arg);
+	/* c is being freed: free what conn_open allocated (optional). */
+	void (*conn_free)(struct serve_conn *c, void *arg);
 	/* A connection's turn starts (optional). */
 	void (*turn_begin)(struct serve_conn *c, void *arg);
 	/* With .peek: bytes to peek next, 0 when the turn is over. */

@@ -42,6 +42,7 @@ struct req_rec {
 	uint32_t window;	/* adaptive window it was sent in */
 	uint8_t pq;		/* enum req_pq */
 	uint8_t error;		/* answered with PROTO_ERROR */
+	uint8_t miss;		/* key-value get: the key had no value */
 };
 
 struct tally {

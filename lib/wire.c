@@ -4,6 +4,8 @@
 
 static const struct wb_proto_ops *const protocols[] = {
 	&wire_wakebench,
+	&wire_memcached,
+	&wire_redis,
 };
 
 const struct wb_proto_ops *wire_find(const char *name)

@@ -21,12 +21,19 @@
 #include "proto.h"
 
 struct wb_proto_ops;
+struct kv_state;
 
-/* One direction of one connection: the protocol's parser state. */
+/*
+ * One end of one connection: the protocol's parser state. A client end
+ * sends requests and reads replies; a server end (wire_conn_init_server)
+ * reads requests and sends replies.
+ */
 struct wire_conn {
 	const struct wb_proto_ops *ops;
+	int server;
 	union {
 		struct framer fr;	/* wakebench */
+		struct kv_state *kv;	/* memcached, redis (lib/kvwire) */
 	} u;
 };
 
@@ -62,9 +69,32 @@ struct wb_proto_ops {
 	int (*decode)(const uint8_t *buf, size_t len, uint32_t payload_cap,
 		      struct proto_msg *m);
 	const char *(*strerror)(int err);
+	/*
+	 * Key-value protocols. keyed: a request carries op, key and
+	 * key_size, its payload is the value of a set. ordered: nothing is
+	 * echoed, replies come in request order; a client end keeps what it
+	 * sent and gives each reply the seq and send time of its request, a
+	 * server end numbers the requests it reads 0, 1, ... and holds the
+	 * replies encoded until those before them are (drain).
+	 */
+	int keyed, ordered;
+	/* Frees what conn_init allocated (NULL: nothing). */
+	void (*conn_free)(struct wire_conn *c);
+	/* What the last feed error was about (the request's seq), or NULL. */
+	const char *(*conn_error)(const struct wire_conn *c);
+	/*
+	 * Server end of an ordered protocol: writes the replies now due, in
+	 * request order, as many as fit; bytes written (0: none due), or
+	 * -ENOSPC when cap is short of the first (see reply_max).
+	 */
+	ssize_t (*drain)(struct wire_conn *c, uint8_t *buf, size_t cap);
+	/* Most bytes one reply with a payload_cap payload takes. */
+	size_t (*reply_max)(uint32_t payload_cap);
 };
 
 extern const struct wb_proto_ops wire_wakebench;
+extern const struct wb_proto_ops wire_memcached;
+extern const struct wb_proto_ops wire_redis;
 
 /* The protocol called name, or NULL. */
 const struct wb_proto_ops *wire_find(const char *name);
@@ -74,7 +104,29 @@ static inline void wire_conn_init(struct wire_conn *c,
 				  uint32_t payload_cap)
 {
 	c->ops = ops;
+	c->server = 0;
 	ops->conn_init(c, payload_cap);
+}
+
+static inline void wire_conn_init_server(struct wire_conn *c,
+					 const struct wb_proto_ops *ops,
+					 uint32_t payload_cap)
+{
+	c->ops = ops;
+	c->server = 1;
+	ops->conn_init(c, payload_cap);
+}
+
+/* Safe on a connection never initialised (zeroed) or freed already. */
+static inline void wire_conn_free(struct wire_conn *c)
+{
+	if (c->ops && c->ops->conn_free)
+		c->ops->conn_free(c);
+}
+
+static inline const char *wire_conn_error(const struct wire_conn *c)
+{
+	return c->ops && c->ops->conn_error ? c->ops->conn_error(c) : NULL;
 }
 
 static inline int wire_feed(struct wire_conn *c, const uint8_t *buf,

@@ -57,6 +57,12 @@ static int wkb_decode(const uint8_t *buf, size_t len, uint32_t payload_cap,
 	return err;
 }
 
+static size_t wkb_reply_max(uint32_t payload_cap)
+{
+	(void)payload_cap;
+	return PROTO_HDR_LEN;	/* a reply carries no payload */
+}
+
 const struct wb_proto_ops wire_wakebench = {
 	.name = "wakebench",
 	.datagrams = 1,
@@ -68,4 +74,5 @@ const struct wb_proto_ops wire_wakebench = {
 	.partial = wkb_partial,
 	.decode = wkb_decode,
 	.strerror = proto_strerror,
+	.reply_max = wkb_reply_max,
 };

@@ -18,6 +18,19 @@
  * request (they travel on different connections, so the backend may still
  * read them in either order).
  *
+ * Several backends (--backend repeated), as the thesis' Router: --route
+ * hash sends a get to the backend its key hashes to (lib/kvkey) and a set
+ * to --replicas backends from there; --route all sends every request to
+ * every backend, as HDSearch's buckets, and replies once all answered (an
+ * error or an outage of any of them: an ERROR reply at once). --proto
+ * says what both sides speak: wakebench, memcached or redis (a memcached
+ * client in front of memcached leaves). One helper thread sends the
+ * pre-queries of a request to each backend it will reach, one after the
+ * other on the helper's own connection to each: one helper, as in the
+ * thesis, because more threads would compete for the few cores a
+ * midtier has (two here) and each extra send costs about a microsecond,
+ * small beside the delays studied (tens of microseconds).
+ *
  * The delay is fixed (--prequery-delay-us) or hill-climbed on each
  * window's average backend response time (--prequery-adaptive). Backend
  * down or slow: the client gets an ERROR reply, the midtier goes on and
@@ -48,6 +61,7 @@
 #include "cstate.h"
 #include "hillclimb.h"
 #include "hist.h"
+#include "kvkey.h"
 #include "net.h"
 #include "opt.h"
 #include "proto.h"
@@ -67,11 +81,22 @@
 #define MS 1000000ull
 #define RECONNECT_MIN_NS (10 * MS)	/* first wait after a failed connect */
 #define LIVENESS_NS (100 * MS)		/* idle helper checks its connection */
+#define MAX_BACKENDS KVKEY_BACKENDS_MAX
+
+struct mt_backends {
+	struct cli_hostport hp[MAX_BACKENDS];
+	unsigned n;
+};
+
+enum route { ROUTE_HASH, ROUTE_ALL };
 
 struct mt_opts {
 	const char *bind;
 	uint16_t port;
-	struct cli_hostport backend;
+	struct mt_backends backends;
+	int route;		/* enum route */
+	uint64_t replicas;
+	int proto;		/* index in proto_names */
 	uint16_t backend_pq_port;
 	int have_listen, have_backend;
 	int cpu, helper_cpu;
@@ -101,30 +126,51 @@ struct client {
 	struct wire_conn w;
 };
 
+#define BIT(b) (1ull << (b))
+
 struct slot {
 	int used;
-	int queued;		/* waiting for the backend connection */
+	uint64_t targets;	/* backends it goes to */
+	uint64_t want;		/* of them, those that owe a reply */
+	uint64_t queued;	/* of them, those it waits to connect */
 	uint64_t bseq;		/* the midtier sequence this slot holds */
 	struct serve_conn *client;
 	uint64_t client_seq, client_send_ns, service_ns;
 	uint32_t payload_len;
+	uint8_t op;
+	uint16_t key_size;
+	uint64_t key;
+	struct proto_msg reply;	/* merged from the backends' replies */
 	uint64_t recv_ns, forward_ns;
 	_Atomic uint64_t prequery_ns;	/* written by the helper */
 	double delay_us;
 	uint64_t window;
 };
 
+struct mt;
+
+struct backend {
+	unsigned idx;
+	struct mt *m;
+	struct serve_fd fd;
+	struct wire_conn w;	/* its replies */
+	enum { BK_DOWN, BK_CONNECTING, BK_UP } state;
+	uint64_t connect_deadline;
+	struct backoff bo;
+	int ever_up, outage_told;
+	uint64_t reconnects;
+};
+
 struct mt {
 	struct mt_opts o;
 	struct serve *loop;
 	const struct wb_proto_ops *wire;
-	struct serve_fd backend;
-	struct wire_conn bwire;	/* replies from the backend */
+	struct backend bk[MAX_BACKENDS];
+	unsigned nbk;
 	uint8_t *fwd;		/* a forwarded request, payload included */
-	enum { BK_DOWN, BK_CONNECTING, BK_UP } bstate;
-	uint64_t connect_deadline;
-	struct backoff bo;
-	int backend_ever_up, backend_outage_told;
+	size_t fwd_cap;
+	uint8_t *rbuf;		/* replies to a client */
+	size_t rbuf_cap;
 	struct slot *slots;
 	uint64_t next_seq;	/* midtier sequence to the backend */
 	uint64_t oldest;	/* lowest seq possibly outstanding */
@@ -141,7 +187,7 @@ struct mt {
 	_Atomic uint64_t delay_ns;
 	_Atomic int stop;
 	_Atomic uint64_t pq_sent, pq_failed;
-	_Atomic int helper_up;	/* the helper has a pre-query connection */
+	_Atomic uint64_t helper_up;	/* backends the helper is connected to */
 	_Atomic uint64_t pq_reconnects;
 	uint64_t pq_skipped;
 	/* counters */
@@ -151,6 +197,24 @@ struct mt {
 };
 
 static const char *const helper_wait_names[] = { "block", "spin", NULL };
+static const char *const route_names[] = { "hash", "all", NULL };
+static const char *const proto_names[] = { "wakebench", "memcached", "redis", NULL };
+
+/* --backend, repeated: appended (dest NULL: only checked) */
+static int parse_backend(const char *arg, void *dest)
+{
+	struct mt_backends *b = dest;
+	struct cli_hostport hp;
+
+	if (opt_hostport(arg, "127.0.0.1", hp.host, sizeof(hp.host), &hp.port))
+		return -1;
+	if (!b)
+		return 0;
+	if (b->n == MAX_BACKENDS)
+		return -1;
+	b->hp[b->n++] = hp;
+	return 0;
+}
 
 #define AT(field) CLI_AT(struct mt_opts, field)
 
@@ -161,13 +225,31 @@ static const struct cli_opt mt_options[] = {
 	  .seen = AT(have_listen) },
 	{ .name = "bind", .short_name = 'b', .kind = CLI_STRING, .arg = "ADDR",
 	  .help = "address to listen on (default 127.0.0.1)", .off = AT(bind) },
-	{ .name = "backend", .short_name = 'B', .kind = CLI_HOSTPORT,
-	  .arg = "HOST:PORT", .hint = "HOST:PORT", .help = "backend server",
-	  .off = AT(backend), .seen = AT(have_backend) },
+	{ .name = "backend", .short_name = 'B', .kind = CLI_CUSTOM,
+	  .arg = "HOST:PORT", .parse = parse_backend,
+	  .hint = "HOST:PORT, at most 64 backends",
+	  .help = "backend server; repeat for several (their\n"
+		  "index, 0, 1, ..., is the order given)",
+	  .off = AT(backends), .seen = AT(have_backend) },
+	{ .name = "route", .kind = CLI_ENUM, .names = route_names,
+	  .help = "hash (default): a request to the backend its\n"
+		  "key hashes to (wakebench: its seq), a set to\n"
+		  "--replicas from there; all: to every backend,\n"
+		  "the reply once all answered",
+	  .off = AT(route) },
+	{ .name = "replicas", .kind = CLI_UINT, .arg = "R", .min = 1,
+	  .max = MAX_BACKENDS, .hint = CLI_RANGE,
+	  .help = "backends a set goes to with --route hash\n"
+		  "(default 1)",
+	  .off = AT(replicas) },
+	{ .name = "proto", .kind = CLI_ENUM, .names = proto_names,
+	  .help = "what clients and backends speak: wakebench\n"
+		  "(default), memcached or redis",
+	  .off = AT(proto) },
 	{ .name = "backend-prequery-port", .kind = CLI_UINT, .store = CLI_U16,
 	  .arg = "P", .min = 1, .max = 65535, .tight = 1,
-	  .help = "send pre-queries to this backend port\n"
-		  "(default: the backend port, own connection)",
+	  .help = "send pre-queries to this port of each backend\n"
+		  "(default: the backend's port, own connection)",
 	  .off = AT(backend_pq_port) },
 	CLI_OPT_CPU(struct mt_opts, cpu, "pin the main thread to CPU N"),
 	{ .name = "helper-cpu", .kind = CLI_CPU, .arg = "M",
@@ -247,8 +329,11 @@ static const struct cli_cmd mt_cmd = {
 "in the midtier without being forwarded yet.\n",
 	.footer =
 "Log columns: seq,conn,backend_seq,recv_ns,prequery_ns,forward_ns,\n"
-"backend_reply_ns,reply_ns,delay_us,status (prequery_ns empty: no pre-query;\n"
-"set: its send() returned before the request's forward began).\n"
+"backend_reply_ns,reply_ns,delay_us,status,backend (prequery_ns empty: no\n"
+"pre-query; set: its send() returned before the request's forward began;\n"
+"backend: the indices of the backends it went to, joined by '+').\n"
+"With memcached or redis, keys must be wakebench's (\"wb\" and digits) and a\n"
+"value read through the midtier is the backend's length of 'x' bytes.\n"
 "Trajectory columns: window,value_us,step_us,window_avg_ns,best_us,next_us\n"
 "(per window: the delay used in it, its average; see wakebench-client(1)).\n"
 "--prequery-adaptive is the old spelling of --prequery-policy adaptive.\n",
@@ -259,6 +344,7 @@ static const struct cli_cmd mt_cmd = {
 static void parse_opts(struct mt_opts *o, int argc, char **argv)
 {
 	*o = (struct mt_opts){ .bind = "127.0.0.1", .cpu = -1, .helper_cpu = -1,
+			       .replicas = 1,
 			       .timeout_ns = 1000000000ull, .max_conns = 1024,
 			       .connect_timeout_ns = 1000 * MS,
 			       .reconnect_max_ns = 200 * MS,
@@ -275,6 +361,11 @@ static void parse_opts(struct mt_opts *o, int argc, char **argv)
 		opt_usage(PROG, "give --prequery-delay-us or --prequery-policy adaptive, not both");
 	if (o->adaptive && o->hc.min_step_us > o->hc.step_us)
 		opt_usage(PROG, "--min-step-us exceeds --step-us");
+	if (o->replicas > o->backends.n)
+		opt_usage(PROG, "--replicas %llu exceeds the %u backends given",
+			  (unsigned long long)o->replicas, o->backends.n);
+	if (o->replicas > 1 && o->route != ROUTE_HASH)
+		opt_usage(PROG, "--replicas is for --route hash (all: every backend)");
 	if (o->backend_pq_port && !o->prequery)
 		opt_usage(PROG, "--backend-prequery-port needs --prequery-delay-us or --prequery-policy adaptive");
 }
@@ -308,17 +399,33 @@ static void helper_sleep(struct mt *m, uint64_t ns)
 		futex_wait(&m->wake, w, ns);
 }
 
-/*
- * Connect the pre-query connection: non-blocking, given up after
- * --connect-timeout-ms, and at once when the midtier stops. Returns the
- * fd or -errno.
- */
-static int helper_connect(struct mt *m)
+/* " (#b)" after a backend's address when there are several, else "" */
+static const char *bk_tag(const struct mt *m, unsigned b)
 {
-	uint16_t port = m->o.backend_pq_port ? m->o.backend_pq_port :
-			m->o.backend.port;
+	static __thread char t[16];
+
+	if (m->nbk < 2)
+		return "";
+	snprintf(t, sizeof(t), " (#%u)", b);
+	return t;
+}
+
+static uint16_t pq_port(const struct mt *m, unsigned b)
+{
+	return m->o.backend_pq_port ? m->o.backend_pq_port :
+	       m->o.backends.hp[b].port;
+}
+
+/*
+ * Connect the pre-query connection to backend b: non-blocking, given up
+ * after --connect-timeout-ms, and at once when the midtier stops.
+ * Returns the fd or -errno.
+ */
+static int helper_connect(struct mt *m, unsigned b)
+{
 	uint64_t deadline = clock_now_ns() + m->o.connect_timeout_ns;
-	int done, fd = net_connect_start(m->o.backend.host, port, &done);
+	int done, fd = net_connect_start(m->o.backends.hp[b].host,
+					 pq_port(m, b), &done);
 
 	while (fd >= 0 && !done) {
 		struct pollfd p = { .fd = fd, .events = POLLOUT };
@@ -335,110 +442,174 @@ static int helper_connect(struct mt *m)
 		ret = net_connect_finish(fd);
 		if (!ret)
 			done = 1;
-		else if (ret != -EINPROGRESS) {
+		else if (ret != -EINPROGRESS)
 			close(fd);
+		if (ret && ret != -EINPROGRESS)
 			return ret;
-		}
 	}
 	return fd;
 }
 
-/* Still connected? Reads (and drops) anything the backend sent; 0 when it
- * closed or reset the connection. */
-static int conn_alive(int fd)
+static int drop_reply(const struct proto_msg *r, void *arg)
 {
-	uint8_t buf[256];
+	(void)r;
+	(void)arg;
+	return 0;
+}
+
+/*
+ * Still connected? Reads what the backend sent (memcached's MN, Redis'
+ * +PONG: checked and dropped, which also frees their place in the
+ * connection's FIFO); 0 when it closed, reset or sent garbage.
+ */
+static int conn_alive(int fd, struct wire_conn *pw)
+{
+	uint8_t buf[4096];
 
 	for (;;) {
 		ssize_t n = net_read(fd, buf, sizeof(buf));
 
 		if (n == -EAGAIN)
 			return 1;
-		if (n <= 0)
+		if (n <= 0 || wire_feed(pw, buf, (size_t)n, drop_reply, NULL))
 			return 0;
 	}
 }
 
-static void helper_lost(struct mt *m, int *fd, const char *why)
+/* The helper's connections, one per backend: this thread's alone. */
+struct helper_conn {
+	int fd;
+	struct wire_conn pw;
+	struct backoff bo;
+	int ever_up;
+	uint64_t failed_connects;
+};
+
+static void helper_lost(struct mt *m, struct helper_conn *h, unsigned b,
+			const char *why)
 {
-	close(*fd);
-	*fd = -1;
-	atomic_store(&m->helper_up, 0);
-	fprintf(stderr, "%s: pre-query connection to %s:%u lost (%s); reconnecting\n",
-		PROG, m->o.backend.host,
-		m->o.backend_pq_port ? m->o.backend_pq_port : m->o.backend.port, why);
+	close(h->fd);
+	h->fd = -1;
+	wire_conn_free(&h->pw);
+	atomic_fetch_and(&m->helper_up, ~BIT(b));
+	fprintf(stderr, "%s: pre-query connection to %s:%u%s lost (%s); reconnecting\n",
+		PROG, m->o.backends.hp[b].host, pq_port(m, b), bk_tag(m, b), why);
+}
+
+/* (Re)connects what is down and due; returns the earliest due time of
+ * those still down, or 0 when all are up. */
+static uint64_t helper_connect_all(struct mt *m, struct helper_conn *hc)
+{
+	uint64_t next = 0;
+
+	for (unsigned b = 0; b < m->nbk && !stopping(m); b++) {
+		struct helper_conn *h = &hc[b];
+
+		if (h->fd >= 0)
+			continue;
+		if (!backoff_due(&h->bo, clock_now_ns())) {
+			if (!next || h->bo.next_ns < next)
+				next = h->bo.next_ns;
+			continue;
+		}
+		h->fd = helper_connect(m, b);
+		if (h->fd < 0) {
+			if (h->fd != -EINTR && !h->failed_connects++ && !h->ever_up)
+				fprintf(stderr, "%s: pre-query connection to %s:%u%s: %s; retrying\n",
+					PROG, m->o.backends.hp[b].host, pq_port(m, b),
+					bk_tag(m, b), strerror(-h->fd));
+			backoff_fail(&h->bo, clock_now_ns());
+			if (!next || h->bo.next_ns < next)
+				next = h->bo.next_ns;
+			continue;
+		}
+		backoff_reset(&h->bo);
+		wire_conn_init(&h->pw, m->wire, PROTO_MAX_PAYLOAD);
+		if (h->ever_up) {
+			atomic_fetch_add(&m->pq_reconnects, 1);
+			fprintf(stderr, "%s: pre-query connection restored%s\n",
+				PROG, bk_tag(m, b));
+		}
+		h->ever_up = 1;
+		h->failed_connects = 0;
+		atomic_fetch_or(&m->helper_up, BIT(b));
+	}
+	return next;
+}
+
+/* The pre-query of request id to backend b; 0 or -errno. */
+static int helper_send(struct mt *m, struct helper_conn *h, uint64_t id)
+{
+	uint8_t buf[PROTO_HDR_LEN + 64];
+	struct proto_msg pq = { .type = PROTO_PREQUERY, .seq = id - 1,
+				.client_send_ns = clock_now_ns() };
+	ssize_t len = m->wire->encode(&h->pw, &pq, buf, sizeof(buf));
+
+	return len < 0 ? (int)len :
+	       net_send_all(h->fd, buf, (size_t)len, SEND_TIMEOUT_NS);
 }
 
 /*
- * The helper owns its connection (fd is this thread's alone): it
- * connects, reconnects after a failure with bounded backoff, and tells
- * the main thread through helper_up whether pre-queries can be sent.
+ * The helper owns its connections: it connects them, reconnects after a
+ * failure with bounded backoff, and tells the main thread through
+ * helper_up which backends can get pre-queries.
  */
 static void *helper_main(void *arg)
 {
 	struct mt *m = arg;
-	uint64_t last = 0, next_check = 0, failed_connects = 0;
-	uint8_t buf[PROTO_HDR_LEN];
-	struct wire_conn pw;	/* the pre-query connection's protocol state */
-	struct backoff bo;
-	int fd = -1, ever_up = 0;
+	struct helper_conn hc[MAX_BACKENDS];
+	uint64_t last = 0, next_check = 0;
 
 	if (m->o.helper_cpu >= 0)
 		cpu_pin_self(m->o.helper_cpu);
-	backoff_init(&bo, RECONNECT_MIN_NS, m->o.reconnect_max_ns);
+	for (unsigned b = 0; b < m->nbk; b++) {
+		hc[b] = (struct helper_conn){ .fd = -1 };
+		backoff_init(&hc[b].bo, RECONNECT_MIN_NS, m->o.reconnect_max_ns);
+	}
 	while (!stopping(m)) {
 		uint64_t now = clock_now_ns();
+		uint64_t up = atomic_load(&m->helper_up);
 
-		if (fd < 0) {
-			if (!backoff_due(&bo, now)) {
-				helper_sleep(m, bo.next_ns - now);
+		if (up != (m->nbk == 64 ? ~0ull : BIT(m->nbk) - 1)) {
+			uint64_t next = helper_connect_all(m, hc);
+
+			up = atomic_load(&m->helper_up);
+			if (!up) {	/* nothing to send on: wait */
+				now = clock_now_ns();
+				helper_sleep(m, next > now ? next - now : MS);
 				continue;
 			}
-			fd = helper_connect(m);
-			if (fd < 0) {
-				if (fd != -EINTR && !failed_connects++ && !ever_up)
-					fprintf(stderr, "%s: pre-query connection: %s; retrying\n",
-						PROG, strerror(-fd));
-				backoff_fail(&bo, clock_now_ns());
-				continue;
-			}
-			backoff_reset(&bo);
-			wire_conn_init(&pw, m->wire, PROTO_MAX_PAYLOAD);
-			if (ever_up) {
-				atomic_fetch_add(&m->pq_reconnects, 1);
-				fprintf(stderr, "%s: pre-query connection restored\n", PROG);
-			}
-			ever_up = 1;
-			failed_connects = 0;
-			next_check = clock_now_ns() + LIVENESS_NS;
-			atomic_store(&m->helper_up, 1);
 		}
 
 		uint32_t w = atomic_load_explicit(&m->wake, memory_order_acquire);
 		uint64_t id = atomic_load_explicit(&m->pending, memory_order_acquire);
-		uint64_t deadline;
+		uint64_t deadline, targets;
 
 		if (!id || (id & CLAIMED) || id == last) {
 			/* Idle until the main thread flags the next request;
-			 * now and then make sure the backend is still there. */
+			 * now and then make sure the backends are still there. */
 			if (!m->o.helper_spin)
 				futex_wait(&m->wake, w, LIVENESS_NS);
 			now = clock_now_ns();
 			if (now >= next_check) {
 				next_check = now + LIVENESS_NS;
-				if (!conn_alive(fd))
-					helper_lost(m, &fd, "closed by the backend");
+				for (unsigned b = 0; b < m->nbk; b++)
+					if (hc[b].fd >= 0 && !conn_alive(hc[b].fd, &hc[b].pw))
+						helper_lost(m, &hc[b], b, "closed by the backend");
 			}
 			continue;
 		}
 		last = id;
-		/* A connection the backend closed would swallow this one
-		 * pre-query silently: look first (the main thread counts the
-		 * request's pre-query as failed once helper_up is 0). */
-		if (!conn_alive(fd)) {
-			helper_lost(m, &fd, "closed by the backend");
+		targets = m->slots[(id - 1) % SLOTS].targets;
+		/* A connection the backend closed would swallow its
+		 * pre-query silently: look first (the main thread counts
+		 * the pre-query as failed once its helper_up bit is 0). */
+		for (unsigned b = 0; b < m->nbk; b++)
+			if ((targets & BIT(b)) && hc[b].fd >= 0 &&
+			    !conn_alive(hc[b].fd, &hc[b].pw))
+				helper_lost(m, &hc[b], b, "closed by the backend");
+		if (!(targets & atomic_load(&m->helper_up)))
 			continue;
-		}
 		deadline = atomic_load(&m->pending_recv_ns) +
 			   atomic_load(&m->delay_ns);
 		do {
@@ -451,30 +622,38 @@ static void *helper_main(void *arg)
 						    id | CLAIMED))
 			continue;	/* forwarded first: counted there */
 		/* Claimed: the main thread now waits for SENT before it
-		 * forwards the request. */
-		struct proto_msg pq = { .type = PROTO_PREQUERY, .seq = id - 1 };
+		 * forwards the request. One pre-query per target backend. */
 		_Atomic uint64_t *logged = &m->slots[(id - 1) % SLOTS].prequery_ns;
-		ssize_t len;
-		int err;
+		int any = 0;
 
-		pq.client_send_ns = now = clock_now_ns();
-		len = m->wire->encode(&pw, &pq, buf, sizeof(buf));
-		atomic_store(logged, now);
-		err = len < 0 ? (int)len :
-		      net_send_all(fd, buf, (size_t)len, SEND_TIMEOUT_NS);
-		if (err) {
-			atomic_store(logged, 0);
-			atomic_fetch_add(&m->pq_failed, 1);
-		} else {
-			atomic_fetch_add(&m->pq_sent, 1);
+		for (unsigned b = 0; b < m->nbk; b++) {
+			int err;
+
+			if (!(targets & BIT(b)))
+				continue;
+			if (hc[b].fd < 0) {
+				atomic_fetch_add(&m->pq_failed, 1);
+				continue;
+			}
+			if (!any++)
+				atomic_store(logged, clock_now_ns());
+			err = helper_send(m, &hc[b], id);
+			if (err) {
+				atomic_fetch_add(&m->pq_failed, 1);
+				helper_lost(m, &hc[b], b, strerror(-err));
+			} else {
+				atomic_fetch_add(&m->pq_sent, 1);
+			}
 		}
 		atomic_store_explicit(&m->pending, id | CLAIMED | SENT,
 				      memory_order_release);
-		if (err)
-			helper_lost(m, &fd, strerror(-err));
 	}
-	if (fd >= 0)
-		close(fd);
+	for (unsigned b = 0; b < m->nbk; b++) {
+		if (hc[b].fd >= 0) {
+			close(hc[b].fd);
+			wire_conn_free(&hc[b].pw);
+		}
+	}
 	return NULL;
 }
 
@@ -485,15 +664,21 @@ static void client_close(struct mt *m, struct serve_conn *c)
 	serve_conn_close(m->loop, c);
 }
 
-/* br: the backend's REPLY (its times and applied service time), or NULL. */
+/*
+ * A reply to client request seq: type REPLY or ERROR; br, the merged
+ * backend reply (times, applied service, a key-value hit's length or
+ * miss), or NULL. An ordered protocol holds it until the replies before
+ * it are out (lib/kvwire), then sends all that are due.
+ */
 static void reply_client(struct mt *m, struct serve_conn *c, uint8_t type,
 			 uint64_t seq, uint64_t client_send_ns,
 			 const struct proto_msg *br)
 {
-	uint8_t buf[PROTO_HDR_LEN];
+	struct client *cl = serve_conn_priv(c);
 	struct proto_msg r = {
 		.type = type, .seq = seq, .client_send_ns = client_send_ns,
 	};
+	ssize_t len;
 
 	if (br) {
 		r.server_recv_ns = br->server_recv_ns;
@@ -501,16 +686,41 @@ static void reply_client(struct mt *m, struct serve_conn *c, uint8_t type,
 		/* what the backend applied (it caps at --max-service-us):
 		 * the client records a cap from it */
 		r.service_ns = br->service_ns;
+		r.flags = br->flags & (PROTO_F_MISS | PROTO_F_ACK);
+		r.payload_len = br->payload_len;
 	}
-
-	struct client *cl = serve_conn_priv(c);
-	ssize_t len;
-
 	if (c->closed)
 		return;
-	len = m->wire->encode(&cl->w, &r, buf, sizeof(buf));
-	if (len < 0 || net_send_all(c->fd, buf, (size_t)len, SEND_TIMEOUT_NS))
+	len = m->wire->encode(&cl->w, &r, m->rbuf, m->rbuf_cap);
+	if (len < 0 || (len && net_send_all(c->fd, m->rbuf, (size_t)len,
+					    SEND_TIMEOUT_NS))) {
 		client_close(m, c);
+		return;
+	}
+	while (m->wire->drain) {
+		len = m->wire->drain(&cl->w, m->rbuf, m->rbuf_cap);
+		if (len <= 0) {
+			if (len < 0)
+				client_close(m, c);
+			return;
+		}
+		if (net_send_all(c->fd, m->rbuf, (size_t)len, SEND_TIMEOUT_NS)) {
+			client_close(m, c);
+			return;
+		}
+	}
+}
+
+/* "0", "1+3": the backends of a mask */
+static void backend_list(uint64_t mask, char *out, size_t len)
+{
+	size_t off = 0;
+
+	out[0] = '\0';
+	for (unsigned b = 0; b < MAX_BACKENDS && off + 4 < len; b++)
+		if (mask & BIT(b))
+			off += (size_t)snprintf(out + off, len - off, "%s%u",
+						off ? "+" : "", b);
 }
 
 static void log_row(struct mt *m, const struct slot *s, uint64_t bseq,
@@ -518,6 +728,7 @@ static void log_row(struct mt *m, const struct slot *s, uint64_t bseq,
 		    const char *status)
 {
 	uint64_t pq = atomic_load(&s->prequery_ns);
+	char bl[4 * MAX_BACKENDS];
 
 	if (!m->log)
 		return;
@@ -543,181 +754,218 @@ static void log_row(struct mt *m, const struct slot *s, uint64_t bseq,
 	else
 		csv_empty(m->log);
 	csv_str(m->log, status);
+	backend_list(s->targets, bl, sizeof(bl));
+	csv_str(m->log, bl);
 	csv_end_row(m->log);
 }
 
 /* Finish slot bseq: reply (or error) to its client, log, free the slot. */
-static void finish(struct mt *m, uint64_t bseq, const struct proto_msg *br,
-		   const char *status)
+static void finish(struct mt *m, uint64_t bseq, int ok, const char *status)
 {
 	struct slot *s = &m->slots[bseq % SLOTS];
 	uint64_t now;
 
-	if (br)
+	if (ok)
 		reply_client(m, s->client, PROTO_REPLY, s->client_seq,
-			     s->client_send_ns, br);
+			     s->client_send_ns, &s->reply);
 	else
 		reply_client(m, s->client, PROTO_ERROR, s->client_seq,
 			     s->client_send_ns, NULL);
 	now = clock_now_ns();
-	if (!br)
+	if (!ok)
 		m->errors++;
-	log_row(m, s, bseq, br ? m->rx_ns : 0, now, status);
+	log_row(m, s, bseq, ok ? m->rx_ns : 0, now, status);
 	s->used = 0;
-	s->queued = 0;
+	s->want = s->queued = 0;
 	/* A client that half-closed is closed once it has all its replies. */
 	if (s->client->rd_closed && serve_conn_refs(s->client) == 1)
 		client_close(m, s->client);
 	serve_conn_put(m->loop, s->client);
 }
 
-/* Every request in flight to the backend gets an ERROR reply. */
-static void fail_outstanding(struct mt *m, const char *status)
+/* Every request in flight to backend b (all: any) gets an ERROR reply. */
+static void fail_outstanding(struct mt *m, uint64_t mask, const char *status)
 {
-	for (uint64_t b = m->oldest; b < m->next_seq; b++)
-		if (m->slots[b % SLOTS].used)
-			finish(m, b, NULL, status);
-	m->oldest = m->next_seq;
+	for (uint64_t q = m->oldest; q < m->next_seq; q++) {
+		struct slot *s = &m->slots[q % SLOTS];
+
+		if (s->used && (s->want & mask))
+			finish(m, q, 0, status);
+	}
 }
 
-static void backend_close(struct mt *m)
+static void backend_close(struct backend *b)
 {
-	serve_fd_del(m->loop, &m->backend);
-	close(m->backend.fd);
-	m->backend.fd = -1;
-	m->bstate = BK_DOWN;
+	serve_fd_del(b->m->loop, &b->fd);
+	close(b->fd.fd);
+	b->fd.fd = -1;
+	wire_conn_free(&b->w);
+	b->state = BK_DOWN;
 }
 
-static void backend_down(struct mt *m, const char *why)
+static void backend_down(struct backend *b, const char *why)
 {
+	struct mt *m = b->m;
 	uint64_t inflight = 0;
 
-	if (m->bstate != BK_UP)
+	if (b->state != BK_UP)
 		return;
-	for (uint64_t b = m->oldest; b < m->next_seq; b++)
-		inflight += m->slots[b % SLOTS].used;
-	fprintf(stderr, "%s: backend %s:%u %s; %llu requests in flight get error replies; reconnecting\n",
-		PROG, m->o.backend.host, m->o.backend.port, why,
-		(unsigned long long)inflight);
-	backend_close(m);
-	m->backend_outage_told = 1;
-	fail_outstanding(m, "backend_down");
+	for (uint64_t q = m->oldest; q < m->next_seq; q++)
+		inflight += m->slots[q % SLOTS].used &&
+			    (m->slots[q % SLOTS].want & BIT(b->idx));
+	fprintf(stderr, "%s: backend %s:%u%s %s; %llu requests in flight get error replies; reconnecting\n",
+		PROG, m->o.backends.hp[b->idx].host, m->o.backends.hp[b->idx].port,
+		bk_tag(m, b->idx), why, (unsigned long long)inflight);
+	backend_close(b);
+	b->outage_told = 1;
+	fail_outstanding(m, BIT(b->idx), "backend_down");
 }
 
 /* A connection attempt failed: its queued requests get ERROR replies. A
  * refused connect costs nothing, so the next request may try again at
  * once (that is how a restarted backend is found on its first request);
  * a slow failure (timeout) waits the backoff first. */
-static void backend_connect_failed(struct mt *m, int err)
+static void backend_connect_failed(struct backend *b, int err)
 {
-	if (m->bstate == BK_CONNECTING)
-		backend_close(m);
+	struct mt *m = b->m;
+
+	if (b->state == BK_CONNECTING)
+		backend_close(b);
 	if (err != -ECONNREFUSED)
-		backoff_fail(&m->bo, clock_now_ns());
-	if (!m->backend_outage_told) {
-		fprintf(stderr, m->backend_ever_up ?
-			"%s: backend %s:%u: cannot reconnect (%s); requests get error replies until it is back\n" :
-			"%s: backend %s:%u not reachable yet (%s); requests get error replies until it is\n",
-			PROG, m->o.backend.host, m->o.backend.port,
+		backoff_fail(&b->bo, clock_now_ns());
+	if (!b->outage_told) {
+		fprintf(stderr, b->ever_up ?
+			"%s: backend %s:%u%s: cannot reconnect (%s); its requests get error replies until it is back\n" :
+			"%s: backend %s:%u%s not reachable yet (%s); its requests get error replies until it is\n",
+			PROG, m->o.backends.hp[b->idx].host,
+			m->o.backends.hp[b->idx].port, bk_tag(m, b->idx),
 			strerror(-err));
-		m->backend_outage_told = 1;
+		b->outage_told = 1;
 	}
-	fail_outstanding(m, "backend_down");
+	fail_outstanding(m, BIT(b->idx), "backend_down");
 }
 
-static int forward(struct mt *m, struct slot *s)
+/* Sends slot s's request to backend b; 0 or -errno (b is then down). */
+static int forward_one(struct mt *m, struct slot *s, struct backend *b)
 {
 	struct proto_msg f = { .type = PROTO_REQUEST, .seq = s->bseq,
 			       .service_ns = s->service_ns,
-			       .payload_len = s->payload_len };
+			       .payload_len = s->payload_len, .op = s->op,
+			       .key = s->key, .key_size = s->key_size };
 	ssize_t len;
 	int err;
 
 	f.client_send_ns = s->forward_ns = clock_now_ns();
-	/* m->fwd holds the largest request handle_request lets through */
-	len = m->wire->encode(&m->bwire, &f, m->fwd,
-			      PROTO_HDR_LEN + (size_t)m->o.max_payload);
+	len = m->wire->encode(&b->w, &f, m->fwd, m->fwd_cap);
 	err = len < 0 ? (int)len :
-	      net_send_all(m->backend.fd, m->fwd, (size_t)len, SEND_TIMEOUT_NS);
+	      net_send_all(b->fd.fd, m->fwd, (size_t)len, SEND_TIMEOUT_NS);
 	if (err) {
-		backend_down(m, strerror(-err));
+		backend_down(b, strerror(-err));
 		return err;
 	}
-	s->queued = 0;
-	m->forwarded++;
+	s->queued &= ~BIT(b->idx);
 	return 0;
 }
 
-static void backend_connected(struct mt *m)
+static void backend_connected(struct backend *b)
 {
-	int err = serve_fd_mod(m->loop, &m->backend, EPOLLIN);
+	struct mt *m = b->m;
+	int err = serve_fd_mod(m->loop, &b->fd, EPOLLIN);
 
 	if (err) {
-		backend_connect_failed(m, err);
+		backend_connect_failed(b, err);
 		return;
 	}
-	m->bstate = BK_UP;
-	backoff_reset(&m->bo);
-	if (m->backend_ever_up) {
+	b->state = BK_UP;
+	backoff_reset(&b->bo);
+	if (b->ever_up) {
+		b->reconnects++;
 		m->backend_reconnects++;
-		fprintf(stderr, "%s: backend %s:%u reconnected\n", PROG,
-			m->o.backend.host, m->o.backend.port);
+		fprintf(stderr, "%s: backend %s:%u%s reconnected\n", PROG,
+			m->o.backends.hp[b->idx].host,
+			m->o.backends.hp[b->idx].port, bk_tag(m, b->idx));
 	}
-	m->backend_ever_up = 1;
-	m->backend_outage_told = 0;
+	b->ever_up = 1;
+	b->outage_told = 0;
 	/* The requests that waited for the connection, in order. */
-	for (uint64_t b = m->oldest; b < m->next_seq; b++) {
-		struct slot *s = &m->slots[b % SLOTS];
+	for (uint64_t q = m->oldest; q < m->next_seq; q++) {
+		struct slot *s = &m->slots[q % SLOTS];
 
-		if (s->used && s->queued && forward(m, s))
-			return;
+		if (s->used && (s->queued & BIT(b->idx))) {
+			if (forward_one(m, s, b))
+				return;
+			if (!s->queued)
+				m->forwarded++;
+		}
 	}
 }
 
 /* Starts a non-blocking connect; never waits. */
-static void backend_connect(struct mt *m)
+static void backend_connect(struct backend *b)
 {
+	struct mt *m = b->m;
 	int done, fd;
 
-	if (m->bstate != BK_DOWN)
+	if (b->state != BK_DOWN)
 		return;
-	fd = net_connect_start(m->o.backend.host, m->o.backend.port, &done);
+	fd = net_connect_start(m->o.backends.hp[b->idx].host,
+			       m->o.backends.hp[b->idx].port, &done);
 	if (fd < 0) {
-		backend_connect_failed(m, fd);
+		backend_connect_failed(b, fd);
 		return;
 	}
-	m->backend.fd = fd;
-	wire_conn_init(&m->bwire, m->wire, PROTO_MAX_PAYLOAD);
-	if (serve_fd_add(m->loop, &m->backend, EPOLLIN | EPOLLOUT)) {
+	b->fd.fd = fd;
+	wire_conn_init(&b->w, m->wire, PROTO_MAX_PAYLOAD);
+	if (serve_fd_add(m->loop, &b->fd, EPOLLIN | EPOLLOUT)) {
 		close(fd);
-		m->backend.fd = -1;
-		backend_connect_failed(m, -EIO);
+		b->fd.fd = -1;
+		wire_conn_free(&b->w);
+		backend_connect_failed(b, -EIO);
 		return;
 	}
-	m->bstate = BK_CONNECTING;
-	m->connect_deadline = clock_now_ns() + m->o.connect_timeout_ns;
+	b->state = BK_CONNECTING;
+	b->connect_deadline = clock_now_ns() + m->o.connect_timeout_ns;
 	if (done)
-		backend_connected(m);
+		backend_connected(b);
 }
 
 /* The backend's fd is writable or in error while connecting. */
-static void backend_connect_progress(struct mt *m)
+static void backend_connect_progress(struct backend *b)
 {
-	int ret = net_connect_finish(m->backend.fd);
+	int ret = net_connect_finish(b->fd.fd);
 
 	if (!ret)
-		backend_connected(m);
+		backend_connected(b);
 	else if (ret != -EINPROGRESS)
-		backend_connect_failed(m, ret);
+		backend_connect_failed(b, ret);
+}
+
+/* Merges backend reply r into the slot's: a get is a hit when any hit. */
+static void merge_reply(struct slot *s, const struct proto_msg *r, int first)
+{
+	if (first) {
+		s->reply = *r;
+		return;
+	}
+	if ((s->reply.flags & PROTO_F_MISS) && !(r->flags & PROTO_F_MISS)) {
+		s->reply.flags &= ~PROTO_F_MISS;
+		s->reply.payload_len = r->payload_len;
+	}
+	/* the last to answer sets the times: it decided the latency */
+	s->reply.server_recv_ns = r->server_recv_ns;
+	s->reply.server_send_ns = r->server_send_ns;
+	s->reply.service_ns = r->service_ns;
 }
 
 static int on_backend_msg(const struct proto_msg *r, void *arg)
 {
-	struct mt *m = arg;
+	struct backend *b = arg;
+	struct mt *m = b->m;
 	struct slot *s = &m->slots[r->seq % SLOTS];
+	uint64_t bit = BIT(b->idx);
 
-	switch (relay_reply_match(r->seq, s->used && !s->queued, s->bseq,
-				  m->next_seq)) {
+	switch (relay_reply_match(r->seq, s->used && (s->want & bit) &&
+				  !(s->queued & bit), s->bseq, m->next_seq)) {
 	case RELAY_LATE:
 		/* Answered already by a timeout or backend error; its slot
 		 * may hold a later request now, which this must not finish. */
@@ -729,10 +977,10 @@ static int on_backend_msg(const struct proto_msg *r, void *arg)
 	case RELAY_MATCH:
 		break;
 	}
-	if (r->type != PROTO_REPLY) {
+	if (r->type != PROTO_REPLY || (r->flags & PROTO_F_ACK)) {
 		/* A backend that is itself a relay: pass its ERROR on. */
 		if (r->type == PROTO_ERROR) {
-			finish(m, r->seq, NULL, "backend_error");
+			finish(m, r->seq, 0, "backend_error");
 			return 0;
 		}
 		m->bogus_replies++;
@@ -740,6 +988,10 @@ static int on_backend_msg(const struct proto_msg *r, void *arg)
 	}
 	if (m->rtt)
 		hist_add(m->rtt, m->rx_ns - s->forward_ns);
+	merge_reply(s, r, s->want == s->targets);
+	s->want &= ~bit;
+	if (s->want)
+		return 0;	/* --route all: the others still owe theirs */
 	if (m->o.adaptive && s->window == m->hc.windows &&
 	    hillclimb_add(&m->hc, m->rx_ns - s->forward_ns)) {
 		atomic_store(&m->delay_ns,
@@ -747,42 +999,49 @@ static int on_backend_msg(const struct proto_msg *r, void *arg)
 		if (m->traj)
 			hillclimb_row_write(m->traj, &m->hc.row);
 	}
-	finish(m, r->seq, r, "ok");
+	finish(m, r->seq, 1, "ok");
 	return 0;
 }
 
-static void backend_read(struct mt *m)
+static void backend_read(struct backend *b)
 {
+	struct mt *m = b->m;
+
 	for (;;) {
-		ssize_t n = net_read(m->backend.fd, m->rx, sizeof(m->rx));
+		ssize_t n = net_read(b->fd.fd, m->rx, sizeof(m->rx));
 		int ret;
 
 		if (n == -EAGAIN)
 			return;
 		if (n <= 0) {
-			backend_down(m, n ? strerror((int)-n) : "closed the connection");
+			backend_down(b, n ? strerror((int)-n) : "closed the connection");
 			return;
 		}
 		m->rx_ns = clock_now_ns();
-		ret = wire_feed(&m->bwire, m->rx, (size_t)n, on_backend_msg, m);
+		ret = wire_feed(&b->w, m->rx, (size_t)n, on_backend_msg, b);
 		if (ret < 0) {
-			backend_down(m, "sent a malformed reply");
+			char why[300];
+
+			snprintf(why, sizeof(why), "sent a malformed reply (%s)",
+				 wire_conn_error(&b->w) ? wire_conn_error(&b->w) :
+				 m->wire->strerror(ret));
+			backend_down(b, why);
 			return;
 		}
 	}
 }
 
-/* The backend's fd: connecting (writable or in error), or replies. */
+/* A backend's fd: connecting (writable or in error), or replies. */
 static void backend_event(struct serve_fd *w, uint32_t events, void *arg)
 {
-	struct mt *m = arg;
+	struct backend *b = (struct backend *)((char *)w - offsetof(struct backend, fd));
 
-	(void)w;
 	(void)events;
-	if (m->bstate == BK_CONNECTING)
-		backend_connect_progress(m);
-	else if (m->bstate == BK_UP)
-		backend_read(m);
+	(void)arg;
+	if (b->state == BK_CONNECTING)
+		backend_connect_progress(b);
+	else if (b->state == BK_UP)
+		backend_read(b);
 }
 
 struct client_ctx {
@@ -792,11 +1051,11 @@ struct client_ctx {
 
 /* Answer a request that gets no slot with an ERROR reply, and log it. */
 static int refuse_request(struct mt *m, struct serve_conn *c, const struct proto_msg *q,
-			  const char *status)
+			  uint64_t targets, const char *status)
 {
 	struct slot tmp = { .client = c, .client_seq = q->seq,
 			    .client_send_ns = q->client_send_ns,
-			    .recv_ns = m->rx_ns };
+			    .recv_ns = m->rx_ns, .targets = targets };
 
 	reply_client(m, c, PROTO_ERROR, q->seq, q->client_send_ns, NULL);
 	m->errors++;
@@ -823,28 +1082,49 @@ static void do_work(struct mt *m, uint64_t until)
 
 /*
  * Hand the request's pre-query over: take the flag back (no pre-query:
- * skipped, or failed when the helper has no connection), or, when the
- * helper claimed it, wait until its send() has returned, so a pre-query
- * never leaves after its request.
+ * skipped, or failed when the helper has no connection to its backends),
+ * or, when the helper claimed it, wait until its sends have returned, so
+ * a pre-query never leaves after its request.
  */
-static void prequery_resolve(struct mt *m, uint64_t id)
+static void prequery_resolve(struct mt *m, uint64_t id, uint64_t targets)
 {
 	uint64_t expect = id;
 
 	if (atomic_compare_exchange_strong(&m->pending, &expect, 0)) {
-		if (atomic_load(&m->helper_up))
+		if ((atomic_load(&m->helper_up) & targets) == targets)
 			m->pq_skipped++;	/* forwarded before the delay ran out */
 		else
 			atomic_fetch_add(&m->pq_failed, 1);
 		return;
 	}
-	/* The helper's send is bounded (SEND_TIMEOUT_NS); yield so that a
-	 * helper sharing this CPU can finish it. */
+	/* The helper's sends are bounded (SEND_TIMEOUT_NS each); yield so
+	 * that a helper sharing this CPU can finish them. */
 	for (unsigned spins = 0;
 	     atomic_load_explicit(&m->pending, memory_order_acquire) == (id | CLAIMED);
 	     spins++)
 		if (spins > 64)
 			sched_yield();
+}
+
+/*
+ * The backends request q goes to (lib/kvkey): hash, one backend for the
+ * key (wakebench: for the client's seq), a set's replicas after it; all,
+ * every backend.
+ */
+static uint64_t route(const struct mt *m, const struct proto_msg *q)
+{
+	unsigned out[MAX_BACKENDS], n;
+	uint64_t mask = 0, h;
+
+	if (m->o.route == ROUTE_ALL)
+		return m->nbk == 64 ? ~0ull : BIT(m->nbk) - 1;
+	h = m->wire->keyed ? kvkey_hash(q->key, q->key_size) :
+	    kvkey_hash(q->seq, KVKEY_MAX);
+	n = kvkey_route(h, m->nbk, q->op == PROTO_OP_SET ?
+			(unsigned)m->o.replicas : 1, out);
+	for (unsigned i = 0; i < n; i++)
+		mask |= BIT(out[i]);
+	return mask;
 }
 
 /* One client request: flag it for the helper, work, forward. */
@@ -853,35 +1133,53 @@ static int handle_request(const struct proto_msg *q, void *arg)
 	struct client_ctx *ctx = arg;
 	struct mt *m = ctx->m;
 	struct serve_conn *c = ctx->c;
-	uint64_t bseq = m->next_seq;
+	uint64_t bseq = m->next_seq, targets;
 	struct slot *s = &m->slots[bseq % SLOTS];
+	int queued = 0;
 
-	if (q->type == PROTO_PREQUERY)
-		return 0;	/* a client pre-query: the midtier is awake now */
+	if (q->type == PROTO_PREQUERY) {
+		/* A client pre-query: the midtier is awake now. One that
+		 * asks (memcached's mn, Redis' PING always do) is answered. */
+		if (q->flags & PROTO_F_ACK) {
+			struct proto_msg ack = { .flags = PROTO_F_ACK };
+
+			reply_client(m, c, PROTO_REPLY, q->seq, q->client_send_ns, &ack);
+		}
+		return c->closed;
+	}
 	if (q->type != PROTO_REQUEST) {
 		m->rejected++;
 		return 1;
 	}
 	m->requests++;
+	targets = route(m, q);
 	if (q->payload_len > m->o.max_payload) {
 		/* The backend would reset the shared connection and fail
 		 * every other client's requests with it. */
 		m->too_large++;
-		return refuse_request(m, c, q, "too_large");
+		return refuse_request(m, c, q, targets, "too_large");
 	}
 	if (s->used)
-		return refuse_request(m, c, q, "overloaded");
-	if (m->bstate == BK_DOWN && backoff_due(&m->bo, clock_now_ns()))
-		backend_connect(m);
-	if (m->bstate == BK_DOWN)
-		return refuse_request(m, c, q, "backend_down");
+		return refuse_request(m, c, q, targets, "overloaded");
+	for (unsigned b = 0; b < m->nbk; b++) {
+		struct backend *bk = &m->bk[b];
+
+		if (!(targets & BIT(b)))
+			continue;
+		if (bk->state == BK_DOWN && backoff_due(&bk->bo, clock_now_ns()))
+			backend_connect(bk);
+		if (bk->state == BK_DOWN)
+			return refuse_request(m, c, q, targets, "backend_down");
+	}
 	/* Up, or connecting: then the request waits in its slot. */
 	m->next_seq++;
-	*s = (struct slot){ .used = 1, .queued = 1, .bseq = bseq, .client = c,
+	*s = (struct slot){ .used = 1, .targets = targets, .want = targets,
+			    .queued = targets, .bseq = bseq, .client = c,
 			    .client_seq = q->seq,
 			    .client_send_ns = q->client_send_ns,
 			    .service_ns = q->service_ns,
-			    .payload_len = q->payload_len,
+			    .payload_len = q->payload_len, .op = q->op,
+			    .key = q->key, .key_size = q->key_size,
 			    .recv_ns = m->rx_ns, .window = m->hc.windows };
 	atomic_store(&s->prequery_ns, 0);
 	s->delay_us = atomic_load(&m->delay_ns) / 1e3;
@@ -897,9 +1195,17 @@ static int handle_request(const struct proto_msg *q, void *arg)
 	if (m->o.work_ns)
 		do_work(m, m->rx_ns + m->o.work_ns);
 	if (m->o.prequery)
-		prequery_resolve(m, bseq + 1);
-	if (m->bstate == BK_UP)
-		forward(m, s);
+		prequery_resolve(m, bseq + 1, targets);
+	for (unsigned b = 0; b < m->nbk && s->used && s->bseq == bseq; b++) {
+		if (!(targets & BIT(b)))
+			continue;
+		if (m->bk[b].state == BK_UP)
+			forward_one(m, s, &m->bk[b]);
+		else
+			queued = 1;
+	}
+	if (s->used && s->bseq == bseq && !queued && !s->queued)
+		m->forwarded++;
 	/* c stays allocated until the loop's turn ends, even if closed. */
 	return c->closed;
 }
@@ -912,7 +1218,13 @@ static void on_conn_open(struct serve_conn *c, void *arg)
 	struct client *cl = serve_conn_priv(c);
 
 	/* Any size the protocol allows: too large ones get an ERROR reply. */
-	wire_conn_init(&cl->w, m->wire, PROTO_MAX_PAYLOAD);
+	wire_conn_init_server(&cl->w, m->wire, PROTO_MAX_PAYLOAD);
+}
+
+static void on_conn_free(struct serve_conn *c, void *arg)
+{
+	(void)arg;
+	wire_conn_free(&((struct client *)serve_conn_priv(c))->w);
 }
 
 static ssize_t on_data(struct serve_conn *c, const uint8_t *buf, size_t len,
@@ -958,7 +1270,7 @@ static void check_timeouts(struct mt *m)
 			    now - s->forward_ns < m->o.timeout_ns)
 				return;	/* queued: the connect timeout rules */
 			m->timeouts++;
-			finish(m, m->oldest, NULL, "timeout");
+			finish(m, m->oldest, 0, "timeout");
 		}
 		m->oldest++;
 	}
@@ -968,16 +1280,21 @@ static void check_timeouts(struct mt *m)
 static int on_tick(void *arg)
 {
 	struct mt *m = arg;
+	int connecting = 0;
 
-	if (m->bstate == BK_CONNECTING &&
-	    clock_now_ns() >= m->connect_deadline)
-		backend_connect_failed(m, -ETIMEDOUT);
+	for (unsigned b = 0; b < m->nbk; b++) {
+		if (m->bk[b].state == BK_CONNECTING &&
+		    clock_now_ns() >= m->bk[b].connect_deadline)
+			backend_connect_failed(&m->bk[b], -ETIMEDOUT);
+		connecting |= m->bk[b].state == BK_CONNECTING;
+	}
 	check_timeouts(m);
-	return m->oldest < m->next_seq || m->bstate == BK_CONNECTING ? 10 : 1000;
+	return m->oldest < m->next_seq || connecting ? 10 : 1000;
 }
 
 static const struct serve_ops mt_loop_ops = {
 	.conn_open = on_conn_open,
+	.conn_free = on_conn_free,
 	.on_data = on_data,
 	.on_eof = on_eof,
 	.tick = on_tick,
@@ -994,14 +1311,28 @@ static int setup(struct mt *m, char *msg, size_t msglen)
 	uint16_t bound = 0;
 	int ret;
 
-	m->wire = &wire_wakebench;
-	m->backend.fd = -1;
-	m->backend.fn = backend_event;
-	backoff_init(&m->bo, RECONNECT_MIN_NS, o->reconnect_max_ns);
+	struct proto_msg biggest = { .type = PROTO_REQUEST, .op = PROTO_OP_SET,
+				     .key_size = KVKEY_MAX,
+				     .payload_len = o->max_payload };
+
+	m->wire = o->proto == 1 ? &wire_memcached : o->proto == 2 ? &wire_redis :
+		  &wire_wakebench;
+	m->nbk = o->backends.n;
+	for (unsigned b = 0; b < m->nbk; b++) {
+		m->bk[b] = (struct backend){ .idx = b, .m = m };
+		m->bk[b].fd.fd = -1;
+		m->bk[b].fd.fn = backend_event;
+		backoff_init(&m->bk[b].bo, RECONNECT_MIN_NS, o->reconnect_max_ns);
+	}
 	m->slots = calloc(SLOTS, sizeof(*m->slots));
-	m->fwd = malloc(PROTO_HDR_LEN + (size_t)o->max_payload);
+	/* the largest request handle_request lets through */
+	m->fwd_cap = m->wire->msg_len(&biggest);
+	m->fwd = malloc(m->fwd_cap);
+	/* the largest reply: a backend's value of up to PROTO_MAX_PAYLOAD */
+	m->rbuf_cap = m->wire->reply_max(PROTO_MAX_PAYLOAD);
+	m->rbuf = malloc(m->rbuf_cap);
 	m->rtt = o->summary_path ? hist_new(1) : NULL;
-	if (!m->slots || !m->fwd || (o->summary_path && !m->rtt)) {
+	if (!m->slots || !m->fwd || !m->rbuf || (o->summary_path && !m->rtt)) {
 		snprintf(msg, msglen, "out of memory");
 		return -ENOMEM;
 	}
@@ -1047,7 +1378,8 @@ static int setup(struct mt *m, char *msg, size_t msglen)
 			return ret;
 		}
 		csv_header(m->log, "seq,conn,backend_seq,recv_ns,prequery_ns,"
-			   "forward_ns,backend_reply_ns,reply_ns,delay_us,status");
+			   "forward_ns,backend_reply_ns,reply_ns,delay_us,status,"
+			   "backend");
 		if (n > 4 && !strcmp(o->log_path + n - 4, ".csv"))
 			n -= 4;
 		if (o->adaptive && !o->traj_path) {
@@ -1075,19 +1407,29 @@ static int setup(struct mt *m, char *msg, size_t msglen)
 	ret = cpu_pin_opt(o->cpu, msg, msglen);
 	if (ret)
 		return ret;
-	/* Started here, finished by the event loop (it says when the
+	/* Started here, finished by the event loop (it says when a
 	 * backend cannot be reached). */
-	backend_connect(m);
+	for (unsigned b = 0; b < m->nbk; b++)
+		backend_connect(&m->bk[b]);
 	if (o->port_file) {
 		ret = serve_write_port_file(m->loop, o->port_file, msg, msglen);
 		if (ret)
 			return ret;
 	}
-	if (!o->quiet)
-		fprintf(stderr, "%s: tcp %s:%u -> %s:%u cpu=%d helper-cpu=%d prequery=%s\n",
-			PROG, o->bind, bound, o->backend.host, o->backend.port,
+	if (!o->quiet) {
+		char list[64 * 300] = "";
+		size_t off = 0;
+
+		for (unsigned b = 0; b < m->nbk; b++)
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s:%u",
+						b ? "," : "", o->backends.hp[b].host,
+						o->backends.hp[b].port);
+		fprintf(stderr, "%s: %s %s:%u -> %s%s cpu=%d helper-cpu=%d prequery=%s\n",
+			PROG, m->wire->name, o->bind, bound, list,
+			m->nbk > 1 ? (o->route == ROUTE_ALL ? " route=all" : " route=hash") : "",
 			o->cpu, o->helper_cpu, !o->prequery ? "off" :
 			o->adaptive ? "adaptive" : "fixed");
+	}
 	return 0;
 }
 
@@ -1106,7 +1448,8 @@ static int write_summary(struct mt *m, const char *path)
 	csv_header(c, "requests,forwarded,prequeries_sent,prequeries_raced,"
 		   "prequery_failures,errors,timeouts,backend_replies,"
 		   "backend_rtt_avg_us,backend_rtt_p50_us,backend_rtt_p99_us,"
-		   "prequery,delay_us,work_us,helper_wait");
+		   "prequery,delay_us,work_us,helper_wait,proto,route,backends,"
+		   "replicas");
 	csv_u64(c, m->requests);
 	csv_u64(c, m->forwarded);
 	csv_u64(c, atomic_load(&m->pq_sent));
@@ -1133,6 +1476,10 @@ static int write_summary(struct mt *m, const char *path)
 		csv_empty(c);
 	csv_double(c, m->o.work_ns / 1e3, 3);
 	csv_str(c, m->o.helper_spin ? "spin" : "block");
+	csv_str(c, m->wire->name);
+	csv_str(c, route_names[m->o.route]);
+	csv_u64(c, m->nbk);
+	csv_u64(c, m->o.replicas);
 	csv_end_row(c);
 	return csv_close(c);
 }
@@ -1170,8 +1517,11 @@ int main(int argc, char **argv)
 	}
 	serve_stats(m->loop, &ls);
 	serve_close(m->loop);
-	if (m->bstate != BK_DOWN)
-		close(m->backend.fd);
+	for (unsigned b = 0; b < m->nbk; b++) {
+		if (m->bk[b].state != BK_DOWN)
+			close(m->bk[b].fd.fd);
+		wire_conn_free(&m->bk[b].w);
+	}
 	ret = csv_close(m->log);
 	if (!ret)
 		ret = csv_close(m->traj);
@@ -1210,6 +1560,7 @@ int main(int argc, char **argv)
 		(unsigned long long)m->backend_reconnects,
 		(unsigned long long)atomic_load(&m->pq_reconnects));
 	free(m->fwd);
+	free(m->rbuf);
 	free(m->slots);
 	free(m->o.cmdline);
 	free(m);

@@ -99,8 +99,8 @@ start_mid --cpu 0 --helper-cpu 0 --work-us 50 --prequery-delay-us 10 \
 	--requests $N --out "$TMP/c6" -q || fail "three-tier run"
 stop_mid
 [ "$(csv_col "$TMP/c6/summary.csv" count)" = $N ] || fail "three-tier replies"
-[ "$(grep -c ',ok$' "$TMP/mid.csv")" = $N ] || fail "midtier log rows"
-[ "$(head -1 "$TMP/mid.csv")" = "seq,conn,backend_seq,recv_ns,prequery_ns,forward_ns,backend_reply_ns,reply_ns,delay_us,status" ] \
+[ "$(grep -c ',ok,0$' "$TMP/mid.csv")" = $N ] || fail "midtier log rows"
+[ "$(head -1 "$TMP/mid.csv")" = "seq,conn,backend_seq,recv_ns,prequery_ns,forward_ns,backend_reply_ns,reply_ns,delay_us,status,backend" ] \
 	|| fail "midtier log header"
 # Times in order: recv <= forward <= backend reply <= reply.
 awk -F, 'NR > 1 && !($4 <= $6 && $6 <= $7 && $7 <= $8) { exit 1 }' "$TMP/mid.csv" || fail "midtier times out of order"

@@ -39,5 +39,6 @@ Suite *sweepcollect_suite(void);
 Suite *cli_suite(void);
 Suite *serve_suite(void);
 Suite *sweepplan_suite(void);
+Suite *kv_suite(void);
 
 #endif
