@@ -38,7 +38,7 @@ LDLIBS += $(TRACE_LIBS) -lcpupower -lm -lpthread
 DEB_PKGS := build-essential pkg-config check libsubunit-dev libcpupower-dev \
 	libtracefs-dev libtraceevent-dev linux-cpupower gnuplot-nox sockperf \
 	trace-cmd iproute2 procps util-linux python3 time clang libclang-rt-dev \
-	man-db groff-base bsdextrautils
+	man-db groff-base bsdextrautils memcached redis-server
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)
