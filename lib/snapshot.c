@@ -266,7 +266,8 @@ static void emit_irqs(struct emit *e)
 	e_end(e, 1);
 }
 
-static void emit_all(struct emit *e, const char *role, const char *cmdline)
+static void emit_all(struct emit *e, const char *role, const char *cmdline,
+		     const char *software)
 {
 	struct utsname u;
 	char buf[4096];
@@ -276,6 +277,8 @@ static void emit_all(struct emit *e, const char *role, const char *cmdline)
 	e_str(e, "wakebench_version", WB_VERSION);
 	e_str(e, "role", role);
 	e_str(e, "command", cmdline);
+	if (software)
+		e_str(e, "server_software", software);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	e_str(e, "time_utc", buf);
 	if (!uname(&u)) {
@@ -298,15 +301,21 @@ static void emit_all(struct emit *e, const char *role, const char *cmdline)
 	e_end(e, 0);
 }
 
-int snapshot_write_json(const char *path, const char *role,
-			const char *cmdline)
+int snapshot_write_json_software(const char *path, const char *role,
+				 const char *cmdline, const char *software)
 {
 	struct emit e = { .j = json_open(path) };
 
 	if (!e.j)
 		return -errno;
-	emit_all(&e, role, cmdline);
+	emit_all(&e, role, cmdline, software);
 	return json_close(e.j);
+}
+
+int snapshot_write_json(const char *path, const char *role,
+			const char *cmdline)
+{
+	return snapshot_write_json_software(path, role, cmdline, NULL);
 }
 
 int snapshot_write_beside(const char *log_path, const char *role,
@@ -333,9 +342,10 @@ int snapshot_write_beside(const char *log_path, const char *role,
 	return ret;
 }
 
-void snapshot_print(FILE *f, const char *role, const char *cmdline)
+void snapshot_print(FILE *f, const char *role, const char *cmdline,
+		    const char *software)
 {
 	struct emit e = { .f = f };
 
-	emit_all(&e, role, cmdline);
+	emit_all(&e, role, cmdline, software);
 }

@@ -21,7 +21,7 @@
 enum {
 	D_DIST, D_INTERVAL, D_PREQUERY, D_WARMUP, D_CSTATES, D_SERVICE,
 	D_TIERS, D_CLOSED, D_AT, D_ACK, D_RECEIVER, D_WUMODE, D_SLACK,
-	D_SCS, D_CCS, D_MCS, D_CPU, D_DELAY, D_WORK, D_HELPER,
+	D_SCS, D_CCS, D_MCS, D_CPU, D_DELAY, D_WORK, D_HELPER, D_BACKEND,
 };
 
 struct dimdef {
@@ -51,6 +51,7 @@ static const struct dimdef dims[SWEEPPLAN_NDIMS] = {
 	[D_DELAY] = { "delay", SK_DELAY, "delay" },
 	[D_WORK] = { "work_us", SK_WORK_US, "work" },
 	[D_HELPER] = { "helper_wait", SK_HELPER_WAIT, "hw" },
+	[D_BACKEND] = { "backend", SK_BACKEND, "be" },
 };
 
 const char *const sweepplan_dims[SWEEPPLAN_NDIMS] = {
@@ -58,6 +59,7 @@ const char *const sweepplan_dims[SWEEPPLAN_NDIMS] = {
 	"tiers", "closed", "prequery_at", "prequery_ack", "prequery_receiver",
 	"warmup_mode", "timer_slack_ns", "server_cstates", "client_cstates",
 	"midtier_cstates", "cpu", "delay", "work_us", "helper_wait",
+	"backend",
 };
 
 int sweepplan_dim(const char *name)
@@ -122,6 +124,13 @@ static void collapse(const char **v)
 		v[D_HELPER] = "-";
 	if (!strcmp(v[D_WARMUP], "0"))
 		v[D_WUMODE] = "-";
+	/* a real server: no service time to ask for, every pre-query is
+	 * answered, and pre-queries go to its own port */
+	if (strcmp(v[D_BACKEND], "wakebench")) {
+		v[D_SERVICE] = "-";
+		if (strcmp(v[D_PREQUERY], "off"))
+			v[D_ACK] = v[D_RECEIVER] = "-";
+	}
 	/* an empty per-side list: that side follows cstates */
 	if (!*v[D_SCS])
 		v[D_SCS] = v[D_CSTATES];

@@ -33,7 +33,7 @@
 #include "sweepspec.h"
 
 /* The dimensions, in plan and sweep.csv order. */
-#define SWEEPPLAN_NDIMS 20
+#define SWEEPPLAN_NDIMS 21
 extern const char *const sweepplan_dims[SWEEPPLAN_NDIMS];
 /* The first six: the columns of sweep.csv since its first version. */
 #define SWEEPPLAN_NLEGACY 6

@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "keydist.h"
+#include "kvkey.h"
+#include "proto.h"
 #include "sweepspec.h"
 
 enum kind {
@@ -133,6 +136,36 @@ ONE_OF(iswumode, "schedule", "burst")
 ONE_OF(isrule, "nearest-rank", "floor-index")
 ONE_OF(ispin, "pinned", "none")
 ONE_OF(ishelperwait, "block", "spin")
+ONE_OF(isbackend, "wakebench", "memcached", "redis")
+ONE_OF(isroute, "hash", "all")
+
+static int isleaves(const char *w, int ncpus)
+{
+	return ispos(w, ncpus) && atol(w) <= KVKEY_BACKENDS_MAX;
+}
+
+static int isratio(const char *w, int ncpus)
+{
+	return isnum(w, ncpus) && atof(w) <= 1;
+}
+
+static int iskeysize(const char *w, int ncpus)
+{
+	return ispos(w, ncpus) && atol(w) >= KVKEY_MIN && atol(w) <= KVKEY_MAX;
+}
+
+static int isvaluesize(const char *w, int ncpus)
+{
+	return isint(w, ncpus) && atol(w) <= (long)PROTO_MAX_PAYLOAD;
+}
+
+static int iskeydist(const char *w, int ncpus)
+{
+	struct keydist_spec k;
+
+	(void)ncpus;
+	return strlen(w) < 32 && !keydist_parse(w, &k);
+}
 
 static int isslack(const char *w, int ncpus)
 {
@@ -240,6 +273,22 @@ static const struct keydef keys[SK_NKEYS] = {
 				"turbostat column names, comma-separated" },
 	[SK_TURBOSTAT_HIDE] = { "turbostat-hide", K_OPTONE, "", iscols,
 				"turbostat column names, comma-separated" },
+	[SK_BACKEND] = { "backend", K_LIST, "wakebench", isbackend,
+			 "wakebench, memcached or redis" },
+	[SK_LEAVES] = { "leaves", K_ONE, "1", isleaves,
+			"1 to 64 backends behind the midtier" },
+	[SK_ROUTE] = { "route", K_ONE, "hash", isroute, "hash or all" },
+	[SK_GET_RATIO] = { "get-ratio", K_ONE, "0.9", isratio,
+			   "a share of gets from 0 to 1" },
+	[SK_KEYS] = { "keys", K_ONE, "10000", ispos,
+		      "a whole number of keys, at least 1" },
+	[SK_KEY_SIZE] = { "key-size", K_ONE, "16", iskeysize,
+			  "a key length from 3 to 250 bytes" },
+	[SK_VALUE_SIZE] = { "value-size", K_ONE, "64", isvaluesize,
+			    "a value length from 0 to 1048576 bytes" },
+	[SK_KEY_DIST] = { "key-dist", K_ONE, "uniform", iskeydist,
+			  "uniform or zipf:S (0 < S <= 10)" },
+	[SK_PRELOAD] = { "preload", K_ONE, "yes", isyesno, "no or yes" },
 };
 
 /* The order values are checked in: the first bad one is reported. */
@@ -253,7 +302,9 @@ static const int check_order[SK_NKEYS] = {
 	SK_WARMUP_DIST, SK_TIMER_SLACK_NS, SK_PERCENTILE_RULE,
 	SK_SERVER_CSTATES, SK_CLIENT_CSTATES, SK_MIDTIER_CSTATES, SK_CPU,
 	SK_DELAY, SK_WORK_US, SK_HELPER_WAIT, SK_MIDTIER_CPU, SK_HELPER_CPU, SK_DURATION,
-	SK_TURBOSTAT_SHOW, SK_TURBOSTAT_HIDE,
+	SK_TURBOSTAT_SHOW, SK_TURBOSTAT_HIDE, SK_BACKEND, SK_LEAVES, SK_ROUTE,
+	SK_GET_RATIO, SK_KEYS, SK_KEY_SIZE, SK_VALUE_SIZE, SK_KEY_DIST,
+	SK_PRELOAD,
 };
 
 int sweepspec_same_key(const char *a, const char *b)
@@ -576,6 +627,37 @@ static int check_cstates(const struct sweepspec *s, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Checks across keys once key k is known good: the leaves are on
+ * server_port, then server_port + 3, + 4, ... (+1 is the pre-query port,
+ * +2 the midtier's), only behind a midtier; the keys fit the key size.
+ */
+static int check_leaves(const struct sweepspec *s, int k, char *err,
+			size_t errlen)
+{
+	long leaves = atol(s->val[SK_LEAVES]);
+
+	if (k == SK_LEAVES && leaves > 1 && !strstr(s->val[SK_TIERS], "3")) {
+		errmsg_set(err, errlen, "leaves %ld needs tiers 3 (the midtier fans out to them)",
+			   leaves);
+		return -EINVAL;
+	}
+	if (k == SK_LEAVES && leaves > 1 &&
+	    atol(s->val[SK_SERVER_PORT]) + leaves + 1 > 65535) {
+		errmsg_set(err, errlen, "%ld leaves take ports server_port + 3 to + %ld: server_port must be at most %ld",
+			   leaves, leaves + 1, 65535 - 1 - leaves);
+		return -EINVAL;
+	}
+	if (k == SK_KEY_SIZE &&
+	    (unsigned long)atol(s->val[SK_KEY_SIZE]) < kvkey_min_size((uint64_t)atol(s->val[SK_KEYS]))) {
+		errmsg_set(err, errlen, "key_size %s cannot hold %s keys (\"wb\" and their digits: at least %u)",
+			   s->val[SK_KEY_SIZE], s->val[SK_KEYS],
+			   kvkey_min_size((uint64_t)atol(s->val[SK_KEYS])));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 		      size_t errlen)
 {
@@ -607,6 +689,9 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 			return -EINVAL;
 		}
 		ret = sweepspec_check(s, k, ncpus, err, errlen);
+		if (ret)
+			return ret;
+		ret = check_leaves(s, k, err, errlen);
 		if (ret)
 			return ret;
 		if (k == SK_RATE && count_words(s->val[SK_RATE])) {

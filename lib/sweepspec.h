@@ -31,6 +31,9 @@ enum sweepspec_key {
 	SK_CPU, SK_DELAY, SK_WORK_US, SK_HELPER_WAIT,
 	SK_MIDTIER_CPU, SK_HELPER_CPU, SK_DURATION,	/* one value */
 	SK_TURBOSTAT_SHOW, SK_TURBOSTAT_HIDE,		/* one value */
+	/* real servers (issue 16): backend a dimension, the rest one value */
+	SK_BACKEND, SK_LEAVES, SK_ROUTE, SK_GET_RATIO, SK_KEYS, SK_KEY_SIZE,
+	SK_VALUE_SIZE, SK_KEY_DIST, SK_PRELOAD,
 	SK_NKEYS
 };
 

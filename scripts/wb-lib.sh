@@ -30,19 +30,24 @@ csv_col() {
 }
 
 # ---- real key-value servers (memcached, Redis) -------------------------
-# wb_kv_run KIND PORT BIND [CPU]: runs a memcached (-t 1: one worker
-# thread) or redis-server (single-threaded, nothing saved) on BIND:PORT
-# in the foreground, pinned to CPU when given. It execs: run it as
-# 'wb_kv_run ... &' and $! is the server's pid.
+# wb_kv_argv KIND PORT BIND: sets WB_KV_ARGV to the command line of a
+# memcached (-t 1: one worker thread) or redis-server (single-threaded,
+# nothing saved) on BIND:PORT in the foreground. 2 for another KIND.
+wb_kv_argv() {
+	case $1 in
+	memcached) WB_KV_ARGV=(memcached -p "$2" -l "$3" -U 0 -t 1 -c 4096 -u "$(id -un)") ;;
+	redis) WB_KV_ARGV=(redis-server --port "$2" --bind "$3" --save '' --appendonly no
+		--protected-mode no --io-threads 1 --daemonize no --logfile '') ;;
+	*) echo "wb_kv_argv: unknown server '$1'" >&2; return 2 ;;
+	esac
+}
+# wb_kv_run KIND PORT BIND [CPU]: runs that server, pinned to CPU when
+# given. It execs: run it as 'wb_kv_run ... &' and $! is the server's pid.
 wb_kv_run() {
 	local pin=()
 	[ -n "${4:-}" ] && pin=(taskset -c "$4")
-	case $1 in
-	memcached) exec "${pin[@]}" memcached -p "$2" -l "$3" -U 0 -t 1 -c 4096 -u "$(id -un)" ;;
-	redis) exec "${pin[@]}" redis-server --port "$2" --bind "$3" --save '' --appendonly no \
-		--protected-mode no --io-threads 1 --daemonize no --logfile '' ;;
-	*) echo "wb_kv_run: unknown server '$1'" >&2; return 2 ;;
-	esac
+	wb_kv_argv "$1" "$2" "$3" || return 2
+	exec "${pin[@]}" "${WB_KV_ARGV[@]}"
 }
 # wb_kv_program KIND: the executable a KIND server needs
 wb_kv_program() { case $1 in memcached) echo memcached ;; redis) echo redis-server ;; *) return 2 ;; esac; }

@@ -15,6 +15,7 @@ struct snapshot_opts {
 	int json;
 	const char *out;
 	const char *role;
+	const char *software;
 };
 
 #define AT(field) CLI_AT(struct snapshot_opts, field)
@@ -27,13 +28,18 @@ static const struct cli_opt snapshot_options[] = {
 	  .help = "write the JSON to FILE (implies --json)", .off = AT(out) },
 	{ .name = "role", .short_name = 'r', .kind = CLI_STRING, .arg = "NAME",
 	  .help = "recorded as \"role\" (default host)", .off = AT(role) },
+	{ .name = "software", .short_name = 's', .kind = CLI_STRING,
+	  .arg = "TEXT",
+	  .help = "recorded as \"server_software\": the server\n"
+		  "that ran when not wakebench's (\"memcached 1.6.18\")",
+	  .off = AT(software) },
 	CLI_OPT_HELP,
 	{ .kind = CLI_END }
 };
 
 static const struct cli_cmd snapshot_cmd = {
 	.prog = PROG,
-	.usage = "Usage: wakebench snapshot [--json] [--out FILE] [--role NAME]",
+	.usage = "Usage: wakebench snapshot [--json] [--out FILE] [--role NAME] [--software TEXT]",
 	.about =
 "Kernel and command line, CPU model, online CPUs, SMT control,\n"
 "cpuidle driver/governor and per-CPU states with their disabled\n"
@@ -55,11 +61,12 @@ int main(int argc, char **argv)
 		o.json = 1;
 	cmdline = opt_cmdline(argc, argv);
 	if (!o.json) {
-		snapshot_print(stdout, o.role, cmdline);
+		snapshot_print(stdout, o.role, cmdline, o.software);
 		free(cmdline);
 		return 0;
 	}
-	ret = snapshot_write_json(o.out ? o.out : "-", o.role, cmdline);
+	ret = snapshot_write_json_software(o.out ? o.out : "-", o.role, cmdline,
+					   o.software);
 	free(cmdline);
 	if (ret)
 		opt_die(PROG, "cannot write %s: %s", o.out ? o.out : "stdout",

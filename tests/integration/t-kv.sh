@@ -223,4 +223,28 @@ sent=$(csv_col "$TMP/mt5s.csv" prequeries_sent)
 [ "$sent" -gt 200 ] || fail "midtier sent $sent pre-queries"
 [ $(( $(st redis $H $RD1 cmdstat_ping) + $(st redis $H $RD2 cmdstat_ping) - p0 )) = "$sent" ] \
 	|| fail "redis leaves counted other than the midtier's $sent PINGs"
+
+# ---- sweep --backend: memcached and redis started per run on the
+# server's CPU, their version in the run's snapshot, nothing left after
+SP=$(test_port 11)
+"$WB" sweep --out "$TMP/sw" --backend "memcached redis" --tiers "2 3" --leaves 2 \
+	--prequery "off 50" --delay "off 20" --work-us 10 --reps 1 --requests 100 \
+	--interval-us 2000 --keys 500 --server-port $SP >"$TMP/sw.out" 2>&1 || fail "kv sweep: $(tail -5 "$TMP/sw.out")"
+# 2 backends x (2 tiers: 2 pre-queries; 3 tiers: 2 delays) = 8 runs, all ok
+[ "$(csv_col "$TMP/sw/sweep.csv" status | grep -c '^ok$')" = 8 ] || fail "kv sweep: not 8 ok runs"
+[ "$(csv_col "$TMP/sw/sweep.csv" backend | sort | uniq -c | awk '{ printf "%s%s ", $1, $2 }')" = "4memcached 4redis " ] \
+	|| fail "kv sweep: backend column"
+for f in "$TMP"/sw/*/rep-1/server.snapshot.json; do
+	case $f in
+	*be-memcached*) grep -q "\"server_software\": \"$(wb_kv_version memcached)\"" "$f" ;;
+	*) grep -q "\"server_software\": \"$(wb_kv_version redis)\"" "$f" ;;
+	esac || fail "kv sweep: no server version in $f"
+done
+# three tiers: two leaves behind the midtier, each run's keys preloaded on both
+for d in "$TMP"/sw/*tiers-3*/rep-1; do
+	[ -s "$d/server-1.err" ] || [ -e "$d/server-1.err" ] || fail "kv sweep: no second leaf in $d"
+	[ "$(csv_col "$d/midtier-summary.csv" backends)" = 2 ] || fail "kv sweep: midtier backends in $d"
+	[ "$(csv_col "$d/client/summary.csv" misses)" = 0 ] || fail "kv sweep: misses in $d (leaves not preloaded)"
+done
+pgrep -f "(memcached|redis-server).* $SP( |\$)" >/dev/null && fail "kv sweep left a server running"
 echo ok

@@ -62,6 +62,39 @@ START_TEST(legacy_names)
 }
 END_TEST
 
+/* Real servers: no service time, every pre-query answered on the
+ * server's own port: those dimensions collapse. */
+START_TEST(backend_collapse)
+{
+	struct sweepspec s;
+	struct sweepplan p;
+	int kv = 0, wkb = 0;
+
+	spec(&s, "backend = wakebench memcached redis\nprequery = off 20\n"
+		 "service_us = 0 5\nprequery_ack = no yes\n");
+	plan_text(&s, 1, &p);
+	/* wakebench: 2 pq x 2 svc, ack for pq 20 only: 2 + 4 = 6 points;
+	 * memcached, redis: 2 pq each */
+	ck_assert_uint_eq(p.n, 6 + 2 + 2);
+	for (size_t i = 0; i < p.n; i++) {
+		if (!strcmp(val(&p.run[i], "backend"), "wakebench")) {
+			wkb++;
+			ck_assert_str_ne(val(&p.run[i], "service_us"), "-");
+			continue;
+		}
+		kv++;
+		ck_assert_str_eq(val(&p.run[i], "service_us"), "-");
+		ck_assert_str_eq(val(&p.run[i], "prequery_ack"), "-");
+		ck_assert_str_eq(val(&p.run[i], "prequery_receiver"), "-");
+		ck_assert_ptr_nonnull(strstr(p.run[i].point, "_be-"));
+	}
+	ck_assert_int_eq(wkb, 6);
+	ck_assert_int_eq(kv, 4);
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+}
+END_TEST
+
 START_TEST(collapse_and_names)
 {
 	struct sweepspec s;
@@ -332,6 +365,7 @@ Suite *sweepplan_suite(void)
 	TCase *t = tcase_create("core");
 
 	tcase_add_test(t, legacy_names);
+	tcase_add_test(t, backend_collapse);
 	tcase_add_test(t, collapse_and_names);
 	tcase_add_test(t, shuffle_and_check);
 	tcase_add_test(t, too_many);

@@ -132,6 +132,16 @@ START_TEST(invalid_values)
 		{ "prequery", " ", "invalid prequery ' ' (an empty list)" },
 		{ "server-exec", "ssh x # y", "invalid server_exec 'ssh x # y'" },
 		{ "client-exec", "a\nb", "invalid client_exec 'a\nb'" },
+		{ "backend", "memcached mysql", "invalid backend 'mysql' (wakebench, memcached or redis)" },
+		{ "leaves", "65", "invalid leaves '65'" },
+		{ "leaves", "2", "leaves 2 needs tiers 3" },
+		{ "route", "random", "invalid route 'random' (hash or all)" },
+		{ "get-ratio", "1.5", "invalid get_ratio '1.5'" },
+		{ "key-size", "2", "invalid key_size '2'" },
+		{ "key-size", "5", "key_size 5 cannot hold 10000 keys" },
+		{ "value-size", "1048577", "invalid value_size '1048577'" },
+		{ "key-dist", "zipf:0", "invalid key_dist 'zipf:0' (uniform or zipf:S (0 < S <= 10))" },
+		{ "preload", "maybe", "invalid preload 'maybe' (no or yes)" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
