@@ -254,17 +254,18 @@ int figpairs_sweep(FILE *f, const char *name, FILE *bars, FILE *speedup,
 		"tiers", "closed", "warmup_mode", "timer_slack_ns",
 		"server_cstates", "client_cstates", "midtier_cstates", "cpu",
 		"work_us", "delay", "prequery_at", "prequery_ack",
-		"prequery_receiver", "helper_wait",
+		"prequery_receiver", "helper_wait", "backend",
 	};
 	enum { N, DIST, INTERVAL, WARMUP, CSTATES, SERVICE, PQ, NB, V0, SP0 = V0 + 6,
 	       TIERS = SP0 + 3, CLOSED, WUMODE, SLACK, SCS, CCS, MCS, CPU, WORK,
-	       DELAY, AT, ACK, RCV, HW, NCOL };
+	       DELAY, AT, ACK, RCV, HW, BACKEND, NCOL };
 	/* label part, column, the value left out (NULL: any non-empty) */
 	static const struct { const char *tag; int col; const char *dflt; } extra[] = {
 		{ "tiers", TIERS, "2" }, { "closed", CLOSED, "no" },
 		{ "wum", WUMODE, "schedule" }, { "slack", SLACK, "1" },
 		{ "scs", SCS, NULL }, { "ccs", CCS, NULL }, { "mcs", MCS, NULL },
 		{ "cpu", CPU, "pinned" }, { "work", WORK, "0" },
+		{ "be", BACKEND, "wakebench" },
 	}, pqextra[] = {
 		{ "at", AT, "lead" }, { "ack", ACK, "no" },
 		{ "rcv", RCV, "server" }, { "hw", HW, "block" },

@@ -22,7 +22,7 @@ const char *const sweepcsv_params[SWEEPCSV_NPARAMS] = {
 	"requests", "tiers", "closed", "prequery_at", "prequery_ack",
 	"prequery_receiver", "warmup_mode", "timer_slack_ns", "server_cstates",
 	"client_cstates", "midtier_cstates", "cpu", "delay", "work_us",
-	"helper_wait",
+	"helper_wait", "backend",
 };
 const char *const sweepcsv_metrics[SWEEPCSV_NMETRICS] = {
 	"avg", "p50", "p99", "p999", "p95", "p9999",

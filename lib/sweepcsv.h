@@ -16,7 +16,7 @@
 
 /* Parameters that name a point, in summary.csv's order: the first 7 as
  * they always were, then the dimensions added with three tiers. */
-#define SWEEPCSV_NPARAMS 21
+#define SWEEPCSV_NPARAMS 22
 #define SWEEPCSV_NLEGACY_PARAMS 7
 extern const char *const sweepcsv_params[SWEEPCSV_NPARAMS];
 /* Latency metrics: lat_<m>_us columns. The first 4 are required; p95 and

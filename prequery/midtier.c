@@ -28,8 +28,8 @@
  * pre-queries of a request to each backend it will reach, one after the
  * other on the helper's own connection to each: one helper, as in the
  * thesis, because more threads would compete for the few cores a
- * midtier has (two here) and each extra send costs about a microsecond,
- * small beside the delays studied (tens of microseconds).
+ * midtier has (two here) and each extra backend costs the helper one
+ * more send(), small beside the delays studied (tens of microseconds).
  *
  * The delay is fixed (--prequery-delay-us) or hill-climbed on each
  * window's average backend response time (--prequery-adaptive). Backend
