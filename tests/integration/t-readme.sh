@@ -12,8 +12,9 @@
 #   too (the sweep spec). Examples of one document run in order in the
 #   same directory, so a later one may use what an earlier one wrote.
 # - A command that serves forever (wakebench server or midtier, also as
-#   the COMMAND of 'wakebench cstate ... --') is started in the
-#   background and waited for until its ports listen. It keeps serving
+#   the COMMAND of 'wakebench cstate ... --'; memcached and redis-server,
+#   also behind 'taskset -c N') is started in the background (a trailing
+#   '&' in the document is dropped) and waited for until its ports listen. It keeps serving
 #   the following examples until a later example starts another server
 #   on one of its ports, or the document ends; then it gets SIGTERM and
 #   must exit 0 (and leave its --log). A server without --port listens
@@ -137,7 +138,7 @@ new_port() {	# FP = a free port whose successor is free too (the sweep's pre-que
 	done
 	fail "no free port found"
 }
-PORTRE='(--(?:port|prequery-port|backend-prequery-port|listen|server-port)[ =]|(?:127\.0\.0\.1|localhost):)(\d{2,5})\b'
+PORTRE='(--(?:port|prequery-port|backend-prequery-port|listen|server-port)[ =]|memcached\b[^\n]*?\s-p |(?:127\.0\.0\.1|localhost):)(\d{2,5})\b'
 map_ports() {	# FILE...: fill PMAP for every fixed port they name
 	local p
 	for p in $(perl -ne 'while (/'"$PORTRE"'/g) { print "$2\n" }' "$@" | sort -u); do
@@ -182,7 +183,8 @@ rewrite() {	# FILE: prints the rewritten command
 norm() { sed 's#build/bin/wakebench#wakebench#g' "$1"; }
 # The program a command finally runs, behind 'cstate SUB ... --'.
 serves_forever() {	# FILE
-	norm "$1" | perl -0777 -ne 'exit !(/\A\s*wakebench\s+(?:cstate\s+\w+[^\n]*?\s--\s+)?wakebench\s+(server|midtier)\b/ || /\A\s*wakebench\s+(server|midtier)\b/)'
+	norm "$1" | perl -0777 -ne 'exit !(/\A\s*wakebench\s+(?:cstate\s+\w+[^\n]*?\s--\s+)?wakebench\s+(server|midtier)\b/ || /\A\s*wakebench\s+(server|midtier)\b/ ||
+		/\A\s*(?:taskset\s+-c\s+\S+\s+)?(?:memcached|redis-server)\b/)'
 }
 needs_root() {	# FILE: prints the reason, or nothing
 	local c; c=$(norm "$1")
@@ -308,7 +310,8 @@ stop_bg_on() {	# PORT...: stop background servers holding any of these ports
 }
 listen_ports() {	# CMDFILE: the ports the servers and midtiers of the rewritten command listen on
 	perl -0777 -ne 'while (/wakebench (?:server|midtier)((?:\\\n|[^\n&;|\x27])*)/g) {
-		my $a = $1; print "$1\n" while $a =~ /--(?:port|prequery-port|listen)[ =](\d+)/g }' "$1"
+		my $a = $1; print "$1\n" while $a =~ /--(?:port|prequery-port|listen)[ =](\d+)/g }
+		print "$1\n" while /(?:memcached\b[^\n]*?\s-p |redis-server\b[^\n]*?\s--port )(\d+)/g' "$1"
 }
 
 # Namespaces for the 'ip netns exec srv/cli' example.
@@ -354,6 +357,8 @@ run_example() {	# EXFILE
 	fi
 	new_port; SWPORT=$FP
 	rewrite "$ex" > "$cmd"
+	# a server the document starts with '&' runs in the background here
+	serves_forever "$ex" && perl -0777 -i -pe 's/\s*&\s*(#[^\n]*)?\s*\z/\n/' "$cmd"
 	states=$(missing_states "$ex" | tr '\n' ' ')
 	if [ -n "$states" ]; then
 		fake="$ex.sysfs"
