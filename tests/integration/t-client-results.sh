@@ -36,8 +36,9 @@ grep -q '^service: asked 500.000 us; capped by the server (applied less) in 200 
 grep -q 'WARNING: the server capped the service time of 200 replies (asked 500.000 us, applied down to 100.000 us)' \
 	"$TMP/cap.err" || fail "no cap warning: $(cat "$TMP/cap.err")"
 # requests.csv: the applied service time of every measured request
-[ "$(head -1 "$TMP/cap/requests.csv" | awk -F, '{ print $NF }')" = applied_service_ns ] \
-	|| fail "requests.csv: applied_service_ns is not the last column"
+# (then op,key,miss: issue 16's, empty here)
+[ "$(head -1 "$TMP/cap/requests.csv" | awk -F, '{ print $(NF - 3), $(NF - 2), $(NF - 1), $NF }')" = \
+  "applied_service_ns op key miss" ] || fail "requests.csv: applied_service_ns,op,key,miss are not the last columns"
 [ "$(csv_col "$TMP/cap/requests.csv" applied_service_ns | sort -u)" = 100000 ] \
 	|| fail "applied_service_ns: $(csv_col "$TMP/cap/requests.csv" applied_service_ns | sort -u | head -3 | tr '\n' ' ')"
 # below the cap: nothing capped, no warning
