@@ -276,6 +276,10 @@ static int conn_drain(struct loop *l, struct conn *c)
 			     l->o->server.host, l->o->server.port);
 			return -1;
 		}
+		if (n == -ECONNRESET) {
+			fail(r, "server reset the connection (it died or closed with data unread)");
+			return -1;
+		}
 		if (n < 0) {
 			fail(r, "receive: %s", strerror((int)-n));
 			return -1;

@@ -298,6 +298,11 @@ const char *kv_strerror(int err)
 	}
 }
 
+size_t kv_reply_max(uint32_t payload_cap)
+{
+	return (size_t)payload_cap + KV_LINE_MAX;
+}
+
 int kv_decode(const uint8_t *buf, size_t len, uint32_t payload_cap,
 	      struct proto_msg *m)
 {

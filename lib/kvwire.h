@@ -90,6 +90,17 @@ const char *kv_strerror(int err);
 ssize_t kv_drain(struct wire_conn *c, uint8_t *buf, size_t cap);
 int kv_decode(const uint8_t *buf, size_t len, uint32_t payload_cap,
 	      struct proto_msg *m);
+/* Most bytes of one reply: its header line (a key and a length) and a
+ * value of payload_cap bytes with its framing. */
+size_t kv_reply_max(uint32_t payload_cap);
+
+/* The entries a key-value protocol table shares (lib/kvwire). */
+#define KVWIRE_OPS							\
+	.keyed = 1, .ordered = 1, .conn_free = kv_conn_free,		\
+	.feed = kv_feed, .feed_step = kv_feed_step,			\
+	.partial = kv_partial, .decode = kv_decode,			\
+	.strerror = kv_strerror, .conn_error = kv_conn_error,		\
+	.drain = kv_drain, .reply_max = kv_reply_max
 
 /*
  * Client end: push a request being encoded. Server end: m is a reply

@@ -229,25 +229,10 @@ static void mc_conn_init(struct wire_conn *c, uint32_t payload_cap)
 	kv_conn_init(c, payload_cap, &mc_grammar);
 }
 
-static size_t mc_reply_max(uint32_t payload_cap)
-{
-	return (size_t)payload_cap + KVKEY_MAX + 64;
-}
-
 const struct wb_proto_ops wire_memcached = {
 	.name = "memcached",
-	.keyed = 1,
-	.ordered = 1,
 	.msg_len = mc_msg_len,
 	.encode = mc_encode,
 	.conn_init = mc_conn_init,
-	.conn_free = kv_conn_free,
-	.feed = kv_feed,
-	.feed_step = kv_feed_step,
-	.partial = kv_partial,
-	.decode = kv_decode,
-	.strerror = kv_strerror,
-	.conn_error = kv_conn_error,
-	.drain = kv_drain,
-	.reply_max = mc_reply_max,
+	KVWIRE_OPS,
 };

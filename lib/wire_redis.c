@@ -234,25 +234,10 @@ static void redis_conn_init(struct wire_conn *c, uint32_t payload_cap)
 	kv_conn_init(c, payload_cap, &redis_grammar);
 }
 
-static size_t redis_reply_max(uint32_t payload_cap)
-{
-	return (size_t)payload_cap + 64;
-}
-
 const struct wb_proto_ops wire_redis = {
 	.name = "redis",
-	.keyed = 1,
-	.ordered = 1,
 	.msg_len = redis_msg_len,
 	.encode = redis_encode,
 	.conn_init = redis_conn_init,
-	.conn_free = kv_conn_free,
-	.feed = kv_feed,
-	.feed_step = kv_feed_step,
-	.partial = kv_partial,
-	.decode = kv_decode,
-	.strerror = kv_strerror,
-	.conn_error = kv_conn_error,
-	.drain = kv_drain,
-	.reply_max = redis_reply_max,
+	KVWIRE_OPS,
 };

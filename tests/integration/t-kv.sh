@@ -127,7 +127,7 @@ start_kv memcached $((MC2 + 2)); DIE_PID=$KV_PID
 cpid=$!
 sleep 1; kill $DIE_PID; wait $DIE_PID 2>/dev/null
 wait $cpid; [ $? = 1 ] || fail "server died: client exit status"
-grep -q "server closed the connection" "$TMP/died.err" || fail "server died: $(cat "$TMP/died.err")"
+grep -qE "server (closed|reset) the connection" "$TMP/died.err" || fail "server died: $(cat "$TMP/died.err")"
 [ "$(col "$TMP/died" count)" -gt 300 ] || fail "server died: partial results lost"
 
 # ---- the midtier: client -> midtier -> 2 memcached leaves, hash routing
