@@ -67,7 +67,7 @@ sleep 0.5
 kill -KILL $SERVER_PID; wait $SERVER_PID 2>/dev/null; SERVER_PID=
 wait $cpid; rc=$?
 [ $rc -eq 1 ] || fail "killed server: client exit $rc"
-grep -q 'closed the connection\|receive\|send' "$TMP/kill.err" || fail "kill message: $(cat "$TMP/kill.err")"
+grep -q 'closed the connection\|reset the connection\|receive\|send' "$TMP/kill.err" || fail "kill message: $(cat "$TMP/kill.err")"
 rows=$(($(wc -l < "$TMP/kill/requests.csv") - 1))
 [ $rows -gt 100 ] || fail "killed server: only $rows partial rows"
 

@@ -22,7 +22,7 @@ start_server --max-conns 2
 err=$("$WB" client --server 127.0.0.1:$PORT --connections 3 --requests 30 \
 	--interval-us 100 -q 2>&1); rc=$?
 [ $rc -eq 1 ] || fail "over --max-conns: client exit $rc"
-echo "$err" | grep -q 'closed the connection\|receive\|send' || fail "over max-conns message: $err"
+echo "$err" | grep -q 'closed the connection\|reset the connection\|receive\|send' || fail "over max-conns message: $err"
 "$WB" client --server 127.0.0.1:$PORT --connections 2 --requests 30 --interval-us 100 -q \
 	|| fail "within --max-conns"
 stop_server
@@ -45,6 +45,6 @@ start_server --max-payload 100
 err=$("$WB" client --server 127.0.0.1:$PORT --payload 101 --requests 20 \
 	--interval-us 100 -q 2>&1); rc=$?
 [ $rc -eq 1 ] || fail "over --max-payload: client exit $rc"
-echo "$err" | grep -q 'closed the connection\|receive\|send' || fail "over max-payload message: $err"
+echo "$err" | grep -q 'closed the connection\|reset the connection\|receive\|send' || fail "over max-payload message: $err"
 stop_server
 grep -q 'rejected=1 ' "$SERVER_ERR" || fail "rejected count: $(cat "$SERVER_ERR")"
