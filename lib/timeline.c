@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -21,6 +22,14 @@ struct cpu_tl {
 	uint64_t idle_events;	/* power:cpu_idle events taken */
 	struct irq_open stack[IRQ_STACK];
 	int depth;
+	/* wake causes: the idle period in progress, or the exit that ended
+	 * it while its cause is still unknown */
+	int awaiting;		/* no cause yet for the current idle period */
+	int exited;		/* ... whose exit is wakes[nwakes - 1] */
+	int32_t idle_state;	/* its state */
+	uint32_t cause, detail;	/* found before the exit */
+	struct tl_wake *wakes;
+	size_t nwakes, wakes_cap;
 };
 
 /* Last interrupt of each IRQ number seen (small linear table). */
@@ -43,6 +52,8 @@ struct timeline {
 	size_t nlast, last_cap;
 	char *strings;
 	size_t slen, scap;
+	uint32_t details[256];	/* DETAILS_MAX */
+	size_t ndetails;
 };
 
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
@@ -80,6 +91,9 @@ struct timeline *timeline_new(uint32_t ncpus, uint64_t start_ns)
 		t->cpus[c].state = TL_UNKNOWN;
 		t->cpus[c].since = start_ns;
 		t->cpus[c].last_ts = start_ns;
+		/* the trace may begin inside an idle period */
+		t->cpus[c].awaiting = 1;
+		t->cpus[c].idle_state = TL_UNKNOWN;
 	}
 	/* String 0 is "". */
 	if (grow((void **)&t->strings, &t->scap, 1, 1)) {
@@ -95,14 +109,44 @@ void timeline_free(struct timeline *t)
 {
 	if (!t)
 		return;
-	for (uint32_t c = 0; c < t->ncpus; c++)
+	for (uint32_t c = 0; c < t->ncpus; c++) {
 		free(t->cpus[c].iv);
+		free(t->cpus[c].wakes);
+	}
 	free(t->cpus);
 	free(t->irqs);
 	free(t->markers);
 	free(t->last);
 	free(t->strings);
 	free(t);
+}
+
+static int intern(struct timeline *t, const char *s, uint32_t *idx);
+
+/*
+ * A cause's detail: a handful of distinct names per trace, found in a
+ * small table so that a million wakes cost no string space. Past
+ * DETAILS_MAX names (only a corrupt trace has them) each is stored.
+ */
+#define DETAILS_MAX 256
+
+static int intern_once(struct timeline *t, const char *s, uint32_t *idx)
+{
+	if (!s || !*s) {
+		*idx = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < t->ndetails; i++) {
+		if (!strcmp(t->strings + t->details[i], s)) {
+			*idx = t->details[i];
+			return 0;
+		}
+	}
+	if (intern(t, s, idx))
+		return -ENOMEM;
+	if (t->ndetails < DETAILS_MAX)
+		t->details[t->ndetails++] = *idx;
+	return 0;
 }
 
 static int intern(struct timeline *t, const char *s, uint32_t *idx)
@@ -192,6 +236,56 @@ static void end_irq(struct timeline *t, struct cpu_tl *c, const struct tl_event 
 	/* An exit without its entry: the trace began inside the handler. */
 }
 
+/* A cause event on c: the first one since its idle entry names the wake. */
+static int cause_seen(struct timeline *t, struct cpu_tl *c, uint32_t cause,
+		      const char *detail)
+{
+	uint32_t idx;
+
+	if (!c->awaiting)
+		return 0;
+	if (intern_once(t, detail, &idx))
+		return -ENOMEM;
+	c->awaiting = 0;
+	if (c->exited) {
+		c->wakes[c->nwakes - 1].cause = cause;
+		c->wakes[c->nwakes - 1].detail = idx;
+		c->exited = 0;
+	} else {
+		c->cause = cause;
+		c->detail = idx;
+	}
+	return 0;
+}
+
+/* power:cpu_idle on c: an entry starts a period, an exit is recorded. */
+static int idle_event(struct cpu_tl *c, const struct tl_event *e)
+{
+	if (e->arg != TL_EXIT) {
+		/* the previous exit found no interrupt before this entry */
+		if (c->exited)
+			c->wakes[c->nwakes - 1].cause = TL_CAUSE_NONE;
+		c->exited = 0;
+		c->awaiting = 1;
+		c->cause = TL_CAUSE_UNKNOWN;
+		c->detail = 0;
+		c->idle_state = (int32_t)(e->arg & 0x7fffffff);
+		return 0;
+	}
+	if (c->state == TL_C0 || c->exited)
+		return 0;	/* an exit repeated: one wake */
+	if (grow((void **)&c->wakes, &c->wakes_cap, c->nwakes + 1,
+		 sizeof(*c->wakes)))
+		return -ENOMEM;
+	c->wakes[c->nwakes++] = (struct tl_wake){
+		.ts = e->ts, .cpu = e->cpu, .state = c->idle_state,
+		.cause = c->awaiting ? TL_CAUSE_UNKNOWN : c->cause,
+		.detail = c->awaiting ? 0 : c->detail,
+	};
+	c->exited = c->awaiting;
+	return 0;
+}
+
 int timeline_add(struct timeline *t, const struct tl_event *e)
 {
 	struct cpu_tl *c;
@@ -211,10 +305,24 @@ int timeline_add(struct timeline *t, const struct tl_event *e)
 	switch (e->type) {
 	case TL_IDLE:
 		c->idle_events++;
+		if (idle_event(c, e))
+			return -ENOMEM;
 		return switch_state(c, e->ts, e->arg == TL_EXIT ? TL_C0 :
 				    (int32_t)(e->arg & 0x7fffffff));
 	case TL_IRQ_ENTRY:
+		if (cause_seen(t, c, TL_CAUSE_IRQ, e->str))
+			return -ENOMEM;
 		return add_irq(t, c, e);
+	case TL_SOFTIRQ: {
+		char b[16];
+
+		return cause_seen(t, c, TL_CAUSE_SOFTIRQ,
+				  timeline_softirq_name(e->arg, b, sizeof(b)));
+	}
+	case TL_IPI:
+		return cause_seen(t, c, TL_CAUSE_IPI, timeline_ipi_name(e->arg));
+	case TL_TIMER:
+		return cause_seen(t, c, TL_CAUSE_TIMER, "local_timer");
 	case TL_IRQ_EXIT:
 		end_irq(t, c, e);
 		return 0;
@@ -394,4 +502,52 @@ const struct tl_marker *timeline_markers(const struct timeline *t, size_t *n)
 const char *timeline_string(const struct timeline *t, uint32_t idx)
 {
 	return idx < t->slen ? t->strings + idx : "";
+}
+
+const struct tl_wake *timeline_wakes(const struct timeline *t, uint32_t cpu,
+				     size_t *n)
+{
+	if (cpu >= t->ncpus) {
+		*n = 0;
+		return NULL;
+	}
+	*n = t->cpus[cpu].nwakes;
+	return t->cpus[cpu].wakes;
+}
+
+const char *timeline_cause_name(uint32_t cause)
+{
+	static const char *const names[] = {
+		[TL_CAUSE_UNKNOWN] = "unknown", [TL_CAUSE_IRQ] = "irq",
+		[TL_CAUSE_IPI] = "ipi", [TL_CAUSE_TIMER] = "timer",
+		[TL_CAUSE_SOFTIRQ] = "softirq", [TL_CAUSE_NONE] = "none",
+	};
+
+	return cause < sizeof(names) / sizeof(names[0]) ? names[cause] : "unknown";
+}
+
+const char *timeline_softirq_name(uint32_t vec, char *buf, size_t len)
+{
+	/* include/linux/interrupt.h, in vector order */
+	static const char *const names[] = {
+		"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL",
+		"TASKLET", "SCHED", "HRTIMER", "RCU",
+	};
+
+	if (vec < sizeof(names) / sizeof(names[0]))
+		return names[vec];
+	snprintf(buf, len, "vec%u", vec);
+	return buf;
+}
+
+const char *timeline_ipi_name(uint32_t ipi)
+{
+	static const char *const names[] = {
+		[TL_IPI_RESCHEDULE] = "reschedule",
+		[TL_IPI_CALL_FUNCTION] = "call_function",
+		[TL_IPI_CALL_FUNCTION_SINGLE] = "call_function_single",
+		[TL_IPI_IRQ_WORK] = "irq_work",
+	};
+
+	return ipi < sizeof(names) / sizeof(names[0]) ? names[ipi] : "ipi";
 }

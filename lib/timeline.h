@@ -9,6 +9,16 @@
  * an idle period of unknown depth. The last interval of every CPU is
  * closed at trace end. Events must come in time order per CPU; CPUs may
  * interleave in any order.
+ *
+ * Wake causes (DESIGN.md "Wake causes"): every idle exit gets the first
+ * hard interrupt, IPI, local timer or softirq seen on its CPU after the
+ * idle entry: inside the idle period (a handler that runs before the
+ * exit is traced, as with HLT) or after the exit, up to the CPU's next
+ * idle entry (one that runs once the idle loop re-enables interrupts).
+ * Nothing by then is TL_CAUSE_NONE: a wake that needed no interrupt (a
+ * polling state woken by a remote need_resched) or one whose event was
+ * not recorded. An exit with no later event on its CPU stays
+ * TL_CAUSE_UNKNOWN.
  */
 #ifndef WB_TIMELINE_H
 #define WB_TIMELINE_H
@@ -26,6 +36,30 @@ enum tl_type {
 	TL_IRQ_ENTRY,		/* arg: irq number, str: handler name */
 	TL_IRQ_EXIT,		/* arg: irq number */
 	TL_MARKER,		/* str: text written to trace_marker */
+	TL_SOFTIRQ,		/* arg: softirq vector (irq:softirq_entry) */
+	TL_IPI,			/* arg: enum tl_ipi (irq_vectors:*_entry) */
+	TL_TIMER,		/* irq_vectors:local_timer_entry */
+};
+
+enum tl_ipi { TL_IPI_RESCHEDULE, TL_IPI_CALL_FUNCTION,
+	      TL_IPI_CALL_FUNCTION_SINGLE, TL_IPI_IRQ_WORK };
+
+enum tl_cause {
+	TL_CAUSE_UNKNOWN,	/* the trace ended first */
+	TL_CAUSE_IRQ,		/* detail: the handler's name */
+	TL_CAUSE_IPI,		/* detail: reschedule, call_function, ... */
+	TL_CAUSE_TIMER,		/* detail: local_timer */
+	TL_CAUSE_SOFTIRQ,	/* detail: NET_RX, TIMER, ... */
+	TL_CAUSE_NONE,		/* no interrupt before the next idle entry */
+};
+
+/* One idle exit and what woke the CPU. */
+struct tl_wake {
+	uint64_t ts;		/* the exit */
+	uint32_t cpu;
+	int32_t state;		/* the state left (TL_UNKNOWN: trace began in it) */
+	uint32_t cause;		/* enum tl_cause */
+	uint32_t detail;	/* index into the string table */
 };
 
 struct tl_event {
@@ -101,5 +135,12 @@ ssize_t timeline_residency(const struct timeline *t, uint32_t cpu,
 const struct tl_irq *timeline_irqs(const struct timeline *t, size_t *n);
 const struct tl_marker *timeline_markers(const struct timeline *t, size_t *n);
 const char *timeline_string(const struct timeline *t, uint32_t idx);
+/* The idle exits of cpu, in time order, with their causes. */
+const struct tl_wake *timeline_wakes(const struct timeline *t, uint32_t cpu,
+				     size_t *n);
+const char *timeline_cause_name(uint32_t cause);
+/* "NET_RX" for vector 3 ...; "vec<N>" past the kernel's ten. */
+const char *timeline_softirq_name(uint32_t vec, char *buf, size_t len);
+const char *timeline_ipi_name(uint32_t ipi);
 
 #endif

@@ -207,11 +207,22 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* The IPI and timer vectors a wake cause can be (irq_vectors:*). */
+static const struct { const char *name; int type; uint32_t arg; } vectors[] = {
+	{ "reschedule_entry", TL_IPI, TL_IPI_RESCHEDULE },
+	{ "call_function_entry", TL_IPI, TL_IPI_CALL_FUNCTION },
+	{ "call_function_single_entry", TL_IPI, TL_IPI_CALL_FUNCTION_SINGLE },
+	{ "irq_work_entry", TL_IPI, TL_IPI_IRQ_WORK },
+	{ "local_timer_entry", TL_TIMER, 0 },
+};
+#define NVECTORS (sizeof(vectors) / sizeof(vectors[0]))
+
 struct tf_decoder {
 	struct tep_handle *tep;
-	int idle_id, irq_entry_id, irq_exit_id, print_id;
+	int idle_id, irq_entry_id, irq_exit_id, print_id, softirq_id;
+	int vector_id[NVECTORS];	/* -1: not recorded */
 	struct tep_format_field *idle_state, *irq_entry_irq, *irq_entry_name;
-	struct tep_format_field *irq_exit_irq, *print_buf;
+	struct tep_format_field *irq_exit_irq, *print_buf, *softirq_vec;
 };
 
 static int load_event(struct tf_decoder *d, const char *dir, const char *sys,
@@ -269,6 +280,11 @@ static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
 	d->irq_entry_id = load_event(d, dir, "irq", "irq_handler_entry");
 	d->irq_exit_id = load_event(d, dir, "irq", "irq_handler_exit");
 	d->print_id = load_event(d, dir, "ftrace", "print");
+	/* wake causes: optional, decoded when recorded */
+	d->softirq_id = load_event(d, dir, "irq", "softirq_entry");
+	d->softirq_vec = field(d->tep, d->softirq_id, "vec");
+	for (size_t i = 0; i < NVECTORS; i++)
+		d->vector_id[i] = load_event(d, dir, "irq_vectors", vectors[i].name);
 	d->idle_state = field(d->tep, d->idle_id, "state");
 	d->irq_entry_irq = field(d->tep, d->irq_entry_id, "irq");
 	d->irq_entry_name = field(d->tep, d->irq_entry_id, "name");
@@ -498,6 +514,19 @@ struct feed_ctx {
 
 #define COMMON_HEADER 8	/* common_type, flags, preempt_count, pid */
 
+/* An irq_vectors event id: its type and argument into e; 0 if not one. */
+static int vector_event(const struct tf_decoder *d, int id, struct tl_event *e)
+{
+	for (size_t i = 0; i < NVECTORS; i++) {
+		if (d->vector_id[i] == id) {
+			e->type = (enum tl_type)vectors[i].type;
+			e->arg = vectors[i].arg;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int feed(void *arg, const struct tf_event *ev)
 {
 	struct feed_ctx *c = arg;
@@ -534,6 +563,12 @@ static int feed(void *arg, const struct tf_event *ev)
 		bad = str(d->print_buf, ev->data, rec.size, s, sizeof(s));
 		e.str = s;
 		what = "ftrace:print buf";
+	} else if (id >= 0 && id == d->softirq_id) {
+		e.type = TL_SOFTIRQ;
+		bad = num(d->softirq_vec, ev->data, rec.size, &e.arg);
+		what = "irq:softirq_entry vec";
+	} else if (id >= 0 && vector_event(d, id, &e)) {
+		/* no field read: the event's type is its meaning */
 	} else {
 		if (!c->dry)
 			c->recorded++;

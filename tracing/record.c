@@ -221,6 +221,19 @@ static const char *const default_events[] = {
 	"power:cpu_idle", "irq:irq_handler_entry", "irq:irq_handler_exit", NULL,
 };
 
+/*
+ * What else can wake an idle CPU (trace timeline's wake causes): recorded
+ * by default where the kernel has them (irq_vectors is x86's), left out
+ * with --no-wake-causes. On loopback the server's core is woken by an IPI
+ * or a softirq, never a NIC interrupt.
+ */
+static const char *const wake_events[] = {
+	"irq:softirq_entry", "irq_vectors:reschedule_entry",
+	"irq_vectors:call_function_entry",
+	"irq_vectors:call_function_single_entry",
+	"irq_vectors:irq_work_entry", "irq_vectors:local_timer_entry", NULL,
+};
+
 /* Copies src to dst; -errno with "dst: cause" (or src's) in err. */
 static int copy_file(const char *src, const char *dst, char *err, size_t errlen)
 {
@@ -524,6 +537,7 @@ struct record_opts {
 	char *events;
 	int buffer_kb;
 	double duration;
+	int no_wake;
 };
 
 static const struct cli_opt record_options[] = {
@@ -539,6 +553,10 @@ static const struct cli_opt record_options[] = {
 		  "the default ones (e.g. irq:softirq_entry,\n"
 		  "sched:sched_wakeup)",
 	  .off = CLI_AT(struct record_opts, events) },
+	{ .name = "no-wake-causes", .kind = CLI_FLAG,
+	  .help = "record only the default events, not the softirq,\n"
+		  "IPI and local timer ones wake causes need",
+	  .off = CLI_AT(struct record_opts, no_wake) },
 	{ .name = "buffer-kb", .kind = CLI_UINT, .store = CLI_INT, .arg = "N",
 	  .min = 4, .max = 1 << 22,
 	  .help = "ring buffer per CPU (default 4096)",
@@ -559,7 +577,9 @@ const struct cli_cmd trace_record_cmd = {
 "                              (--duration S | -- COMMAND...)",
 	.about =
 "A tracefs instance of its own with trace_clock mono, events power:cpu_idle,\n"
-"irq:irq_handler_entry/exit and user markers (plus --events), the ring\n"
+"irq:irq_handler_entry/exit, user markers and, where the kernel has them,\n"
+"irq:softirq_entry and the irq_vectors IPI and local timer entries (wake\n"
+"causes; not with --no-wake-causes), plus --events; the ring\n"
 "buffers streamed to DIR. The COMMAND gets WAKEBENCH_TRACE_INSTANCE so\n"
 "servers and clients started with --trace-markers mark each request. The\n"
 "instance is removed on exit, SIGINT/SIGTERM/SIGHUP/SIGQUIT and when the\n"
@@ -578,7 +598,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 {
 	struct record_opts o = { .buffer_kb = 4096 };
 	const char *out;
-	char *events[32], *evlist, **cmd = NULL, *cmdline;
+	char *events[48], *evlist, **cmd = NULL, *cmdline;
 	unsigned char *mask;
 	int nevents = 0, rc = 1, buffer_kb, sig = 0, first;
 	double duration;
@@ -676,6 +696,17 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 		sscanf(events[i], "%63[^:]:%63s", sys, name);
 		if (tracefs_event_enable(r.inst, sys, name))
 			opt_die(TRACE_PROG, "no event %s on this kernel", events[i]);
+	}
+	/* the wake-cause events this kernel has, unless given already */
+	for (int i = 0; !o.no_wake && wake_events[i]; i++) {
+		char sys[64], name[64];
+		int dup = 0;
+
+		for (int k = 0; k < nevents; k++)
+			dup |= !strcmp(events[k], wake_events[i]);
+		sscanf(wake_events[i], "%63[^:]:%63s", sys, name);
+		if (!dup && !tracefs_event_enable(r.inst, sys, name))
+			events[nevents++] = (char *)wake_events[i];
 	}
 	/*
 	 * An earlier trace in DIR is replaced from here on: its meta.txt goes

