@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "cstate.h"
+#include "energy.h"
 #include "hillclimb.h"
 #include "keydist.h"
 #include "net.h"
@@ -108,6 +109,11 @@ struct run {
 	struct hillclimb hc;
 	struct hillclimb_row *traj;
 	uint64_t ntraj, traj_cap;
+	/* RAPL energy over the measured requests (lib/energy): from the
+	 * first measured send to the last reply; energy_ok when read */
+	struct energy energy;
+	int energy_ok;
+	char energy_note[200];
 	enum run_status status;
 	char err[256];
 };

@@ -112,6 +112,25 @@ static const char *proto_label(const struct client_opts *o)
 	return o->wire->keyed ? o->wire->name : net_proto_name(o->proto);
 }
 
+/*
+ * RAPL energy of the package zones over the measured requests: joules,
+ * watts, microjoules per measured request sent. 0 when not measured
+ * (no RAPL: the columns stay empty, never zero).
+ */
+static int energy_figures(const struct run *r, const struct summary *s,
+			  double *j, double *w, double *per_uj)
+{
+	double secs;
+
+	if (!r->energy_ok || !s->meas.sent)
+		return 0;
+	secs = (double)(r->energy.stop_ns - r->energy.start_ns) / 1e9;
+	*j = energy_total_j(&r->energy);
+	*w = secs > 0 ? *j / secs : 0;
+	*per_uj = *j * 1e6 / (double)s->meas.sent;
+	return 1;
+}
+
 /* Measured gets and sets answered with a reply; gets that missed. */
 static void count_ops(const struct run *r, struct summary *s)
 {
@@ -286,6 +305,16 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 	if (o->prequery_ack)
 		fprintf(f, "pre-query replies read and dropped: %llu\n",
 			(unsigned long long)r->prequery_acks);
+	{
+		double j, w, per;
+
+		if (energy_figures(r, s, &j, &w, &per))
+			fprintf(f, "energy (RAPL packages, measured requests): %.3f J, %.3f W, %.1f uJ per request\n",
+				j, w, per);
+		else
+			fprintf(f, "energy: not measured (%s)\n", r->energy_note[0] ?
+				r->energy_note : "no measured request");
+	}
 	if (o->prequery && r->warmup)
 		fprintf(f, "warm-up prequeries (not counted above): sent %llu skipped %llu\n",
 			(unsigned long long)s->warm.prequeries_sent,
@@ -340,7 +369,8 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 "prequery_port,prequeries_late,warmup_prequeries_sent,"
 		 "warmup_prequeries_skipped,behind_schedule,behind_reason,"
 		 "service_capped,lat_p95_us,lat_p9999_us,gets,sets,misses,"
-		 "get_ratio,keys,key_size,value_size,key_dist",
+		 "get_ratio,keys,key_size,value_size,key_dist,energy_j,power_w,"
+		 "energy_per_request_uj",
 		 lat, svc, pace);
 	csv_header(c, hdr);
 	csv_str(c, status_name(r->status));
@@ -404,6 +434,19 @@ static int write_summary_csv(const char *path, const struct run *r,
 	} else {
 		for (int i = 0; i < 8; i++)
 			csv_empty(c);
+	}
+	{
+		double j, w, per;
+
+		if (energy_figures(r, s, &j, &w, &per)) {
+			csv_double(c, j, 6);
+			csv_double(c, w, 3);
+			csv_double(c, per, 3);
+		} else {
+			csv_empty(c);
+			csv_empty(c);
+			csv_empty(c);
+		}
 	}
 	csv_end_row(c);
 	return csv_close(c);
@@ -501,6 +544,23 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_u64(j, "behind_schedule", (uint64_t)s->behind);
 	json_str(j, "behind_reason", s->behind_reason);
 	json_u64(j, "service_capped", s->service_capped);
+	{
+		double ej = NAN, w = NAN, per = NAN;
+		int ok = energy_figures(r, s, &ej, &w, &per);
+
+		json_obj_begin(j, "energy");
+		json_str(j, "source", ok ? "rapl" : NULL);
+		json_str(j, "note", ok ? NULL : r->energy_note);
+		json_double(j, "energy_j", ok ? ej : NAN);
+		json_double(j, "power_w", ok ? w : NAN);
+		json_double(j, "energy_per_request_uj", ok ? per : NAN);
+		json_obj_begin(j, "zones_j");
+		for (unsigned i = 0; ok && i < r->energy.n; i++)
+			json_double(j, r->energy.z[i].path,
+				    r->energy.z[i].delta_uj / 1e6);
+		json_obj_end(j);
+		json_obj_end(j);
+	}
 	if (keyed(r)) {
 		json_u64(j, "gets", s->gets);
 		json_u64(j, "sets", s->sets);

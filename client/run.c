@@ -815,15 +815,37 @@ static int preload(struct loop *l)
 	return 0;
 }
 
+/*
+ * The energy window: from the first measured request (before its
+ * pre-query; a batch that crossed from the warm-up opens it at the next
+ * send) to the last reply.
+ */
+static void energy_begin(struct run *r, uint64_t i)
+{
+	if (i < r->warmup || !r->energy.n || r->energy.start_ns)
+		return;
+	if (energy_start(&r->energy, r->energy_note, sizeof(r->energy_note)))
+		r->energy.n = 0;	/* the note says why */
+}
+
+static void energy_end(struct run *r)
+{
+	if (r->energy.n && r->energy.start_ns &&
+	    !energy_stop(&r->energy, r->energy_note, sizeof(r->energy_note)))
+		r->energy_ok = 1;
+}
+
 static int open_loop(struct loop *l)
 {
 	struct run *r = l->r;
 
 	for (uint64_t i = 0; i < r->total;) {
 		uint64_t prev = i ? r->reqs[i - 1].intended_ns : r->start_ns;
-		int together = prequery(l, i, prev, r->reqs[i].intended_ns);
+		int together;
 		int64_t n;
 
+		energy_begin(r, i);
+		together = prequery(l, i, prev, r->reqs[i].intended_ns);
 		if (together < 0 || wait_until(l, r->reqs[i].intended_ns))
 			return -1;
 		if (together)
@@ -834,7 +856,10 @@ static int open_loop(struct loop *l)
 			return -1;
 		i += (uint64_t)n;
 	}
-	return drain_all(l);
+	if (drain_all(l))
+		return -1;
+	energy_end(r);
+	return 0;
 }
 
 /* The thesis' closed loop: one request outstanding, the gap after each reply. */
@@ -847,6 +872,7 @@ static int closed_loop(struct loop *l)
 		uint64_t prev = next;
 		int together;
 
+		energy_begin(r, i);
 		next += r->gap_ns[i];
 		together = prequery(l, i, prev, next);
 		if (together < 0 || wait_until(l, next))
@@ -858,6 +884,7 @@ static int closed_loop(struct loop *l)
 			return -1;
 		next = clock_now_ns();
 	}
+	energy_end(r);
 	return 0;
 }
 
@@ -982,6 +1009,8 @@ void run_experiment(struct run *r)
 		fail(r, "invalid adaptive pre-query settings");
 		goto out;
 	}
+	if (energy_open(&r->energy, r->energy_note, sizeof(r->energy_note)) < 0)
+		r->energy.n = 0;
 	if (loop_setup(l))
 		goto out;
 	if (r->o->preload && preload(l))

@@ -20,6 +20,8 @@ const char *const sweepcollect_vals[SWEEPCOLLECT_NVALS] = {
 	"count", "lat_avg_us", "lat_p50_us", "lat_p90_us", "lat_p99_us",
 	"lat_p999_us", "svc_p50_us", "pace_p99_us", "late_sends",
 	"prequeries_sent", "prequeries_skipped", "lat_p95_us", "lat_p9999_us",
+	/* issues 16 and 17: key-value counts, RAPL energy */
+	"gets", "sets", "misses", "energy_j", "power_w", "energy_per_request_uj",
 };
 
 const char *const sweepcollect_mt[SWEEPCOLLECT_NMT] = {

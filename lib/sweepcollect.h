@@ -25,7 +25,7 @@
 
 /* The client summary columns copied: the first 11 where they always
  * were, the last two (lat_p95_us, lat_p9999_us) with the new columns. */
-#define SWEEPCOLLECT_NVALS 13
+#define SWEEPCOLLECT_NVALS 19
 #define SWEEPCOLLECT_NLEGACY_VALS 11
 extern const char *const sweepcollect_vals[SWEEPCOLLECT_NVALS];
 

@@ -40,5 +40,6 @@ Suite *cli_suite(void);
 Suite *serve_suite(void);
 Suite *sweepplan_suite(void);
 Suite *kv_suite(void);
+Suite *energy_suite(void);
 
 #endif
