@@ -36,7 +36,7 @@ cs="$TMP/tr/cstate-cpu$SCPU.csv"
 [ "$(head -1 "$cs")" = "Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause" ] || fail "C-state CSV header"
 # Wake causes: on loopback the server's core is woken by an IPI or a
 # softirq (the client's send runs the receive path on the client's core
-# and wakes the server thread with a reschedule IPI), never by a NIC IRQ.
+# and wakes the server thread with an IPI), never by a NIC IRQ.
 grep -q '^events .*irq_vectors:reschedule_entry' "$TMP/tr/meta.txt" || fail "wake-cause events not recorded"
 [ "$(head -1 "$TMP/tr/wakeups.csv")" = "cpu,cause,detail,count,percent" ] || fail "wakeups.csv header"
 ipi=$(awk -F, -v c="$SCPU" '$1 == c && ($2 == "ipi" || $2 == "softirq") { s += $4 } END { print s + 0 }' "$TMP/tr/wakeups.csv")
