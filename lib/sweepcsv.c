@@ -25,7 +25,15 @@ const char *const sweepcsv_params[SWEEPCSV_NPARAMS] = {
 	"helper_wait", "backend",
 };
 const char *const sweepcsv_metrics[SWEEPCSV_NMETRICS] = {
-	"avg", "p50", "p99", "p999", "p95", "p9999",
+	"avg", "p50", "p99", "p999", "p95", "p9999", "energy_per_request",
+	"power",
+};
+const char *const sweepcsv_metric_cols[SWEEPCSV_NMETRICS] = {
+	"lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_p999_us", "lat_p95_us",
+	"lat_p9999_us", "energy_per_request_uj", "power_w",
+};
+const char *const sweepcsv_metric_units[SWEEPCSV_NMETRICS] = {
+	"us", "us", "us", "us", "us", "us", "uj", "w",
 };
 
 struct rd {
@@ -202,9 +210,8 @@ static int add_run(struct rd *rd, struct sweepcsv *out, const struct cols *c,
 	run = &out->run[out->n];
 	memset(run, 0, sizeof(*run));
 	for (int m = 0; m < SWEEPCSV_NMETRICS; m++) {
-		char name[32];
+		const char *name = sweepcsv_metric_cols[m];
 
-		snprintf(name, sizeof(name), "lat_%s_us", sweepcsv_metrics[m]);
 		if (m >= SWEEPCSV_NREQUIRED_METRICS &&
 		    (c->metric[m] < 0 || !fld[c->metric[m]][0])) {
 			run->val[m] = NAN;
@@ -256,9 +263,8 @@ int sweepcsv_read(FILE *f, const char *name, struct sweepcsv *out, char *err,
 	for (int k = 0; k < SWEEPCSV_NPARAMS; k++)
 		c.param[k] = col(hdr, nh, sweepcsv_params[k]);
 	for (int m = 0; m < SWEEPCSV_NMETRICS; m++) {
-		char cname[32];
+		const char *cname = sweepcsv_metric_cols[m];
 
-		snprintf(cname, sizeof(cname), "lat_%s_us", sweepcsv_metrics[m]);
 		c.metric[m] = col(hdr, nh, cname);
 		if (c.metric[m] < 0 && m < SWEEPCSV_NREQUIRED_METRICS) {
 			snprintf(err, errlen, "%s has no column %s", name, cname);

@@ -19,11 +19,16 @@
 #define SWEEPCSV_NPARAMS 22
 #define SWEEPCSV_NLEGACY_PARAMS 7
 extern const char *const sweepcsv_params[SWEEPCSV_NPARAMS];
-/* Latency metrics: lat_<m>_us columns. The first 4 are required; p95 and
- * p9999 (newer clients) are NAN where the column is absent or empty. */
-#define SWEEPCSV_NMETRICS 6
+/* Metrics: the latencies (lat_<m>_us columns) first, then the RAPL
+ * energy per request and power (issue 17). The first 4 are required; the
+ * others are NAN where the column is absent or empty (older clients, or
+ * no RAPL). sweepcsv_metric_units: what a summary's columns are in. */
+#define SWEEPCSV_NMETRICS 8
+#define SWEEPCSV_NLAT_METRICS 6
 #define SWEEPCSV_NREQUIRED_METRICS 4
 extern const char *const sweepcsv_metrics[SWEEPCSV_NMETRICS];
+extern const char *const sweepcsv_metric_cols[SWEEPCSV_NMETRICS];
+extern const char *const sweepcsv_metric_units[SWEEPCSV_NMETRICS];
 /* The index of "prequery" in sweepcsv_params. */
 #define SWEEPCSV_PREQUERY 2
 

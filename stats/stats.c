@@ -227,7 +227,10 @@ static const struct cli_cmd stats_cmd = {
 "the two CIs overlap (not significant). The thesis' columns follow:\n"
 "p95 and p99.99 like the others, avg_of_avgs_us (the mean of the runs'\n"
 "averages), avg_p99_us (the mean of their p99s) and max_p99_us (the\n"
-"highest p99 of any repetition).\n"
+"highest p99 of any repetition). Last, where the runs measured RAPL energy:\n"
+"energy_per_request_*_uj and power_*_w the same way, with\n"
+"speedup_energy_per_request = the baseline's / this (below 1: the\n"
+"pre-query costs energy); empty where no run had them.\n"
 "\n"
 "Runs that fell behind their schedule (the client's behind_schedule, or\n"
 "the same rule applied here to late_sends, requests, pace_p99_us and\n"
@@ -325,11 +328,12 @@ static int pairs(const char *outdir, int n, char **files)
 static size_t metric_header(char *h, size_t cap, size_t len, int from, int to)
 {
 	for (int m = from; m < to; m++) {
-		const char *x = sweepcsv_metrics[m];
+		const char *x = sweepcsv_metrics[m], *u = sweepcsv_metric_units[m];
 
 		len += (size_t)snprintf(h + len, cap - len,
-			",%s_median_us,%s_ci_lo_us,%s_ci_hi_us,%s_mean_us,%s_sd_us,"
-			"%s_reps_param,%s_reps_confirm", x, x, x, x, x, x, x);
+			",%s_median_%s,%s_ci_lo_%s,%s_ci_hi_%s,%s_mean_%s,%s_sd_%s,"
+			"%s_reps_param,%s_reps_confirm", x, u, x, u, x, u, x, u, x, u,
+			x, x);
 	}
 	for (int m = from; m < to; m++)
 		len += (size_t)snprintf(h + len, cap - len, ",speedup_%s",
@@ -478,9 +482,12 @@ int main(int argc, char **argv)
 			 ",ci_exact,ci_coverage,n_behind,behind_included,ci_label");
 		for (size_t k = NLEGACY_PARAMS; k < NPARAMS; k++)
 			len += (size_t)snprintf(h + len, sizeof(h) - len, ",%s", sweepcsv_params[k]);
-		len = metric_header(h, sizeof(h), len, NLEGACY_METRICS, NMETRICS);
-		snprintf(h + len, sizeof(h) - len,
+		len = metric_header(h, sizeof(h), len, NLEGACY_METRICS,
+				    SWEEPCSV_NLAT_METRICS);
+		len += (size_t)snprintf(h + len, sizeof(h) - len,
 			 ",avg_of_avgs_us,avg_p99_us,max_p99_us,baseline");
+		/* energy: speedup_* = the baseline's / this (above 1: less) */
+		metric_header(h, sizeof(h), len, SWEEPCSV_NLAT_METRICS, NMETRICS);
 		csv_header(out, h);
 	}
 	printf("%-40s %3s %6s %9s %19s %6s %9s %5s %8s\n", "point", "n", "behind",
@@ -514,7 +521,7 @@ int main(int argc, char **argv)
 		}
 		for (size_t k = NLEGACY_PARAMS; k < NPARAMS; k++)
 			csv_str(out, p->param[k]);
-		metric_cols(out, p, b, NLEGACY_METRICS, NMETRICS);
+		metric_cols(out, p, b, NLEGACY_METRICS, SWEEPCSV_NLAT_METRICS);
 		/* the thesis' columns: mean of the runs' averages and p99s,
 		 * and the highest p99 */
 		csv_double(out, p->nm[M_AVG] ? p->s[M_AVG].mean : NAN, 3);
@@ -531,6 +538,7 @@ int main(int argc, char **argv)
 		} else {
 			csv_empty(out);
 		}
+		metric_cols(out, p, b, SWEEPCSV_NLAT_METRICS, NMETRICS);
 		csv_end_row(out);
 
 		snprintf(nb, sizeof(nb), "%zu%s", p->n_behind,

@@ -64,4 +64,18 @@ done
 { echo "$HDR"; echo "z,1,ok,exp"; } > "$TMP/a/sweep.csv"
 out=$("$WB" stats "$TMP/a" 2>&1); [ $? = 1 ] && echo "$out" | grep -q 'sweep.csv:2: 4 fields' || fail "short row: $out"
 "$WB" stats --bogus "$TMP/a" 2>/dev/null; [ $? = 2 ] || fail "bad option"
+
+# 7. Energy (RAPL): medians, CIs and the speedup of energy per request and
+# power where the runs have them, empty where none did (no RAPL).
+{
+	echo "$HDR,energy_j,power_w,energy_per_request_uj"
+	for r in 1 2 3 4 5; do echo "$(row off $r off 100 0),0.5,$r.5,50$r"; done
+	for r in 1 2 3 4 5; do echo "$(row pq $r 20 50 0),0.6,$r.6,60$r"; done
+	for r in 1 2 3; do echo "$(row norapl $r off 100 0),,,"; done
+} > "$TMP/a/sweep.csv"
+"$WB" stats "$TMP/a" > /dev/null 2>&1 || fail "stats with energy"
+line() { awk -F, -v p="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == p { print $c["energy_per_request_median_uj"], $c["energy_per_request_ci_lo_uj"], $c["energy_per_request_ci_hi_uj"], $c["power_median_w"], $c["speedup_energy_per_request"] }' "$S"; }
+[ "$(line off)" = "503.000 501.000 505.000 3.500 " ] || fail "energy of off: $(line off)"
+[ "$(line pq)" = "603.000 601.000 605.000 3.600 0.8342" ] || fail "energy of pq (more per request: speedup below 1): $(line pq)"
+[ "$(line norapl)" = "    " ] || fail "energy without RAPL not empty: $(line norapl)"
 exit 0
