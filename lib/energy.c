@@ -36,12 +36,17 @@ int energy_open(struct energy *e, char *msg, size_t msglen)
 
 		/* intel-rapl:0, intel-rapl:0:1 (not the intel-rapl
 		 * control type itself, which has no counter) */
-		if (strncmp(de->d_name, "intel-rapl:", 11) ||
-		    strlen(de->d_name) >= sizeof(z->path))
+		size_t len = strlen(de->d_name);
+
+		if (strncmp(de->d_name, "intel-rapl:", 11) || len >= sizeof(z->path))
 			continue;
-		snprintf(z->path, sizeof(z->path), "%s", de->d_name);
-		if (sysfs_read(z->name, sizeof(z->name), POWERCAP "/%s/name", z->path) < 0)
-			snprintf(z->name, sizeof(z->name), "%s", de->d_name);
+		memcpy(z->path, de->d_name, len + 1);
+		if (sysfs_read(z->name, sizeof(z->name), POWERCAP "/%s/name", z->path) < 0) {
+			/* no name file: the zone's directory name, cut to fit */
+			len = len < sizeof(z->name) - 1 ? len : sizeof(z->name) - 1;
+			memcpy(z->name, z->path, len);
+			z->name[len] = '\0';
+		}
 		if (sysfs_read_u64(&z->max_uj, POWERCAP "/%s/max_energy_range_uj",
 				   z->path) < 0)
 			z->max_uj = 0;
