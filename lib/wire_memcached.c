@@ -83,7 +83,9 @@ static ssize_t mc_encode(struct wire_conn *c, const struct proto_msg *m,
 			memset(buf + off, 'x', m->payload_len);
 			memcpy(buf + off + m->payload_len, "\r\n", 2);
 		} else if (m->op == PROTO_OP_GET) {
-			sprintf((char *)buf, "get %s\r\n", key);
+			/* the CRLF by hand: sprintf's NUL would be past len */
+			sprintf((char *)buf, "get %s", key);
+			memcpy(buf + 4 + m->key_size, "\r\n", 2);
 		} else {
 			return -EINVAL;
 		}

@@ -76,10 +76,14 @@ static ssize_t redis_encode(struct wire_conn *c, const struct proto_msg *m,
 		if (kvkey_text(m->key, m->key_size, key) < 0 ||
 		    (m->op != PROTO_OP_GET && m->op != PROTO_OP_SET))
 			return -EINVAL;
-		off = sprintf((char *)buf, "*%d\r\n$3\r\n%s\r\n$%u\r\n%s\r\n",
+		/* the key's CRLF by hand: sprintf's NUL would be past a
+		 * get's len */
+		off = sprintf((char *)buf, "*%d\r\n$3\r\n%s\r\n$%u\r\n%s",
 			      m->op == PROTO_OP_SET ? 3 : 2,
 			      m->op == PROTO_OP_SET ? "SET" : "GET",
 			      (unsigned)m->key_size, key);
+		memcpy(buf + off, "\r\n", 2);
+		off += 2;
 		if (m->op == PROTO_OP_SET) {
 			off += sprintf((char *)buf + off, "$%u\r\n",
 				       (unsigned)m->payload_len);

@@ -472,6 +472,41 @@ START_TEST(redis_rejects)
 }
 END_TEST
 
+/*
+ * A request fits a buffer of exactly msg_len bytes and nothing is written
+ * past it (a get's text ended in sprintf's NUL, one byte beyond: found by
+ * fuzz_kv, tests/fuzz/corpus/kv/crash-get-encode-nul).
+ */
+START_TEST(encode_stays_in_its_buffer)
+{
+	const struct wb_proto_ops *ops[] = { &wire_memcached, &wire_redis };
+
+	for (size_t p = 0; p < 2; p++) {
+		for (int kind = 0; kind < 3; kind++) {
+			for (unsigned ks = KVKEY_MIN; ks <= KVKEY_MAX; ks += KVKEY_MAX - KVKEY_MIN) {
+				struct wire_conn c;
+				struct proto_msg m = req(kind ? PROTO_REQUEST : PROTO_PREQUERY,
+							 kind == 2 ? PROTO_OP_SET : PROTO_OP_GET,
+							 0, 5, 0);
+				uint8_t buf[512];
+				size_t len;
+
+				m.key_size = (uint16_t)ks;
+				len = ops[p]->msg_len(&m);
+				memset(buf, '#', sizeof(buf));
+				wire_conn_init(&c, ops[p], 100);
+				ck_assert_int_eq(ops[p]->encode(&c, &m, buf, len - 1), -ENOSPC);
+				ck_assert_int_eq(ops[p]->encode(&c, &m, buf, len), (ssize_t)len);
+				ck_assert_msg(buf[len] == '#', "%s kind %d key size %u: byte %zu written",
+					      ops[p]->name, kind, ks, len);
+				ck_assert(buf[len - 2] == '\r' && buf[len - 1] == '\n');
+				wire_conn_free(&c);
+			}
+		}
+	}
+}
+END_TEST
+
 START_TEST(table_lists_them)
 {
 	ck_assert_ptr_eq(wire_find("memcached"), &wire_memcached);
@@ -502,6 +537,7 @@ Suite *kv_suite(void)
 	tcase_add_test(tc, memcached_server_orders_replies);
 	tcase_add_test(tc, redis_round_trip);
 	tcase_add_test(tc, redis_rejects);
+	tcase_add_test(tc, encode_stays_in_its_buffer);
 	tcase_add_test(tc, table_lists_them);
 	suite_add_tcase(s, tc);
 	return s;
