@@ -27,8 +27,8 @@ CPPFLAGS += -std=gnu11 -D_GNU_SOURCE -Ilib -DWB_VERSION='"$(VERSION)"'
 # that has none of the -dev packages yet: deps runs first, then the build
 # asks. $(call cached,VAR,COMMAND) runs COMMAND once and keeps its output.
 cached = $(eval $(1) := $$(shell $(2) 2>/dev/null))$($(1))
-TRACE_CFLAGS = $(call cached,TRACE_CFLAGS,pkg-config --cflags libtracefs libtraceevent)
-TRACE_LIBS = $(call cached,TRACE_LIBS,pkg-config --libs libtracefs libtraceevent)
+TRACE_CFLAGS = $(call cached,TRACE_CFLAGS,pkg-config --cflags libtracecmd libtracefs libtraceevent)
+TRACE_LIBS = $(call cached,TRACE_LIBS,pkg-config --libs libtracecmd libtracefs libtraceevent)
 CHECK_CFLAGS = $(call cached,CHECK_CFLAGS,pkg-config --cflags check)
 CHECK_LIBS = $(call cached,CHECK_LIBS,pkg-config --libs check)
 CPPFLAGS += $(TRACE_CFLAGS)
@@ -36,9 +36,10 @@ LDLIBS += $(TRACE_LIBS) -lcpupower -lm -lpthread
 
 # Debian 12 packages: build, test and peer tools.
 DEB_PKGS := build-essential pkg-config check libsubunit-dev libcpupower-dev \
-	libtracefs-dev libtraceevent-dev linux-cpupower gnuplot-nox sockperf \
-	trace-cmd iproute2 procps util-linux python3 time clang libclang-rt-dev \
-	man-db groff-base bsdextrautils memcached redis-server
+	libtracefs-dev libtraceevent-dev libtracecmd-dev linux-cpupower gnuplot-nox \
+	sockperf trace-cmd iproute2 procps util-linux python3 time clang \
+	libclang-rt-dev man-db groff-base bsdextrautils memcached redis-server \
+	linux-perf chromium openssh-server bash-completion
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)

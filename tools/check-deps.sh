@@ -16,6 +16,7 @@ case ${1:-build} in
 build)
 	need_pc libtracefs libtracefs-dev
 	need_pc libtraceevent libtraceevent-dev
+	need_pc libtracecmd libtracecmd-dev
 	need_hdr cpuidle.h libcpupower-dev ;;
 check)
 	need_pc check check
