@@ -51,7 +51,8 @@ client_SRC := $(wildcard client/*.c)
 cstate_SRC := cstate/cstate.c
 snapshot_SRC := snapshot/snapshot.c
 midtier_SRC := prequery/midtier.c
-trace_SRC := tracing/trace.c tracing/record.c tracing/residency.c tracing/capture.c
+trace_SRC := tracing/trace.c tracing/record.c tracing/residency.c tracing/capture.c \
+	tracing/export.c tracing/tracedat.c tracing/socwatch.c
 stats_SRC := stats/stats.c
 # internal helper of `wakebench sweep` (lib/sweepspec)
 sweep-spec_SRC := stats/sweep-spec.c

@@ -222,13 +222,14 @@ static const char *const default_events[] = {
 };
 
 /*
- * What else can wake an idle CPU (trace timeline's wake causes): recorded
- * by default where the kernel has them (irq_vectors is x86's), left out
- * with --no-wake-causes. On loopback the server's core is woken by an IPI
- * or a softirq, never a NIC interrupt.
+ * What else can wake an idle CPU (trace timeline's wake causes), and the
+ * wakeup of the server's thread (trace attribute's breakdown of a wake):
+ * recorded by default where the kernel has them (irq_vectors is x86's),
+ * left out with --no-wake-causes. On loopback the server's core is woken
+ * by an IPI or a softirq, never a NIC interrupt.
  */
 static const char *const wake_events[] = {
-	"irq:softirq_entry", "irq_vectors:reschedule_entry",
+	"irq:softirq_entry", "sched:sched_wakeup", "irq_vectors:reschedule_entry",
 	"irq_vectors:call_function_entry",
 	"irq_vectors:call_function_single_entry",
 	"irq_vectors:irq_work_entry", "irq_vectors:local_timer_entry", NULL,
@@ -550,12 +551,13 @@ static const struct cli_opt record_options[] = {
 	  .off = CLI_AT(struct record_opts, mask) },
 	{ .name = "events", .kind = CLI_STRING, .arg = "LIST",
 	  .help = "more SYSTEM:EVENT names, comma-separated, besides\n"
-		  "the default ones (e.g. irq:softirq_entry,\n"
-		  "sched:sched_wakeup)",
+		  "the default ones (e.g. sched:sched_switch,\n"
+		  "net:netif_receive_skb)",
 	  .off = CLI_AT(struct record_opts, events) },
 	{ .name = "no-wake-causes", .kind = CLI_FLAG,
 	  .help = "record only the default events, not the softirq,\n"
-		  "IPI and local timer ones wake causes need",
+		  "IPI and local timer ones wake causes need, nor\n"
+		  "sched_wakeup (the breakdown of a wake)",
 	  .off = CLI_AT(struct record_opts, no_wake) },
 	{ .name = "buffer-kb", .kind = CLI_UINT, .store = CLI_INT, .arg = "N",
 	  .min = 4, .max = 1 << 22,
@@ -579,7 +581,8 @@ const struct cli_cmd trace_record_cmd = {
 "A tracefs instance of its own with trace_clock mono, events power:cpu_idle,\n"
 "irq:irq_handler_entry/exit, user markers and, where the kernel has them,\n"
 "irq:softirq_entry and the irq_vectors IPI and local timer entries (wake\n"
-"causes; not with --no-wake-causes), plus --events; the ring\n"
+"causes) and sched:sched_wakeup (the breakdown of a wake; none of these\n"
+"with --no-wake-causes), plus --events; the ring\n"
 "buffers streamed to DIR. The COMMAND gets WAKEBENCH_TRACE_INSTANCE so\n"
 "servers and clients started with --trace-markers mark each request. The\n"
 "instance is removed on exit, SIGINT/SIGTERM/SIGHUP/SIGQUIT and when the\n"

@@ -371,6 +371,13 @@ int trace_timeline(int argc, char **argv)
 			TRACE_PROG, (unsigned long long)timeline_rejected(t));
 	printf("events: %llu in the trace, %llu lost\n", (unsigned long long)recorded,
 	       (unsigned long long)lost);
+	{
+		uint64_t idle = 0;
+
+		for (uint32_t cpu = 0; cpu < m.ncpus; cpu++)
+			idle += timeline_idle_events(t, cpu);
+		printf("cpu_idle events: %llu\n", (unsigned long long)idle);
+	}
 	if (skipped)
 		printf("warning: %llu corrupt pages skipped (--skip-corrupt)\n",
 		       (unsigned long long)skipped);
@@ -715,6 +722,8 @@ static const struct trace_verb {
 	{ "residency", trace_residency, &trace_residency_cmd, 0 },
 	{ "turbostat", trace_turbostat, &trace_turbostat_cmd, 0 },
 	{ "capture", trace_capture, &trace_capture_cmd, 0 },
+	{ "export", trace_export, &trace_export_cmd, 0 },
+	{ "import", trace_import, &trace_import_cmd, 0 },
 	{ "cleanup", trace_cleanup, &trace_cleanup_cmd, 1 },
 };
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
@@ -749,7 +758,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc < 2)
-		opt_usage(TRACE_PROG, "which command? record, timeline, attribute, residency, turbostat or cleanup");
+		opt_usage(TRACE_PROG, "which command? record, timeline, attribute, residency, turbostat, capture, export, import or cleanup");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		help_all();
 		return 0;

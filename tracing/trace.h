@@ -10,7 +10,8 @@
 /* Each subcommand's option table (its --help and parsing). */
 extern const struct cli_cmd trace_record_cmd, trace_cleanup_cmd,
 	trace_timeline_cmd, trace_attribute_cmd, trace_residency_cmd,
-	trace_turbostat_cmd, trace_capture_cmd;
+	trace_turbostat_cmd, trace_capture_cmd, trace_export_cmd,
+	trace_import_cmd;
 
 /* full_argc/argv: the whole command line, recorded in meta.txt */
 int trace_record(int argc, char **argv, int full_argc, char **full_argv);
@@ -20,6 +21,25 @@ int trace_attribute(int argc, char **argv);
 int trace_residency(int argc, char **argv);
 int trace_turbostat(int argc, char **argv);
 int trace_capture(int argc, char **argv);
+int trace_export(int argc, char **argv);
+int trace_import(int argc, char **argv);
+
+/*
+ * One export or import (tracing/export.c parses, these do the work):
+ * export reads trace_dir and writes file, import reads file and writes
+ * trace_dir. Each returns the exit status (0, 1) after printing what it
+ * did or why it failed; a file or directory is whole or not there.
+ */
+struct trace_xfer {
+	const char *trace_dir;
+	const char *file;
+	int force;		/* replace what is there */
+	int skip_corrupt;	/* export: leave corrupt pages out */
+};
+
+int trace_export_tracedat(const struct trace_xfer *x);	/* tracing/tracedat.c */
+int trace_export_socwatch(const struct trace_xfer *x);	/* tracing/socwatch.c */
+int trace_import_socwatch(const struct trace_xfer *x);	/* tracing/socwatch.c */
 
 /*
  * turbostat's table in TXT (at most MAX bytes of it; 0: all) written as
