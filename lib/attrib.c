@@ -1,88 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The attribution runs beside the timeline over one pass of the trace:
+ * before each event is applied, the messages received before it are
+ * classified with the timeline as it stands (timeline_now: the core's
+ * open interval and its last idle exit). Messages wait in a queue only
+ * while the group received at one instant is incomplete, or while the
+ * trace still shows the core idle at their receive time.
+ */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "attrib.h"
+#include "reqlog.h"
+
+#define PENDING_MAX 65536
+#define RECENT 64		/* wakeups kept until the server's pid is known */
+
+struct recent_wakeup {
+	uint32_t pid;
+	uint64_t ts, netrx;
+};
+
+struct attrib {
+	struct attr_opts o;
+	struct timeline *t;
+	struct attr_stats *st;
+	int cpu;
+	int64_t pid;
+	/* pending messages, from seq qhead to qtail */
+	struct attr_msg *q;
+	size_t qcap;
+	uint64_t qhead, qtail;
+	uint64_t prev;		/* the server's previous activity */
+	uint64_t last_recv;
+	struct attr_result pq;	/* the last pre-query */
+	int have_pq;
+	/* the server's thread */
+	uint64_t wakeup_ts, wakeup_netrx, switch_ts, netrx_ts;
+	struct recent_wakeup recent[RECENT];
+	uint64_t nrecent;	/* written so far (the ring keeps RECENT) */
+	char *err;
+	size_t errlen;
+};
 
 const char *attrib_pq_name(enum attr_pq pq)
 {
 	static const char *const names[] = { "none", "woke", "awake", "together" };
 
 	return pq < ATTR_PQ_KINDS ? names[pq] : "?";
-}
-
-/* Bottom-up merge sort: stable, O(n log n) whatever the input. */
-int attrib_sort(struct attr_msg *msgs, size_t n)
-{
-	struct attr_msg *tmp, *src = msgs, *dst;
-
-	if (n < 2)
-		return 0;
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	dst = tmp;
-	for (size_t w = 1; w < n; w = w > n / 2 ? n : 2 * w) {
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n;
-			size_t hi = mid + w < n ? mid + w : n;
-			size_t i = lo, j = mid, k = lo;
-
-			while (i < mid && j < hi)
-				dst[k++] = src[j].recv_ns < src[i].recv_ns ?
-					   src[j++] : src[i++];
-			while (i < mid)
-				dst[k++] = src[i++];
-			while (j < hi)
-				dst[k++] = src[j++];
-		}
-		struct attr_msg *s = src;
-
-		src = dst;
-		dst = s;
-	}
-	if (src != msgs)
-		memcpy(msgs, src, n * sizeof(*msgs));
-	free(tmp);
-	return 0;
-}
-
-/*
- * The idle period that ended last in (after, at]: found from the
- * interval containing `at` backwards. Returns it, or NULL.
- */
-static const struct tl_interval *woke_between(const struct timeline *t,
-					      uint32_t cpu, uint64_t after,
-					      uint64_t at)
-{
-	size_t n;
-	const struct tl_interval *all = timeline_intervals(t, cpu, &n);
-	const struct tl_interval *iv = timeline_at(t, cpu, at);
-
-	if (!all || !n)
-		return NULL;
-	if (!iv)		/* past the end of the trace */
-		iv = &all[n - 1];
-	for (; iv >= all && iv->end > after; iv--) {
-		if (iv->state == TL_C0)
-			continue;
-		if (iv->end <= at)
-			return iv;
-		/* `at` inside an idle interval: the message is logged while
-		 * the trace still shows the core idle (clock skew between the
-		 * event and the log); the core woke for it. */
-		return iv;
-	}
-	return NULL;
-}
-
-/* A pre-query for seq later in the run of messages received at recv_ns. */
-static int pq_later_same_read(const struct attr_msg *msgs, size_t n, size_t i)
-{
-	for (size_t j = i + 1; j < n && msgs[j].recv_ns == msgs[i].recv_ns; j++)
-		if (msgs[j].prequery && msgs[j].seq == msgs[i].seq)
-			return 1;
-	return 0;
 }
 
 void attrib_client_lead(struct attr_result *r, uint64_t lead_ns)
@@ -95,50 +61,355 @@ void attrib_client_lead(struct attr_result *r, uint64_t lead_ns)
 	r->prequery_woke = 1;
 }
 
-size_t attrib_run(const struct timeline *t, uint32_t cpu,
-		  const struct attr_msg *msgs, size_t n,
-		  struct attr_result *out)
+static struct attr_msg *qat(struct attrib *a, uint64_t i)
 {
-	uint64_t prev = timeline_start(t);
-	struct attr_result pq = { .seq = UINT64_MAX };	/* the last pre-query */
-	int have_pq = 0;
-	size_t k = 0;
+	return &a->q[i % a->qcap];
+}
 
-	for (size_t i = 0; i < n; i++) {
-		const struct attr_msg *m = &msgs[i];
-		const struct tl_interval *iv = woke_between(t, cpu, prev,
-							    m->recv_ns);
-		struct attr_result r = { .seq = m->seq, .recv_ns = m->recv_ns,
-					 .send_ns = m->send_ns, .state = TL_C0 };
+static int push(struct attrib *a, const struct attr_msg *m)
+{
+	size_t n = (size_t)(a->qtail - a->qhead);
 
-		if (iv) {
-			r.state = iv->state;
-			r.idle_end_ns = iv->end;
-			r.exit_to_recv_ns = m->recv_ns > iv->end ?
-					    m->recv_ns - iv->end : 0;
+	if (m->recv_ns < a->last_recv) {
+		snprintf(a->err, a->errlen, "messages out of receive order: seq %llu received at %llu ns after one at %llu ns",
+			 (unsigned long long)m->seq, (unsigned long long)m->recv_ns,
+			 (unsigned long long)a->last_recv);
+		return -EINVAL;
+	}
+	a->last_recv = m->recv_ns;
+	if (n == PENDING_MAX) {
+		snprintf(a->err, a->errlen, "more than %d messages received while the trace shows cpu%d idle (at %llu ns): the requests are not of this CPU or this trace",
+			 PENDING_MAX, a->cpu,
+			 (unsigned long long)qat(a, a->qhead)->recv_ns);
+		return -E2BIG;
+	}
+	if (n == a->qcap) {
+		size_t ncap = a->qcap ? 2 * a->qcap : 256;
+		struct attr_msg *nq = malloc(ncap * sizeof(*nq));
+
+		if (!nq) {
+			snprintf(a->err, a->errlen, "out of memory");
+			return -ENOMEM;
 		}
+		for (uint64_t i = a->qhead; i < a->qtail; i++)
+			nq[i % ncap] = *qat(a, i);
+		free(a->q);
+		a->q = nq;
+		a->qcap = ncap;
+	}
+	*qat(a, a->qtail++) = *m;
+	a->st->messages++;
+	return 0;
+}
+
+static int is_handler(uint32_t cause)
+{
+	return cause == TL_CAUSE_IRQ || cause == TL_CAUSE_IPI ||
+	       cause == TL_CAUSE_TIMER || cause == TL_CAUSE_SOFTIRQ;
+}
+
+static uint64_t clamp(uint64_t v, uint64_t max)
+{
+	return v < max ? v : max;
+}
+
+/* The wake's sequence points and segments (attrib.h). */
+static void breakdown(struct attrib *a, struct attr_result *r,
+		      const struct tl_wake *w)
+{
+	uint64_t R = r->recv_ns, W = 0, H = 0, T0, T1, T2;
+
+	if (a->pid >= 0 && a->wakeup_ts > a->prev && a->wakeup_ts <= R)
+		W = a->wakeup_ts;
+	r->wakeup_ns = W;
+	if (W && a->switch_ts >= W && a->switch_ts <= R)
+		r->switch_ns = a->switch_ts;
+	if (W && a->wakeup_netrx > a->prev)
+		r->netrx_ns = a->wakeup_netrx;
+	if (r->state == TL_C0) {
+		r->sched_ns = W ? R - W : 0;
+		r->wake_ns = r->sched_ns;
+		r->have_breakdown = a->pid >= 0;
+		return;
+	}
+	if (r->state < 0 || !w)
+		return;
+	if (is_handler(w->cause) && w->cause_ts && w->cause_ts <= R)
+		H = w->cause_ts;
+	r->cause_ns = H;
+	T0 = clamp(H && H < w->ts ? H : w->ts, R);
+	T1 = clamp(H ? H : w->ts, R);
+	r->hw_exit_ns = T1 - T0;
+	r->wake_ns = R - T0;
+	if (!W)
+		return;
+	T2 = clamp(W > T1 ? W : T1, R);
+	r->kernel_ns = T2 - T1;
+	r->sched_ns = R - T2;
+	r->have_breakdown = 1;
+}
+
+/*
+ * The state m found its core in: 1 with *r filled, 0 when the trace
+ * still shows the core idle at m's receive and its exit is to come
+ * (unless final: the trace has ended).
+ */
+static int classify(struct attrib *a, const struct attr_msg *m,
+		    struct attr_result *r, int final)
+{
+	uint64_t R = m->recv_ns;
+	struct tl_now now;
+
+	*r = (struct attr_result){ .cpu = (uint32_t)a->cpu, .seq = m->seq,
+				   .recv_ns = R, .send_ns = m->send_ns,
+				   .state = TL_C0 };
+	timeline_now(a->t, (uint32_t)a->cpu, &now);
+	if (now.state != TL_C0 && now.since <= R) {
+		if (now.state >= 0 && !final)
+			return 0;
+		/* unknown throughout so far, or idle to the trace's end */
+		r->state = now.state;
+		if (now.state >= 0)
+			r->idle_end_ns = timeline_end(a->t);
+		return 1;
+	}
+	if (now.have_wake && now.wake.ts > a->prev &&
+	    (now.wake.ts <= R || now.wake.idle_start <= R)) {
+		r->state = now.wake.state;
+		r->idle_end_ns = now.wake.ts;
+		r->exit_to_recv_ns = R > now.wake.ts ? R - now.wake.ts : 0;
+		/* no handler yet, and the trace goes on past R: nothing
+		 * woke the core before the request came in (a later one
+		 * cannot have been its cause) */
+		if (now.wake.cause == TL_CAUSE_UNKNOWN &&
+		    (!final || R <= timeline_end(a->t)))
+			now.wake.cause = TL_CAUSE_NONE;
+		r->cause = now.wake.cause;
+		r->detail = now.wake.detail;
+		breakdown(a, r, &now.wake);
+	} else {
+		breakdown(a, r, NULL);
+	}
+	return 1;
+}
+
+/* The state, wake and breakdown of src, onto the request r. */
+static void take_state(struct attr_result *r, const struct attr_result *src)
+{
+	struct attr_result keep = *r;
+
+	*r = *src;
+	r->seq = keep.seq;
+	r->recv_ns = keep.recv_ns;
+	r->send_ns = keep.send_ns;
+}
+
+/* Classifies the group of messages received at the head's time. */
+static int do_group(struct attrib *a, int final, int *done)
+{
+	uint64_t R = qat(a, a->qhead)->recv_ns, end = a->qhead;
+	struct attr_result r;
+
+	while (end < a->qtail && qat(a, end)->recv_ns == R)
+		end++;
+	*done = 0;
+	for (uint64_t i = a->qhead; i < end; i++) {
+		const struct attr_msg *m = qat(a, i);
+
+		if (!classify(a, m, &r, final))
+			return 0;	/* the group waits for the exit */
 		if (m->prequery) {
-			pq = r;
-			have_pq = 1;
+			a->pq = r;
+			a->have_pq = 1;
 		} else {
-			if (have_pq && pq.seq == m->seq &&
-			    pq.recv_ns == m->recv_ns) {
+			int later = 0;
+
+			for (uint64_t j = i + 1; j < end && !later; j++)
+				later = qat(a, j)->prequery && qat(a, j)->seq == m->seq;
+			if (a->have_pq && a->pq.seq == m->seq && a->pq.recv_ns == R) {
 				/* One read brought both: the request found
 				 * the core as its pre-query did. */
-				r.state = pq.state;
-				r.idle_end_ns = pq.idle_end_ns;
-				r.exit_to_recv_ns = pq.exit_to_recv_ns;
+				take_state(&r, &a->pq);
 				r.prequery = ATTR_PQ_TOGETHER;
-			} else if (pq_later_same_read(msgs, n, i)) {
+			} else if (later) {
 				r.prequery = ATTR_PQ_TOGETHER;
-			} else if (have_pq && pq.seq == m->seq) {
-				r.prequery = pq.state != TL_C0 ? ATTR_PQ_WOKE :
+			} else if (a->have_pq && a->pq.seq == m->seq) {
+				r.prequery = a->pq.state != TL_C0 ? ATTR_PQ_WOKE :
 					     ATTR_PQ_AWAKE;
 			}
 			r.prequery_woke = r.prequery == ATTR_PQ_WOKE;
-			out[k++] = r;
+			a->st->requests++;
+			if (a->o.fn) {
+				int ret = a->o.fn(a->o.ctx, &r);
+
+				if (ret) {
+					snprintf(a->err, a->errlen, "%s", strerror(-ret));
+					return ret;
+				}
+			}
 		}
-		prev = m->recv_ns > m->send_ns ? m->recv_ns : m->send_ns;
+		a->prev = m->recv_ns > m->send_ns ? m->recv_ns : m->send_ns;
 	}
-	return k;
+	a->qhead = end;
+	*done = 1;
+	return 0;
+}
+
+/* Classifies the groups received before limit; stops at one that waits. */
+static int advance(struct attrib *a, uint64_t limit, int final)
+{
+	while (a->qhead < a->qtail && qat(a, a->qhead)->recv_ns < limit) {
+		int done, ret;
+
+		if (a->cpu < 0)
+			return 0;
+		ret = do_group(a, final, &done);
+		if (ret || !done)
+			return ret;
+	}
+	return 0;
+}
+
+/* One message: the groups before it are complete and go first. */
+static int take_msg(struct attrib *a, const struct attr_msg *m, int final)
+{
+	if (a->qtail > a->qhead && m->recv_ns > qat(a, a->qtail - 1)->recv_ns) {
+		int ret = advance(a, m->recv_ns, final);
+
+		if (ret)
+			return ret;
+	}
+	return push(a, m);
+}
+
+static void learn_pid(struct attrib *a, uint32_t pid)
+{
+	a->pid = pid;
+	a->st->pid = pid;
+	for (unsigned i = 0; i < RECENT && i < a->nrecent; i++) {
+		if (a->recent[i].pid == pid && a->recent[i].ts > a->wakeup_ts) {
+			a->wakeup_ts = a->recent[i].ts;
+			a->wakeup_netrx = a->recent[i].netrx;
+		}
+	}
+}
+
+/* A trace event, after the timeline took it. */
+static int event_seen(struct attrib *a, const struct tl_event *e, int markers)
+{
+	switch (e->type) {
+	case TL_WAKEUP:
+		a->st->wakeups++;
+		if (a->pid < 0) {
+			a->recent[a->nrecent++ % RECENT] =
+				(struct recent_wakeup){ e->arg, e->ts, a->netrx_ts };
+		} else if ((int64_t)e->arg == a->pid) {
+			a->wakeup_ts = e->ts;
+			a->wakeup_netrx = a->netrx_ts;
+		}
+		return 0;
+	case TL_SWITCH:
+		if (a->pid >= 0 && (int64_t)e->arg == a->pid &&
+		    (int)e->cpu == a->cpu)
+			a->switch_ts = e->ts;
+		return 0;
+	case TL_NETRX:
+		a->netrx_ts = e->ts;
+		return 0;
+	case TL_MARKER: {
+		struct attr_msg m = { .recv_ns = e->ts };
+		int r = reqlog_marker(e->str, &m.seq, &m.prequery, a->err, a->errlen);
+
+		if (r <= 0) {
+			if (r < 0) {
+				char why[512];
+
+				snprintf(why, sizeof(why), "%s", a->err);
+				snprintf(a->err, a->errlen, "cpu%u at %llu ns: %s", e->cpu,
+					 (unsigned long long)e->ts, why);
+			}
+			return r;
+		}
+		if (a->cpu < 0 && markers)
+			a->cpu = (int)e->cpu;
+		if ((int)e->cpu != a->cpu) {
+			if (markers)
+				a->st->elsewhere++;
+			return 0;
+		}
+		if (a->pid < 0)
+			learn_pid(a, e->pid);
+		return markers ? take_msg(a, &m, 0) : 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+int attrib_run(struct timeline *t, const struct attr_source *src,
+	       const struct attr_opts *opts, uint64_t end_ns,
+	       struct attr_stats *stats, char *err, size_t errlen)
+{
+	struct attrib a = { .o = *opts, .t = t, .st = stats, .cpu = opts->cpu,
+			    .pid = opts->pid, .err = err, .errlen = errlen };
+	int markers = !src->next_msg, have = 0, ret;
+	struct attr_msg next;
+	struct tl_event e;
+
+	*stats = (struct attr_stats){ .cpu = opts->cpu, .pid = opts->pid };
+	err[0] = '\0';
+	if (!markers && opts->cpu < 0) {
+		snprintf(err, errlen, "a message log needs the server's CPU");
+		return -EINVAL;
+	}
+	a.prev = timeline_start(t);
+	if (!markers) {
+		ret = src->next_msg(src->ctx, &next, err, errlen);
+		if (ret < 0)
+			goto out;
+		have = ret;
+	}
+	while ((ret = src->next_event(src->ctx, &e, err, errlen)) > 0) {
+		while (have && next.recv_ns < e.ts) {
+			ret = take_msg(&a, &next, 0);
+			if (!ret)
+				ret = src->next_msg(src->ctx, &next, err, errlen);
+			if (ret < 0)
+				goto out;
+			have = ret;
+		}
+		ret = advance(&a, e.ts, 0);
+		if (ret)
+			goto out;
+		ret = timeline_add(t, &e);
+		if (ret && ret != -EINVAL) {
+			snprintf(err, errlen, "%s", ret == -E2BIG ?
+				 "corrupt trace: more idle states or IRQ numbers than a kernel has" :
+				 strerror(-ret));
+			goto out;
+		}
+		ret = event_seen(&a, &e, markers);
+		if (ret)
+			goto out;
+	}
+	if (ret < 0)
+		goto out;
+	ret = timeline_finish(t, end_ns);
+	if (ret) {
+		snprintf(err, errlen, "%s", strerror(-ret));
+		goto out;
+	}
+	while (have) {
+		ret = take_msg(&a, &next, 1);
+		if (!ret)
+			ret = src->next_msg(src->ctx, &next, err, errlen);
+		if (ret < 0)
+			goto out;
+		have = ret;
+	}
+	ret = advance(&a, UINT64_MAX, 1);
+out:
+	stats->cpu = a.cpu;
+	free(a.q);
+	return ret;
 }

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * attrib: which C-state each request's server core was in when the
- * request arrived, from the server's message log and the core's timeline.
+ * request arrived, and where the microseconds of its wake went, from the
+ * server's messages (its log, or its markers in the trace) and the
+ * trace's events, both read once in time order (memory bounded by the
+ * messages received at one instant, not by the run's length).
  *
  * A message found its core idle when the core left an idle state after
  * the server's previous activity (the previous message's receive or
  * send) and before this message was received: the state at arrival is
  * that idle state, the idle period ended at the exit, and exit-to-receive
  * is how long the core took from waking to handing the message to the
- * server. Otherwise the core was already in C0.
+ * server. Otherwise the core was already in C0. A message logged while
+ * the trace still shows its core idle (the two clocks a few ns apart)
+ * found it in that idle state.
  *
  * A request's pre-query (same sequence number) is classified:
  *   none      no pre-query for it
@@ -19,6 +24,35 @@
  *             pre-query gave no head start; the request is given the
  *             state the pair found the core in (but see
  *             attrib_client_lead: sent apart, it is `woke`)
+ *
+ * The breakdown of a wake (DESIGN.md "Wake causes and the breakdown of a
+ * wake"), on the sequence points of the trace:
+ *   E  the idle exit (power:cpu_idle)
+ *   H  the first handler of its wake cause (IRQ, IPI, timer, softirq) on
+ *      the core; before E when the handler ran inside the idle
+ *      instruction (x86 HLT takes the interrupt in the halt), after E
+ *      when the idle state runs with interrupts off (mwait)
+ *   W  the sched_wakeup of the server's thread (any CPU), the last one
+ *      after the server's previous activity and at or before R
+ *   R  the server's receive
+ * The wake starts at T0 = min(E, H) (E without H) and the segments
+ * partition [T0, R]:
+ *   hardware exit  T0 .. H   (H - E when the handler came after the
+ *                             exit; 0 when it ran inside the idle
+ *                             instruction or there was none)
+ *   kernel path    H .. max(H, W)   (0 when the thread was woken first,
+ *                             from another CPU, and the handler is the
+ *                             IPI that told this core)
+ *   scheduling     max(H, W) .. R   (run queue, context switch, the
+ *                             return from epoll_wait and the read)
+ * Without H (a polling state, or no cause recorded) H is taken as E. The
+ * cause of a request's wake is what the trace shows by its receive: an
+ * exit with no handler by then is `none` (an interrupt after the receive
+ * did not wake the core for it), `unknown` only when the trace ended
+ * first.
+ * Without W (sched_wakeup not recorded, the server's thread unknown) the
+ * last two are unknown. A request that found C0 has 0, 0 and W .. R
+ * (0 without a wakeup: the thread was running).
  */
 #ifndef WB_ATTRIB_H
 #define WB_ATTRIB_H
@@ -42,6 +76,7 @@ enum attr_pq {
 };
 
 struct attr_result {
+	uint32_t cpu;		/* the server's */
 	uint64_t seq;
 	uint64_t recv_ns, send_ns;	/* the message's (send_ns 0: none) */
 	int32_t state;		/* TL_C0, TL_UNKNOWN or an idle state */
@@ -49,6 +84,16 @@ struct attr_result {
 	uint64_t exit_to_recv_ns;
 	int prequery_woke;	/* 1 only for ATTR_PQ_WOKE */
 	enum attr_pq prequery;
+	/* the wake (state an idle state) */
+	uint32_t cause, detail;	/* enum tl_cause, timeline string */
+	uint64_t cause_ns;	/* H, 0: none */
+	uint64_t wakeup_ns;	/* W, 0: none */
+	uint64_t switch_ns;	/* the thread switched in on the core, 0: none */
+	uint64_t netrx_ns;	/* the last netif_receive_skb before W, 0: none */
+	/* the breakdown; have_breakdown 0: kernel and sched unknown */
+	int have_breakdown;
+	uint64_t hw_exit_ns, kernel_ns, sched_ns;
+	uint64_t wake_ns;	/* R - T0 */
 };
 
 /*
@@ -63,17 +108,49 @@ void attrib_client_lead(struct attr_result *r, uint64_t lead_ns);
 
 /* "none", "woke", "awake", "together". */
 const char *attrib_pq_name(enum attr_pq pq);
+
+/* Where the messages and events come from. */
+struct attr_source {
+	void *ctx;
+	/* The next trace event, in time order: 1, 0 at the end, -errno
+	 * (with a message in err). */
+	int (*next_event)(void *ctx, struct tl_event *e, char *err, size_t errlen);
+	/* The next message, in receive order (ties: log order): 1, 0, or
+	 * -errno. NULL: the messages are the request markers in the trace
+	 * ("wb recv SEQ", "wb pqrecv SEQ") of the server's CPU. */
+	int (*next_msg)(void *ctx, struct attr_msg *m, char *err, size_t errlen);
+};
+
+typedef int (*attr_result_fn)(void *ctx, const struct attr_result *r);
+
+struct attr_opts {
+	int cpu;		/* the server's CPU; -1 with markers: the CPU
+				 * of the first request marker */
+	int64_t pid;		/* the server's thread; -1: the writer of the
+				 * request markers, if any */
+	attr_result_fn fn;	/* each request's result, in receive order */
+	void *ctx;
+};
+
+struct attr_stats {
+	uint64_t messages;	/* requests and pre-queries */
+	uint64_t requests;
+	uint64_t elsewhere;	/* request markers from other CPUs, left out */
+	int cpu;		/* the one attributed */
+	int64_t pid;		/* the thread whose wakeups were used, -1 */
+	uint64_t wakeups;	/* sched_wakeup events seen in the trace */
+};
+
 /*
- * Sorts msgs by receive time; messages with equal times (read by one
- * read()) keep their log order. Returns 0 or -ENOMEM.
+ * Feeds every event of src into t (a timeline of any kind, fresh) and
+ * attributes every message to the state of opts->cpu, calling opts->fn
+ * per request; closes t at end_ns. Returns 0, or -errno with a message in
+ * err: a bad marker, messages out of receive order, more than 65536
+ * messages received while the trace shows their core idle (the log is
+ * not of this CPU or trace), a source's or fn's error.
  */
-int attrib_sort(struct attr_msg *msgs, size_t n);
-/*
- * msgs in receive order (attrib_sort). Writes one result per request
- * (not per pre-query) to out (room for n); returns how many.
- */
-size_t attrib_run(const struct timeline *t, uint32_t cpu,
-		  const struct attr_msg *msgs, size_t n,
-		  struct attr_result *out);
+int attrib_run(struct timeline *t, const struct attr_source *src,
+	       const struct attr_opts *opts, uint64_t end_ns,
+	       struct attr_stats *stats, char *err, size_t errlen);
 
 #endif

@@ -80,209 +80,519 @@ static int field_u64(const char *path, unsigned int lineno, char **fields,
 	return 0;
 }
 
+/* An open CSV file and its header. */
+struct csvin {
+	const char *path;
+	FILE *f;
+	char *line, *hdr;
+	size_t cap, hcap;
+	char *names[MAX_FIELDS], *fields[MAX_FIELDS];
+	int ncols;
+	unsigned int lineno;
+};
+
+static int csvin_open(struct csvin *c, const char *path, char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	c->path = path;
+	c->lineno = 1;
+	c->f = open_csv(path, &c->hdr, &c->hcap, c->names, &c->ncols, err, errlen);
+	if (c->f)
+		return 0;
+	free(c->hdr);
+	c->hdr = NULL;
+	return -EINVAL;
+}
+
+static void csvin_close(struct csvin *c)
+{
+	if (c->f)
+		fclose(c->f);
+	free(c->line);
+	free(c->hdr);
+	c->f = NULL;
+}
+
+static int csvin_row(struct csvin *c, char *err, size_t errlen)
+{
+	return next_row(c->f, c->path, &c->lineno, &c->line, &c->cap, c->fields,
+			c->ncols, err, errlen);
+}
+
+static int csvin_u64(struct csvin *c, int col, int may_be_empty, uint64_t *out,
+		     char *err, size_t errlen)
+{
+	return field_u64(c->path, c->lineno, c->fields, c->names, col,
+			 may_be_empty, out, err, errlen);
+}
+
+/* ---- the server's log -------------------------------------------------- */
+
+struct srv_row {
+	struct attr_msg m;
+	unsigned int line;
+};
+
+struct reqlog_server {
+	struct csvin in;
+	int c_seq, c_type, c_recv, c_send;
+	struct srv_row heap[REQLOG_REORDER];	/* by (recv_ns, line) */
+	size_t n;
+	int eof;
+	uint64_t out_recv;	/* the last handed out */
+	int out_any;
+};
+
+static int srv_less(const struct srv_row *a, const struct srv_row *b)
+{
+	return a->m.recv_ns != b->m.recv_ns ? a->m.recv_ns < b->m.recv_ns :
+	       a->line < b->line;
+}
+
+static void srv_push(struct reqlog_server *s, const struct srv_row *r)
+{
+	size_t i = s->n++;
+
+	while (i && srv_less(r, &s->heap[(i - 1) / 2])) {
+		s->heap[i] = s->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->heap[i] = *r;
+}
+
+static struct srv_row srv_pop(struct reqlog_server *s)
+{
+	struct srv_row top = s->heap[0], last = s->heap[--s->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = l;
+
+		if (l >= s->n)
+			break;
+		if (l + 1 < s->n && srv_less(&s->heap[l + 1], &s->heap[l]))
+			m = l + 1;
+		if (!srv_less(&s->heap[m], &last))
+			break;
+		s->heap[i] = s->heap[m];
+		i = m;
+	}
+	if (s->n)
+		s->heap[i] = last;
+	return top;
+}
+
+int reqlog_server_open(const char *path, struct reqlog_server **out, char *err,
+		       size_t errlen)
+{
+	struct reqlog_server *s = calloc(1, sizeof(*s));
+	int ret;
+
+	*out = NULL;
+	if (!s) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	ret = csvin_open(&s->in, path, err, errlen);
+	if (ret) {
+		free(s);
+		return ret;
+	}
+	s->c_seq = csvr_col(s->in.names, s->in.ncols, "seq");
+	s->c_type = csvr_col(s->in.names, s->in.ncols, "type");
+	s->c_recv = csvr_col(s->in.names, s->in.ncols, "recv_ns");
+	s->c_send = csvr_col(s->in.names, s->in.ncols, "send_ns");
+	if (s->c_seq != 0 || s->c_type != 1 || s->c_recv != 2 || s->c_send != 3) {
+		ret = fail(err, errlen, "%s is not a server log (seq,type,recv_ns,send_ns,...)",
+			   path);
+		reqlog_server_close(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+/* The next row of the file: 1, 0 at its end, -EINVAL. */
+static int srv_read(struct reqlog_server *s, struct srv_row *r, char *err,
+		    size_t errlen)
+{
+	struct csvin *c = &s->in;
+	const char *type;
+	int ret = csvin_row(c, err, errlen);
+
+	if (ret <= 0)
+		return ret;
+	*r = (struct srv_row){ .line = c->lineno };
+	if (csvin_u64(c, s->c_seq, 0, &r->m.seq, err, errlen) ||
+	    csvin_u64(c, s->c_recv, 0, &r->m.recv_ns, err, errlen) ||
+	    csvin_u64(c, s->c_send, 1, &r->m.send_ns, err, errlen))
+		return -EINVAL;
+	type = c->fields[s->c_type];
+	if (!strcmp(type, "prequery"))
+		r->m.prequery = 1;
+	else if (strcmp(type, "request"))
+		return fail(err, errlen, "%s:%u: column 'type': '%.40s' is neither request nor prequery",
+			    c->path, c->lineno, type);
+	return 1;
+}
+
+int reqlog_server_next(struct reqlog_server *s, struct attr_msg *m, char *err,
+		       size_t errlen)
+{
+	struct srv_row r;
+
+	while (!s->eof && s->n < REQLOG_REORDER) {
+		int ret = srv_read(s, &r, err, errlen);
+
+		if (ret < 0)
+			return ret;
+		if (!ret) {
+			s->eof = 1;
+			break;
+		}
+		if (s->out_any && r.m.recv_ns < s->out_recv)
+			return fail(err, errlen, "%s:%u: received at %llu ns, before a row more than %d lines earlier (%llu ns): not a log in receive order",
+				    s->in.path, r.line, (unsigned long long)r.m.recv_ns,
+				    REQLOG_REORDER, (unsigned long long)s->out_recv);
+		srv_push(s, &r);
+	}
+	if (!s->n)
+		return 0;
+	r = srv_pop(s);
+	s->out_recv = r.m.recv_ns;
+	s->out_any = 1;
+	*m = r.m;
+	return 1;
+}
+
+void reqlog_server_close(struct reqlog_server *s)
+{
+	if (!s)
+		return;
+	csvin_close(&s->in);
+	free(s);
+}
+
 int reqlog_read_server(const char *path, struct attr_msg **msgs, size_t *n,
 		       char *err, size_t errlen)
 {
-	char *line = NULL, *hdr = NULL, *names[MAX_FIELDS], *fields[MAX_FIELDS];
-	size_t cap = 0, hcap = 0, ncap = 0;
-	unsigned int lineno = 1;
-	int ncols, c_seq, c_type, c_recv, c_send, r, ret = 0;
-	FILE *f = open_csv(path, &hdr, &hcap, names, &ncols, err, errlen);
+	struct reqlog_server *s;
+	struct attr_msg m;
+	size_t cap = 0;
+	int ret = reqlog_server_open(path, &s, err, errlen);
 
 	*msgs = NULL;
 	*n = 0;
-	if (!f) {
-		free(hdr);
-		return -EINVAL;
-	}
-	c_seq = csvr_col(names, ncols, "seq");
-	c_type = csvr_col(names, ncols, "type");
-	c_recv = csvr_col(names, ncols, "recv_ns");
-	c_send = csvr_col(names, ncols, "send_ns");
-	if (c_seq != 0 || c_type != 1 || c_recv != 2 || c_send != 3) {
-		ret = fail(err, errlen, "%s is not a server log (seq,type,recv_ns,send_ns,...)",
-			   path);
-		goto out;
-	}
-	while ((r = next_row(f, path, &lineno, &line, &cap, fields, ncols, err,
-			     errlen)) > 0) {
-		struct attr_msg m = { 0 };
-		const char *type = fields[c_type];
-
-		if (field_u64(path, lineno, fields, names, c_seq, 0, &m.seq, err, errlen) ||
-		    field_u64(path, lineno, fields, names, c_recv, 0, &m.recv_ns, err, errlen) ||
-		    field_u64(path, lineno, fields, names, c_send, 1, &m.send_ns, err, errlen)) {
-			ret = -EINVAL;
-			goto out;
-		}
-		if (!strcmp(type, "prequery")) {
-			m.prequery = 1;
-		} else if (strcmp(type, "request")) {
-			ret = fail(err, errlen, "%s:%u: column 'type': '%.40s' is neither request nor prequery",
-				   path, lineno, type);
-			goto out;
-		}
-		if (*n == ncap) {
-			size_t nc = ncap ? 2 * ncap : 1024;
+	if (ret)
+		return ret;
+	while ((ret = reqlog_server_next(s, &m, err, errlen)) > 0) {
+		if (*n == cap) {
+			size_t nc = cap ? 2 * cap : 1024;
 			struct attr_msg *nv = realloc(*msgs, nc * sizeof(*nv));
 
 			if (!nv) {
 				ret = -ENOMEM;
 				snprintf(err, errlen, "%s: out of memory", path);
-				goto out;
+				break;
 			}
 			*msgs = nv;
-			ncap = nc;
+			cap = nc;
 		}
 		(*msgs)[(*n)++] = m;
 	}
-	if (r < 0)
-		ret = r;
-out:
+	reqlog_server_close(s);
 	if (ret) {
 		free(*msgs);
 		*msgs = NULL;
 		*n = 0;
 	}
-	free(line);
-	free(hdr);
-	fclose(f);
 	return ret;
 }
 
-static int cmp_seq(const void *a, const void *b)
-{
-	const struct cli_row *x = a, *y = b;
+/* ---- the client's rows, joined ------------------------------------------ */
 
-	return (x->seq > y->seq) - (x->seq < y->seq);
+struct reqlog_join {
+	struct csvin in;
+	int by_seq;
+	int c_seq, c_lat, c_recv, c_send, c_lead;
+	/* rows read ahead, in file order, from seq head to tail */
+	struct cli_row *rows;
+	uint8_t *state;		/* per row: 0 waiting, 1 taken, 2 ambiguous */
+	size_t cap;
+	uint64_t head, tail;
+	/* open addressing over row seqs (UINT64_MAX: empty) */
+	uint64_t *slot;
+	size_t nslots;
+	int eof;
+	uint64_t horizon;	/* the latest server receive read */
+	uint64_t now;		/* the latest receive looked for */
+	uint64_t late;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
 }
 
-static int cmp_time(const void *a, const void *b)
+static uint64_t row_key(const struct reqlog_join *j, const struct cli_row *r)
 {
-	const struct cli_row *x = a, *y = b;
-
-	if (x->srv_recv_ns != y->srv_recv_ns)
-		return (x->srv_recv_ns > y->srv_recv_ns) - (x->srv_recv_ns < y->srv_recv_ns);
-	return (x->srv_send_ns > y->srv_send_ns) - (x->srv_send_ns < y->srv_send_ns);
+	return j->by_seq ? mix(r->seq) : mix(r->srv_recv_ns ^ mix(r->srv_send_ns));
 }
 
-int reqlog_read_client(const char *path, struct cli_rows *c, char *err,
-		       size_t errlen)
+static int same_key(const struct reqlog_join *j, const struct cli_row *a,
+		    uint64_t seq, uint64_t recv, uint64_t send)
 {
-	char *line = NULL, *hdr = NULL, *names[MAX_FIELDS], *fields[MAX_FIELDS];
-	size_t cap = 0, hcap = 0, ncap = 0;
-	unsigned int lineno = 1;
-	int ncols, c_seq, c_lat, c_recv, c_send, c_lead, r, ret = 0;
-	FILE *f = open_csv(path, &hdr, &hcap, names, &ncols, err, errlen);
+	return j->by_seq ? a->seq == seq :
+	       a->srv_recv_ns == recv && a->srv_send_ns == send;
+}
 
-	memset(c, 0, sizeof(*c));
-	if (!f) {
-		free(hdr);
-		return -EINVAL;
+static struct cli_row *jrow(struct reqlog_join *j, uint64_t i)
+{
+	return &j->rows[i % j->cap];
+}
+
+/* The slot holding row i, or the empty one where it would go. */
+static size_t slot_of(struct reqlog_join *j, uint64_t key, uint64_t i)
+{
+	size_t mask = j->nslots - 1, k = key & mask;
+
+	while (j->slot[k] != UINT64_MAX && j->slot[k] != i)
+		k = (k + 1) & mask;
+	return k;
+}
+
+static void slot_remove(struct reqlog_join *j, uint64_t i)
+{
+	size_t mask = j->nslots - 1, k = slot_of(j, row_key(j, jrow(j, i)), i);
+
+	if (j->slot[k] != i)
+		return;
+	/* backward shift: no tombstones, probes stay short */
+	for (size_t n = (k + 1) & mask; j->slot[n] != UINT64_MAX; n = (n + 1) & mask) {
+		size_t home = row_key(j, jrow(j, j->slot[n])) & mask;
+
+		if ((n > k && (home <= k || home > n)) ||
+		    (n < k && home <= k && home > n)) {
+			j->slot[k] = j->slot[n];
+			k = n;
+		}
 	}
-	c_seq = csvr_col(names, ncols, "seq");
-	c_lat = csvr_col(names, ncols, "latency_ns");
-	c_recv = csvr_col(names, ncols, "server_recv_ns");
-	c_send = csvr_col(names, ncols, "server_send_ns");
-	c_lead = csvr_col(names, ncols, "prequery_lead_ns");	/* optional */
-	if (c_seq != 0 || c_lat < 0 || c_recv < 0 || c_send < 0) {
+	j->slot[k] = UINT64_MAX;
+}
+
+static int slot_insert(struct reqlog_join *j, uint64_t i)
+{
+	size_t mask, k;
+
+	if (2 * (j->tail - j->head + 1) > j->nslots) {
+		size_t n = j->nslots ? 2 * j->nslots : 1024;
+		uint64_t *ns = malloc(n * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		free(j->slot);
+		j->slot = ns;
+		j->nslots = n;
+		for (size_t s = 0; s < n; s++)
+			ns[s] = UINT64_MAX;
+		for (uint64_t r = j->head; r < j->tail; r++)
+			if (j->state[r % j->cap] != 1)
+				j->slot[slot_of(j, row_key(j, jrow(j, r)), UINT64_MAX)] = r;
+	}
+	mask = j->nslots - 1;
+	k = row_key(j, jrow(j, i)) & mask;
+	while (j->slot[k] != UINT64_MAX)
+		k = (k + 1) & mask;
+	j->slot[k] = i;
+	return 0;
+}
+
+/* The waiting row with this key, or UINT64_MAX. */
+static uint64_t lookup(struct reqlog_join *j, uint64_t seq, uint64_t recv,
+		       uint64_t send)
+{
+	struct cli_row key = { .seq = seq, .srv_recv_ns = recv, .srv_send_ns = send };
+	size_t mask = j->nslots - 1, k;
+
+	if (!j->nslots)
+		return UINT64_MAX;
+	for (k = row_key(j, &key) & mask; j->slot[k] != UINT64_MAX; k = (k + 1) & mask)
+		if (same_key(j, jrow(j, j->slot[k]), seq, recv, send))
+			return j->slot[k];
+	return UINT64_MAX;
+}
+
+int reqlog_join_open(const char *path, int by_seq, struct reqlog_join **out,
+		     char *err, size_t errlen)
+{
+	struct reqlog_join *j = calloc(1, sizeof(*j));
+	struct csvin *c;
+	int ret;
+
+	*out = NULL;
+	if (!j) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	j->by_seq = by_seq;
+	ret = csvin_open(&j->in, path, err, errlen);
+	if (ret) {
+		free(j);
+		return ret;
+	}
+	c = &j->in;
+	j->c_seq = csvr_col(c->names, c->ncols, "seq");
+	j->c_lat = csvr_col(c->names, c->ncols, "latency_ns");
+	j->c_recv = csvr_col(c->names, c->ncols, "server_recv_ns");
+	j->c_send = csvr_col(c->names, c->ncols, "server_send_ns");
+	j->c_lead = csvr_col(c->names, c->ncols, "prequery_lead_ns");	/* optional */
+	if (j->c_seq != 0 || j->c_lat < 0 || j->c_recv < 0 || j->c_send < 0) {
 		ret = fail(err, errlen, "%s is not a client requests.csv (seq,...,latency_ns,...,server_recv_ns,server_send_ns)",
 			   path);
-		goto out;
+		reqlog_join_close(j);
+		return ret;
 	}
-	while ((r = next_row(f, path, &lineno, &line, &cap, fields, ncols, err,
-			     errlen)) > 0) {
-		struct cli_row row = { .line = lineno };
-
-		if (field_u64(path, lineno, fields, names, c_seq, 0, &row.seq, err, errlen) ||
-		    field_u64(path, lineno, fields, names, c_lat, 1, &row.latency_ns, err, errlen) ||
-		    field_u64(path, lineno, fields, names, c_recv, 1, &row.srv_recv_ns, err, errlen) ||
-		    field_u64(path, lineno, fields, names, c_send, 1, &row.srv_send_ns, err, errlen) ||
-		    (c_lead >= 0 &&
-		     field_u64(path, lineno, fields, names, c_lead, 1, &row.pq_lead_ns, err, errlen))) {
-			ret = -EINVAL;
-			goto out;
-		}
-		if (c->n == ncap) {
-			size_t nc = ncap ? 2 * ncap : 1024;
-			struct cli_row *nv = realloc(c->by_seq, nc * sizeof(*nv));
-
-			if (!nv) {
-				ret = -ENOMEM;
-				snprintf(err, errlen, "%s: out of memory", path);
-				goto out;
-			}
-			c->by_seq = nv;
-			ncap = nc;
-		}
-		c->by_seq[c->n++] = row;
-	}
-	if (r < 0) {
-		ret = r;
-		goto out;
-	}
-	c->by_time = malloc((c->n ? c->n : 1) * sizeof(*c->by_time));
-	if (!c->by_time) {
-		ret = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	if (c->n)
-		memcpy(c->by_time, c->by_seq, c->n * sizeof(*c->by_time));
-	if (c->n) {	/* qsort of a NULL array is undefined (fuzzing) */
-		qsort(c->by_seq, c->n, sizeof(*c->by_seq), cmp_seq);
-		qsort(c->by_time, c->n, sizeof(*c->by_time), cmp_time);
-	}
-	for (size_t i = 1; i < c->n; i++) {
-		const struct cli_row *a = &c->by_seq[i - 1], *b = &c->by_seq[i];
-
-		if (a->seq == b->seq) {
-			ret = fail(err, errlen, "%s:%u: seq %llu again (first on line %u)",
-				   path, a->line > b->line ? a->line : b->line,
-				   (unsigned long long)a->seq,
-				   a->line < b->line ? a->line : b->line);
-			goto out;
-		}
-	}
-out:
-	if (ret)
-		reqlog_client_free(c);
-	free(line);
-	free(hdr);
-	fclose(f);
-	return ret;
+	*out = j;
+	return 0;
 }
 
-void reqlog_client_free(struct cli_rows *c)
+/* Reads one more row into the window: 1, 0 at the end, -errno. */
+static int join_read(struct reqlog_join *j, char *err, size_t errlen)
 {
-	free(c->by_seq);
-	free(c->by_time);
-	memset(c, 0, sizeof(*c));
+	struct csvin *c = &j->in;
+	struct cli_row row;
+	uint64_t dup;
+	int ret = csvin_row(c, err, errlen);
+
+	if (ret <= 0) {
+		if (!ret)
+			j->eof = 1;
+		return ret;
+	}
+	row = (struct cli_row){ .line = c->lineno };
+	if (csvin_u64(c, j->c_seq, 0, &row.seq, err, errlen) ||
+	    csvin_u64(c, j->c_lat, 1, &row.latency_ns, err, errlen) ||
+	    csvin_u64(c, j->c_recv, 1, &row.srv_recv_ns, err, errlen) ||
+	    csvin_u64(c, j->c_send, 1, &row.srv_send_ns, err, errlen) ||
+	    (j->c_lead >= 0 &&
+	     csvin_u64(c, j->c_lead, 1, &row.pq_lead_ns, err, errlen)))
+		return -EINVAL;
+	if (row.srv_recv_ns > j->horizon)
+		j->horizon = row.srv_recv_ns;
+	if (!j->by_seq && (!row.srv_recv_ns || !row.srv_send_ns))
+		return 1;	/* no server times: nothing joins it */
+	if (!j->by_seq && row.srv_recv_ns < j->now) {
+		j->late++;	/* its message went by already */
+		return 1;
+	}
+	if (j->tail - j->head == j->cap) {
+		size_t ncap = j->cap ? 2 * j->cap : 1024;
+		struct cli_row *nr;
+		uint8_t *ns;
+
+		if (j->cap == REQLOG_WINDOW)
+			return 1;	/* full: read on without holding */
+		nr = malloc(ncap * sizeof(*nr));
+		ns = malloc(ncap);
+		if (!nr || !ns) {
+			free(nr);
+			free(ns);
+			snprintf(err, errlen, "%s: out of memory", c->path);
+			return -ENOMEM;
+		}
+		for (uint64_t i = j->head; i < j->tail; i++) {
+			nr[i % ncap] = *jrow(j, i);
+			ns[i % ncap] = j->state[i % j->cap];
+		}
+		free(j->rows);
+		free(j->state);
+		j->rows = nr;
+		j->state = ns;
+		j->cap = ncap;
+		/* slots hold row sequence numbers: still valid */
+	}
+	dup = lookup(j, row.seq, row.srv_recv_ns, row.srv_send_ns);
+	if (dup != UINT64_MAX) {
+		if (j->by_seq)
+			return fail(err, errlen, "%s:%u: seq %llu again (first on line %u)",
+				    c->path, row.line, (unsigned long long)row.seq,
+				    jrow(j, dup)->line);
+		j->state[dup % j->cap] = 2;	/* two rows, one time: neither */
+		return 1;
+	}
+	*jrow(j, j->tail) = row;
+	j->state[j->tail % j->cap] = 0;
+	if (slot_insert(j, j->tail)) {
+		snprintf(err, errlen, "%s: out of memory", c->path);
+		return -ENOMEM;
+	}
+	j->tail++;
+	return 1;
 }
 
-const struct cli_row *reqlog_by_seq(const struct cli_rows *c, uint64_t seq)
+/* Lets go of the rows at the head the server's time has passed. */
+static void join_evict(struct reqlog_join *j, uint64_t before)
 {
-	struct cli_row key = { .seq = seq };
+	while (j->head < j->tail) {
+		struct cli_row *r = jrow(j, j->head);
+		uint8_t st = j->state[j->head % j->cap];
 
-	if (!c->n)
-		return NULL;
-	return bsearch(&key, c->by_seq, c->n, sizeof(key), cmp_seq);
+		if (st != 1 && r->srv_recv_ns >= before)
+			break;
+		if (st != 1)
+			slot_remove(j, j->head);
+		j->head++;
+	}
 }
 
-const struct cli_row *reqlog_by_times(const struct cli_rows *c,
-				      uint64_t recv_ns, uint64_t send_ns)
+int reqlog_join_find(struct reqlog_join *j, uint64_t seq, uint64_t recv_ns,
+		     uint64_t send_ns, struct cli_row *row, char *err,
+		     size_t errlen)
 {
-	struct cli_row key = { .srv_recv_ns = recv_ns, .srv_send_ns = send_ns };
-	const struct cli_row *r;
+	uint64_t i;
 
-	if (!c->n || !recv_ns || !send_ns)
-		return NULL;
-	r = bsearch(&key, c->by_time, c->n, sizeof(key), cmp_time);
-	/* Two rows with the same times: no way to tell them apart. */
-	if (r && ((r > c->by_time && !cmp_time(r - 1, r)) ||
-		  (r + 1 < c->by_time + c->n && !cmp_time(r + 1, r))))
-		return NULL;
-	return r;
+	if (recv_ns > j->now)
+		j->now = recv_ns;
+	while (!j->eof && j->horizon <= recv_ns + REQLOG_HORIZON_NS &&
+	       j->tail - j->head < REQLOG_WINDOW) {
+		int ret = join_read(j, err, errlen);
+
+		if (ret < 0)
+			return ret;
+	}
+	i = lookup(j, seq, recv_ns, send_ns);
+	if (j->by_seq)
+		join_evict(j, recv_ns > REQLOG_HORIZON_NS ? recv_ns - REQLOG_HORIZON_NS : 0);
+	else
+		join_evict(j, recv_ns);
+	if (i == UINT64_MAX || i < j->head || j->state[i % j->cap] == 2)
+		return 0;
+	*row = *jrow(j, i);
+	if (j->state[i % j->cap] == 0) {
+		slot_remove(j, i);
+		j->state[i % j->cap] = 1;
+	}
+	return 1;
+}
+
+uint64_t reqlog_join_late(const struct reqlog_join *j)
+{
+	return j->late;
+}
+
+void reqlog_join_close(struct reqlog_join *j)
+{
+	if (!j)
+		return;
+	csvin_close(&j->in);
+	free(j->rows);
+	free(j->state);
+	free(j->slot);
+	free(j);
 }
 
 int reqlog_marker(const char *text, uint64_t *seq, int *prequery, char *err,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * reqlog: the per-request files `wakebench trace attribute` joins with a
- * trace, read strictly (every field checked for type and range; a bad
- * row is "FILE:LINE: what is wrong", never skipped):
+ * trace, read as streams (memory bounded whatever their length) and
+ * strictly (every field checked for type and range; a bad row is
+ * "FILE:LINE: what is wrong", never skipped):
  *   - the server's --log: seq,type,recv_ns,send_ns,... (type request or
  *     prequery; send_ns empty when not answered)
  *   - the client's requests.csv: seq,...,latency_ns,...,server_recv_ns,
@@ -25,7 +26,21 @@
 #include <stdint.h>
 #include "attrib.h"
 
-/* Reads the server log into *msgs (malloc'd, file order). 0 or -errno. */
+/*
+ * The server's log, row by row in receive order (rows with one receive
+ * time keep their file order). wakebench's server writes it in that
+ * order; rows up to REQLOG_REORDER lines out of place are put back, one
+ * further away is an error naming its line. Memory: REQLOG_REORDER rows.
+ */
+#define REQLOG_REORDER 4096
+struct reqlog_server;
+int reqlog_server_open(const char *path, struct reqlog_server **s, char *err,
+		       size_t errlen);
+/* 1 with *m, 0 at the end, -EINVAL (a bad row: "FILE:LINE: what"). */
+int reqlog_server_next(struct reqlog_server *s, struct attr_msg *m, char *err,
+		       size_t errlen);
+void reqlog_server_close(struct reqlog_server *s);
+/* The whole log into *msgs (malloc'd, receive order). 0 or -errno. */
 int reqlog_read_server(const char *path, struct attr_msg **msgs, size_t *n,
 		       char *err, size_t errlen);
 
@@ -38,19 +53,29 @@ struct cli_row {
 	unsigned int line;
 };
 
-struct cli_rows {
-	struct cli_row *by_seq, *by_time;
-	size_t n;
-};
-
-/* Reads requests.csv; a seq seen twice is an error. 0 or -errno. */
-int reqlog_read_client(const char *path, struct cli_rows *c, char *err,
-		       size_t errlen);
-void reqlog_client_free(struct cli_rows *c);
-const struct cli_row *reqlog_by_seq(const struct cli_rows *c, uint64_t seq);
-/* The row with these server times (both non-zero), or NULL. */
-const struct cli_row *reqlog_by_times(const struct cli_rows *c,
-				      uint64_t recv_ns, uint64_t send_ns);
+/*
+ * The client's rows joined to the server's messages as those come, in
+ * receive order: by (server_recv_ns, server_send_ns) for a server log
+ * (two rows with the same times cannot be told apart: neither joins), or
+ * by seq for markers. requests.csv is in seq order, which is the servers'
+ * receive order but for the requests in flight at once: the rows are read
+ * ahead up to REQLOG_HORIZON_NS of server time past the message looked
+ * for (at most REQLOG_WINDOW rows held), and let go once the server's
+ * time has passed them. A row that comes later than that is counted
+ * (reqlog_join_late), never joined wrongly. A seq seen twice in the
+ * window is an error.
+ */
+#define REQLOG_HORIZON_NS 100000000ull
+#define REQLOG_WINDOW (1u << 20)
+struct reqlog_join;
+int reqlog_join_open(const char *path, int by_seq, struct reqlog_join **j,
+		     char *err, size_t errlen);
+/* 1 with *row, 0 when no row joins, -EINVAL (a bad row) or -ENOMEM. */
+int reqlog_join_find(struct reqlog_join *j, uint64_t seq, uint64_t recv_ns,
+		     uint64_t send_ns, struct cli_row *row, char *err,
+		     size_t errlen);
+uint64_t reqlog_join_late(const struct reqlog_join *j);
+void reqlog_join_close(struct reqlog_join *j);
 
 /*
  * A request marker: 1 with *seq and *prequery set for "wb recv SEQ" or

@@ -220,9 +220,13 @@ static const struct { const char *name; int type; uint32_t arg; } vectors[] = {
 struct tf_decoder {
 	struct tep_handle *tep;
 	int idle_id, irq_entry_id, irq_exit_id, print_id, softirq_id;
+	int wakeup_id, switch_id, netrx_id;	/* -1: not recorded */
 	int vector_id[NVECTORS];	/* -1: not recorded */
 	struct tep_format_field *idle_state, *irq_entry_irq, *irq_entry_name;
 	struct tep_format_field *irq_exit_irq, *print_buf, *softirq_vec;
+	struct tep_format_field *wakeup_pid, *wakeup_cpu;
+	struct tep_format_field *switch_next, *switch_prev;
+	struct tep_format_field *common_pid;
 };
 
 static int load_event(struct tf_decoder *d, const char *dir, const char *sys,
@@ -285,7 +289,19 @@ static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
 	d->softirq_vec = field(d->tep, d->softirq_id, "vec");
 	for (size_t i = 0; i < NVECTORS; i++)
 		d->vector_id[i] = load_event(d, dir, "irq_vectors", vectors[i].name);
+	d->wakeup_id = load_event(d, dir, "sched", "sched_wakeup");
+	d->wakeup_pid = field(d->tep, d->wakeup_id, "pid");
+	d->wakeup_cpu = field(d->tep, d->wakeup_id, "target_cpu");
+	d->switch_id = load_event(d, dir, "sched", "sched_switch");
+	d->switch_next = field(d->tep, d->switch_id, "next_pid");
+	d->switch_prev = field(d->tep, d->switch_id, "prev_pid");
+	d->netrx_id = load_event(d, dir, "net", "netif_receive_skb");
 	d->idle_state = field(d->tep, d->idle_id, "state");
+	if (d->idle_id >= 0) {
+		struct tep_event *ev = tep_find_event(d->tep, d->idle_id);
+
+		d->common_pid = ev ? tep_find_common_field(ev, "common_pid") : NULL;
+	}
 	d->irq_entry_irq = field(d->tep, d->irq_entry_id, "irq");
 	d->irq_entry_name = field(d->tep, d->irq_entry_id, "name");
 	d->irq_exit_irq = field(d->tep, d->irq_exit_id, "irq");
@@ -501,18 +517,44 @@ long tracefile_page_walk(const void *page, size_t len, int long_size,
 
 /* ---- decoding ------------------------------------------------------------ */
 
-struct feed_ctx {
-	struct tf_decoder *d;
-	struct timeline *t;
+/*
+ * Each CPU's file is read a page at a time; a page's events are decoded
+ * whole into a small array (their strings into an arena of the page's
+ * size), so a corrupt page yields none of its events, and the merge
+ * below hands them out across CPUs in time order. Memory: a page, its
+ * events and their strings per CPU, whatever the trace's length.
+ */
+#define STR_MAX 256		/* a marker or handler name, as kept */
+#define COMMON_HEADER 8		/* common_type, flags, preempt_count, pid */
+
+struct cpu_reader {
 	uint32_t cpu;
-	int dry;		/* check only */
-	uint64_t recorded;
-	long fed;
-	char *err;
-	size_t errlen;
+	const char *name;	/* the file, in messages */
+	char path[4096];
+	int fd;			/* -1: reading from buf */
+	const uint8_t *buf;
+	size_t len, off;
+	uint8_t *page;
+	uint64_t pg;		/* the next page's index */
+	struct tl_event *ev;
+	size_t nev, pos, cap;
+	char *arena;
+	size_t used, arena_cap;
+	int done;
 };
 
-#define COMMON_HEADER 8	/* common_type, flags, preempt_count, pid */
+struct tf_stream {
+	struct tf_decoder *d;
+	int own_decoder;
+	uint32_t subbuf;
+	struct tf_decode *o;
+	struct cpu_reader *r;
+	uint32_t nr;
+	uint32_t *heap;		/* readers with an event, earliest first */
+	uint32_t nheap;
+	int started;
+	int advance;		/* the reader handed out last: step it first */
+};
 
 /* An irq_vectors event id: its type and argument into e; 0 if not one. */
 static int vector_event(const struct tf_decoder *d, int id, struct tl_event *e)
@@ -527,15 +569,39 @@ static int vector_event(const struct tf_decoder *d, int id, struct tl_event *e)
 	return 0;
 }
 
-static int feed(void *arg, const struct tf_event *ev)
+struct page_ctx {
+	struct tf_decoder *d;
+	struct cpu_reader *r;
+	uint64_t recorded;
+	char *err;
+	size_t errlen;
+};
+
+/* A string field into the reader's arena. */
+static int arena_str(struct cpu_reader *r, struct tep_format_field *f,
+		     const void *data, int size, const char **out)
 {
-	struct feed_ctx *c = arg;
+	char *p = r->arena + r->used;
+
+	if (r->arena_cap - r->used < STR_MAX)
+		return -1;	/* cannot happen: the arena fits a page's */
+	if (str(f, data, size, p, STR_MAX))
+		return -1;
+	*out = p;
+	r->used += strlen(p) + 1;
+	return 0;
+}
+
+/* One event of a page: decoded into the reader's array, or skipped. */
+static int collect(void *arg, const struct tf_event *ev)
+{
+	struct page_ctx *c = arg;
 	struct tf_decoder *d = c->d;
+	struct cpu_reader *r = c->r;
 	struct tep_record rec = { .ts = ev->ts, .data = (void *)ev->data,
-				  .size = (int)ev->size, .cpu = (int)c->cpu };
-	struct tl_event e = { .ts = ev->ts, .cpu = c->cpu };
+				  .size = (int)ev->size, .cpu = (int)r->cpu };
+	struct tl_event e = { .ts = ev->ts, .cpu = r->cpu };
 	const char *what = NULL;
-	char s[256];
 	int id, bad = 0;
 
 	if (ev->size < COMMON_HEADER) {
@@ -543,7 +609,10 @@ static int feed(void *arg, const struct tf_event *ev)
 			 ev->size);
 		return -EBADMSG;
 	}
+	c->recorded++;
 	id = tep_data_type(d->tep, &rec);
+	if (id < 0)
+		return 0;
 	if (id == d->idle_id) {
 		e.type = TL_IDLE;
 		bad = num(d->idle_state, ev->data, rec.size, &e.arg);
@@ -551,8 +620,7 @@ static int feed(void *arg, const struct tf_event *ev)
 	} else if (id == d->irq_entry_id) {
 		e.type = TL_IRQ_ENTRY;
 		bad = num(d->irq_entry_irq, ev->data, rec.size, &e.arg) ||
-		      str(d->irq_entry_name, ev->data, rec.size, s, sizeof(s));
-		e.str = s;
+		      arena_str(r, d->irq_entry_name, ev->data, rec.size, &e.str);
 		what = "irq:irq_handler_entry irq or name";
 	} else if (id == d->irq_exit_id) {
 		e.type = TL_IRQ_EXIT;
@@ -560,33 +628,37 @@ static int feed(void *arg, const struct tf_event *ev)
 		what = "irq:irq_handler_exit irq";
 	} else if (id == d->print_id) {
 		e.type = TL_MARKER;
-		bad = str(d->print_buf, ev->data, rec.size, s, sizeof(s));
-		e.str = s;
+		bad = arena_str(r, d->print_buf, ev->data, rec.size, &e.str);
 		what = "ftrace:print buf";
-	} else if (id >= 0 && id == d->softirq_id) {
+	} else if (id == d->softirq_id) {
 		e.type = TL_SOFTIRQ;
 		bad = num(d->softirq_vec, ev->data, rec.size, &e.arg);
 		what = "irq:softirq_entry vec";
-	} else if (id >= 0 && vector_event(d, id, &e)) {
-		/* no field read: the event's type is its meaning */
-	} else {
-		if (!c->dry)
-			c->recorded++;
-		return 0;
+	} else if (id == d->wakeup_id) {
+		e.type = TL_WAKEUP;
+		bad = num(d->wakeup_pid, ev->data, rec.size, &e.arg) ||
+		      num(d->wakeup_cpu, ev->data, rec.size, &e.arg2);
+		what = "sched:sched_wakeup pid or target_cpu";
+	} else if (id == d->switch_id) {
+		e.type = TL_SWITCH;
+		bad = num(d->switch_next, ev->data, rec.size, &e.arg) ||
+		      num(d->switch_prev, ev->data, rec.size, &e.arg2);
+		what = "sched:sched_switch next_pid or prev_pid";
+	} else if (id == d->netrx_id) {
+		e.type = TL_NETRX;
+	} else if (!vector_event(d, id, &e)) {
+		return 0;	/* an event wakebench does not read */
 	}
+	if (!bad)
+		bad = num(d->common_pid, ev->data, rec.size, &e.pid);
 	if (bad) {
 		snprintf(c->err, c->errlen, "%s field outside the %u-byte event",
-			 what, ev->size);
+			 what ? what : "common_pid", ev->size);
 		return -EBADMSG;
 	}
-	if (c->dry)
-		return 0;
-	c->recorded++;
-	if (timeline_add(c->t, &e) == -ENOMEM) {
-		snprintf(c->err, c->errlen, "out of memory");
-		return -ENOMEM;
-	}
-	c->fed++;
+	if (r->nev == r->cap)
+		return -ENOMEM;	/* cannot happen: sized for a page's */
+	r->ev[r->nev++] = e;
 	return 0;
 }
 
@@ -625,113 +697,275 @@ static int corrupt(struct tf_decode *o, char *err, size_t errlen,
 	return 0;
 }
 
-/* One page (len bytes, less than subbuf: truncated) at page index pg. */
-static int decode_page(struct tf_decoder *d, const uint8_t *page, size_t len,
-		       uint32_t subbuf, uint32_t cpu, const char *name,
-		       uint64_t pg, struct timeline *t, struct tf_decode *o,
-		       char *err, size_t errlen)
+/*
+ * Loads r's next page with events into its array: 1, 0 when the file
+ * ends, -errno (err set). Corrupt pages are skipped or fatal (corrupt()).
+ */
+static int load_page(struct tf_stream *s, struct cpu_reader *r, char *err,
+		     size_t errlen)
 {
-	int long_size = tep_get_header_page_size(d->tep);
+	int long_size = tep_get_header_page_size(s->d->tep);
 	char why[512], msg[4800];
-	struct feed_ctx c = { .d = d, .t = t, .cpu = cpu, .err = why,
-			      .errlen = sizeof(why) };
-	uint64_t at = pg * subbuf;
-	size_t bad = 0;
-	struct tf_page info;
-	long n;
 
-	if (len < subbuf) {
-		snprintf(msg, sizeof(msg),
-			 "%s: CPU %u, page %llu, offset %llu: truncated page (%zu of %u bytes)",
-			 name, cpu, (unsigned long long)pg, (unsigned long long)at,
-			 len, subbuf);
-		return corrupt(o, err, errlen, msg);
+	for (;;) {
+		struct page_ctx c = { .d = s->d, .r = r, .err = why,
+				      .errlen = sizeof(why) };
+		uint64_t pg = r->pg++, at = pg * s->subbuf;
+		struct tf_page info;
+		size_t got, bad = 0;
+		long n;
+		int ret;
+
+		r->nev = r->pos = r->used = 0;
+		if (r->done)
+			return 0;
+		if (r->fd >= 0) {
+			ssize_t g = read_full(r->fd, r->page, s->subbuf);
+
+			if (g < 0) {
+				snprintf(err, errlen, "%s: %s", r->name, strerror((int)-g));
+				return (int)g;
+			}
+			got = (size_t)g;
+		} else {
+			got = r->len - r->off < s->subbuf ? r->len - r->off : s->subbuf;
+			if (got)
+				memcpy(r->page, r->buf + r->off, got);
+			r->off += got;
+		}
+		if (got < s->subbuf)
+			r->done = 1;
+		if (!got)
+			return 0;
+		if (got < s->subbuf) {
+			snprintf(msg, sizeof(msg),
+				 "%s: CPU %u, page %llu, offset %llu: truncated page (%zu of %u bytes)",
+				 r->name, r->cpu, (unsigned long long)pg,
+				 (unsigned long long)at, got, s->subbuf);
+			ret = corrupt(s->o, err, errlen, msg);
+			if (ret)
+				return ret;
+			continue;
+		}
+		n = tracefile_page_walk(r->page, s->subbuf, long_size, collect, &c,
+					&info, &bad, why, sizeof(why));
+		if (n == -ENOMEM) {
+			snprintf(err, errlen, "%s: out of memory", r->name);
+			return -ENOMEM;
+		}
+		if (n < 0) {
+			r->nev = 0;
+			snprintf(msg, sizeof(msg),
+				 "%s: CPU %u, page %llu, offset %llu (byte %zu of the page): %s",
+				 r->name, r->cpu, (unsigned long long)pg,
+				 (unsigned long long)(at + bad), bad, why);
+			ret = corrupt(s->o, err, errlen, msg);
+			if (ret)
+				return ret;
+			continue;
+		}
+		s->o->recorded += c.recorded;
+		s->o->pages++;
+		if (info.missed)
+			s->o->missed_pages++;
+		if (r->nev)
+			return 1;
 	}
-	/* Checked whole first, so a corrupt page feeds nothing. */
-	c.dry = 1;
-	n = tracefile_page_walk(page, subbuf, long_size, feed, &c, &info, &bad,
-				why, sizeof(why));
-	if (n >= 0) {
-		c.dry = 0;
-		n = tracefile_page_walk(page, subbuf, long_size, feed, &c, NULL,
-					&bad, why, sizeof(why));
+}
+
+static int earlier(const struct tf_stream *s, uint32_t a, uint32_t b)
+{
+	const struct tl_event *x = &s->r[a].ev[s->r[a].pos];
+	const struct tl_event *y = &s->r[b].ev[s->r[b].pos];
+
+	return x->ts != y->ts ? x->ts < y->ts : a < b;
+}
+
+static void sift_down(struct tf_stream *s, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i;
+
+		if (l < s->nheap && earlier(s, s->heap[l], s->heap[m]))
+			m = l;
+		if (l + 1 < s->nheap && earlier(s, s->heap[l + 1], s->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		uint32_t tmp = s->heap[i];
+
+		s->heap[i] = s->heap[m];
+		s->heap[m] = tmp;
+		i = m;
 	}
-	o->recorded += c.recorded;
-	o->fed += (uint64_t)c.fed;
-	if (n == -ENOMEM) {
-		snprintf(err, errlen, "%s: out of memory", name);
+}
+
+static int reader_init(struct tf_stream *s, struct cpu_reader *r, uint32_t cpu)
+{
+	size_t maxev = s->subbuf / 8 + 1;
+
+	r->cpu = cpu;
+	r->fd = -1;
+	r->page = malloc(s->subbuf);
+	r->ev = malloc(maxev * sizeof(*r->ev));
+	r->cap = maxev;
+	/* every string is at most its event's size plus a NUL; STR_MAX of
+	 * slack keeps arena_str's check simple */
+	r->arena_cap = s->subbuf + maxev + STR_MAX;
+	r->arena = malloc(r->arena_cap);
+	return r->page && r->ev && r->arena ? 0 : -ENOMEM;
+}
+
+static void stream_free(struct tf_stream *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->nr; i++) {
+		if (s->r[i].fd >= 0)
+			close(s->r[i].fd);
+		free(s->r[i].page);
+		free(s->r[i].ev);
+		free(s->r[i].arena);
+	}
+	free(s->r);
+	free(s->heap);
+	if (s->own_decoder)
+		tracefile_decoder_free(s->d);
+	free(s);
+}
+
+static struct tf_stream *stream_alloc(struct tf_decoder *d, uint32_t nr,
+				      uint32_t subbuf, struct tf_decode *o)
+{
+	struct tf_stream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->d = d;
+	s->subbuf = subbuf;
+	s->o = o;
+	s->r = calloc(nr ? nr : 1, sizeof(*s->r));
+	s->heap = calloc(nr ? nr : 1, sizeof(*s->heap));
+	if (!s->r || !s->heap) {
+		stream_free(s);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < nr; i++) {
+		s->r[i].fd = -1;
+		s->nr = i + 1;
+		if (reader_init(s, &s->r[i], i)) {
+			stream_free(s);
+			return NULL;
+		}
+	}
+	return s;
+}
+
+static void reset_counts(struct tf_decode *o)
+{
+	o->recorded = o->fed = o->pages = o->missed_pages = o->corrupt_pages = 0;
+	o->first_corrupt[0] = '\0';
+}
+
+int tracefile_stream_open(const char *dir, const struct trace_meta *m,
+			  struct tf_decode *o, struct tf_stream **out,
+			  char *err, size_t errlen)
+{
+	struct tf_decoder *d;
+	struct tf_stream *s;
+	int ret;
+
+	*out = NULL;
+	reset_counts(o);
+	if (m->subbuf_size < TRACEFILE_MIN_SUBBUF || m->subbuf_size > TRACEFILE_MAX_SUBBUF)
+		return err_set(err, errlen, "%s/meta.txt: subbuf_size %u out of range",
+			       dir, m->subbuf_size);
+	ret = tracefile_decoder_new(dir, &d, err, errlen);
+	if (ret)
+		return ret;
+	s = stream_alloc(d, m->ncpus, m->subbuf_size, o);
+	if (!s) {
+		tracefile_decoder_free(d);
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (n < 0) {
-		snprintf(msg, sizeof(msg),
-			 "%s: CPU %u, page %llu, offset %llu (byte %zu of the page): %s",
-			 name, cpu, (unsigned long long)pg,
-			 (unsigned long long)(at + bad), bad, why);
-		return corrupt(o, err, errlen, msg);
+	s->own_decoder = 1;
+	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++) {
+		struct cpu_reader *r = &s->r[cpu];
+
+		snprintf(r->path, sizeof(r->path), "%s/cpu%u.raw", dir, cpu);
+		r->name = r->path;
+		r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
+		if (r->fd < 0) {
+			ret = -errno;
+			if (errno == ENOENT) {	/* a CPU not recorded: no data */
+				r->done = 1;
+				continue;
+			}
+			snprintf(err, errlen, "%s: %s", r->path, strerror(-ret));
+			stream_free(s);
+			return ret;
+		}
 	}
-	o->pages++;
-	if (info.missed)
-		o->missed_pages++;
+	*out = s;
 	return 0;
 }
 
-int tracefile_decode_pages(struct tf_decoder *d, const void *buf, size_t len,
-			   uint32_t subbuf, uint32_t cpu, const char *name,
-			   struct timeline *t, struct tf_decode *o, char *err,
-			   size_t errlen)
+/* Readers start lazily: the first pages are read by the first next(). */
+static int stream_start(struct tf_stream *s, char *err, size_t errlen)
 {
-	const uint8_t *p = buf;
-	int ret = 0;
+	s->started = 1;
+	s->advance = -1;
+	for (uint32_t i = 0; i < s->nr; i++) {
+		int ret = load_page(s, &s->r[i], err, errlen);
 
-	if (subbuf < TRACEFILE_MIN_SUBBUF || subbuf > TRACEFILE_MAX_SUBBUF)
-		return err_set(err, errlen, "%s: sub-buffer size %u out of range",
-			       name, subbuf);
-	for (uint64_t pg = 0; !ret && pg * subbuf < len; pg++) {
-		size_t left = len - (size_t)(pg * subbuf);
-
-		ret = decode_page(d, p + pg * subbuf, left < subbuf ? left : subbuf,
-				  subbuf, cpu, name, pg, t, o, err, errlen);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			s->heap[s->nheap++] = i;
 	}
-	return ret;
+	for (uint32_t i = s->nheap / 2; i-- > 0;)
+		sift_down(s, i);
+	return 0;
 }
 
-static int decode_cpu(struct tf_decoder *d, const char *path, uint32_t cpu,
-		      uint32_t subbuf, struct timeline *t, struct tf_decode *o,
-		      char *err, size_t errlen)
+int tracefile_stream_next(struct tf_stream *s, struct tl_event *e, char *err,
+			  size_t errlen)
 {
-	uint8_t *page = malloc(subbuf);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int ret = 0;
+	struct cpu_reader *r;
+	int ret;
 
-	if (fd < 0 || !page) {
-		if (fd >= 0)
-			close(fd);
-		free(page);
-		if (fd < 0 && errno == ENOENT)
-			return 0;	/* a CPU that was not recorded: no data */
-		ret = fd < 0 ? -errno : -ENOMEM;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
+	if (!s->started) {
+		ret = stream_start(s, err, errlen);
+		if (ret)
+			return ret;
 	}
-	/* Page by page: memory stays bounded whatever the file's size. */
-	for (uint64_t pg = 0; !ret; pg++) {
-		ssize_t got = read_full(fd, page, subbuf);
-
-		if (got < 0) {
-			ret = (int)got;
-			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-			break;
+	if (s->advance >= 0) {
+		/* what was handed out last may point into its page: step
+		 * its reader only now */
+		r = &s->r[s->advance];
+		s->advance = -1;
+		if (++r->pos == r->nev) {
+			ret = load_page(s, r, err, errlen);
+			if (ret < 0)
+				return ret;
+			if (!ret)
+				s->heap[0] = s->heap[--s->nheap];
 		}
-		if (!got)
-			break;
-		ret = decode_page(d, page, (size_t)got, subbuf, cpu, path, pg, t,
-				  o, err, errlen);
-		if ((size_t)got < subbuf)
-			break;
+		sift_down(s, 0);
 	}
-	close(fd);
-	free(page);
-	return ret;
+	if (!s->nheap)
+		return 0;
+	r = &s->r[s->heap[0]];
+	*e = r->ev[r->pos];
+	s->advance = (int)s->heap[0];
+	s->o->fed++;
+	return 1;
+}
+
+void tracefile_stream_close(struct tf_stream *s)
+{
+	stream_free(s);
 }
 
 int tracefile_decoder_new(const char *dir, struct tf_decoder **out, char *err,
@@ -763,27 +997,62 @@ void tracefile_decoder_free(struct tf_decoder *d)
 	free(d);
 }
 
+/* Feeds a stream's events into t; a timeline error other than an event
+ * out of order (counted there) stops it. */
+static int feed_all(struct tf_stream *s, struct timeline *t, char *err,
+		    size_t errlen)
+{
+	struct tl_event e;
+	int ret;
+
+	while ((ret = tracefile_stream_next(s, &e, err, errlen)) > 0) {
+		ret = timeline_add(t, &e);
+		if (ret && ret != -EINVAL) {
+			snprintf(err, errlen, "%s", ret == -E2BIG ?
+				 "corrupt trace: more idle states or IRQ numbers than a kernel has" :
+				 ret == -ENOMEM ? "out of memory" : strerror(-ret));
+			return ret;
+		}
+	}
+	return ret;
+}
+
+int tracefile_decode_pages(struct tf_decoder *d, const void *buf, size_t len,
+			   uint32_t subbuf, uint32_t cpu, const char *name,
+			   struct timeline *t, struct tf_decode *o, char *err,
+			   size_t errlen)
+{
+	struct tf_stream *s;
+	int ret;
+
+	if (subbuf < TRACEFILE_MIN_SUBBUF || subbuf > TRACEFILE_MAX_SUBBUF)
+		return err_set(err, errlen, "%s: sub-buffer size %u out of range",
+			       name, subbuf);
+	s = stream_alloc(d, 1, subbuf, o);
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->r[0].cpu = cpu;
+	s->r[0].name = name;
+	s->r[0].buf = buf;
+	s->r[0].len = len;
+	ret = feed_all(s, t, err, errlen);
+	stream_free(s);
+	return ret;
+}
+
 int tracefile_decode_opts(const char *dir, const struct trace_meta *m,
 			  struct timeline *t, struct tf_decode *o, char *err,
 			  size_t errlen)
 {
-	struct tf_decoder *d;
-	int ret;
+	struct tf_stream *s;
+	int ret = tracefile_stream_open(dir, m, o, &s, err, errlen);
 
-	o->recorded = o->fed = o->pages = o->missed_pages = o->corrupt_pages = 0;
-	o->first_corrupt[0] = '\0';
-	ret = tracefile_decoder_new(dir, &d, err, errlen);
-	if (!ret && (m->subbuf_size < TRACEFILE_MIN_SUBBUF ||
-		     m->subbuf_size > TRACEFILE_MAX_SUBBUF))
-		ret = err_set(err, errlen, "%s/meta.txt: subbuf_size %u out of range",
-			      dir, m->subbuf_size);
-	for (uint32_t cpu = 0; !ret && cpu < m->ncpus; cpu++) {
-		char path[4096];
-
-		snprintf(path, sizeof(path), "%s/cpu%u.raw", dir, cpu);
-		ret = decode_cpu(d, path, cpu, m->subbuf_size, t, o, err, errlen);
-	}
-	tracefile_decoder_free(d);
+	if (ret)
+		return ret;
+	ret = feed_all(s, t, err, errlen);
+	tracefile_stream_close(s);
 	return ret;
 }
 

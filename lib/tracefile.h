@@ -10,9 +10,12 @@
  *                      trace_pipe_raw, as the kernel wrote them
  *
  * The reader walks sub-buffers itself (every length bounds-checked), decodes
- * the events with libtraceevent, and feeds
- * power:cpu_idle, irq:irq_handler_entry/exit and ftrace:print (markers)
- * into a timeline. It never parses the text `trace` file.
+ * the events with libtraceevent (power:cpu_idle, irq:irq_handler_entry/
+ * exit, ftrace:print markers, and where recorded irq:softirq_entry, the
+ * irq_vectors IPI and timer entries, sched:sched_wakeup/sched_switch and
+ * net:netif_receive_skb) and hands them out merged over the CPUs in time
+ * order, a page per CPU in memory at a time. It never parses the text
+ * `trace` file.
  */
 #ifndef WB_TRACEFILE_H
 #define WB_TRACEFILE_H
@@ -82,12 +85,29 @@ struct tf_decode {
 	int skip_corrupt;	/* in: count corrupt pages instead of failing */
 	/* out */
 	uint64_t recorded;	/* events of any kind */
-	uint64_t fed;		/* C-state, IRQ and marker events fed */
+	uint64_t fed;		/* events handed out (those wakebench reads) */
 	uint64_t pages;		/* pages decoded */
 	uint64_t missed_pages;	/* pages after which the kernel lost events */
 	uint64_t corrupt_pages;	/* skipped (skip_corrupt) */
 	char first_corrupt[4800];	/* the first one's message */
 };
+
+/*
+ * The events of every CPU of trace DIR, one at a time in time order (ties:
+ * the lower CPU first): tracefile_stream_next gives 1 with *e filled (its
+ * string valid until the next call), 0 at the end, or -errno with a
+ * message in err (a corrupt or truncated page names the file, CPU, page
+ * and offset, unless o->skip_corrupt: then it is skipped and counted in
+ * *o). *o is kept up to date while the stream is open. Memory: one page
+ * and its events per CPU.
+ */
+struct tf_stream;
+int tracefile_stream_open(const char *dir, const struct trace_meta *m,
+			  struct tf_decode *o, struct tf_stream **s, char *err,
+			  size_t errlen);
+int tracefile_stream_next(struct tf_stream *s, struct tl_event *e, char *err,
+			  size_t errlen);
+void tracefile_stream_close(struct tf_stream *s);
 
 /*
  * Decodes every CPU's raw data into t (created by the caller with

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wakebench trace: record, timeline, attribute, residency, turbostat.
+ * wakebench trace: record, timeline, attribute, residency, turbostat,
+ * capture, export, import, cleanup.
+ *
+ * timeline and attribute read the trace once, in time order
+ * (lib/tracefile's stream), and write as they go: memory is bounded by
+ * the CPUs and what is still open, not by the trace's length.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "attrib.h"
@@ -18,32 +24,56 @@
 #include "trace.h"
 #include "tracefile.h"
 
-/* Loads a trace; returns the number of events in it (of any kind). A
- * corrupt page stops it, or with skip_corrupt is skipped and counted on
- * standard error and in *skipped. */
-static uint64_t load(const char *dir, struct trace_meta *m, struct timeline **t,
-		     int skip_corrupt, uint64_t *skipped)
+/* A trace opened for one pass. */
+struct trace_in {
+	const char *dir;
+	struct trace_meta m;
+	struct tf_decode o;
+	struct tf_stream *s;
+};
+
+static void trace_open(struct trace_in *in, const char *dir, int skip_corrupt)
 {
 	char err[6000];
-	struct tf_decode o = { .skip_corrupt = skip_corrupt };
 
-	if (tracefile_meta(dir, m, err, sizeof(err)))
+	memset(in, 0, sizeof(*in));
+	in->dir = dir;
+	in->o.skip_corrupt = skip_corrupt;
+	if (tracefile_meta(dir, &in->m, err, sizeof(err)))
 		opt_die(TRACE_PROG, "%s", err);
-	*t = timeline_new(m->ncpus, m->start_ns);
-	if (!*t)
-		opt_die(TRACE_PROG, "out of memory");
-	if (tracefile_decode_opts(dir, m, *t, &o, err, sizeof(err)))
-		opt_die(TRACE_PROG, "%s%s", err,
-			strstr(err, "page") && !skip_corrupt ?
-			" (--skip-corrupt skips such pages)" : "");
-	if (o.corrupt_pages)
+	if (tracefile_stream_open(dir, &in->m, &in->o, &in->s, err, sizeof(err)))
+		opt_die(TRACE_PROG, "%s", err);
+}
+
+/* A stream error ends the command, naming the page when it was one. */
+static void stream_die(const struct trace_in *in, const char *err)
+{
+	opt_die(TRACE_PROG, "%s%s", err,
+		strstr(err, "page") && !in->o.skip_corrupt ?
+		" (--skip-corrupt skips such pages)" : "");
+}
+
+static void trace_close(struct trace_in *in)
+{
+	tracefile_stream_close(in->s);
+	tracefile_meta_free(&in->m);
+}
+
+/* What a pass found that a user must know: skipped pages, lost events. */
+static void trace_warnings(const struct trace_in *in, const struct timeline *t)
+{
+	if (in->o.corrupt_pages)
 		fprintf(stderr, "%s: warning: skipped %llu corrupt page%s (--skip-corrupt); the first: %s\n",
-			TRACE_PROG, (unsigned long long)o.corrupt_pages,
-			o.corrupt_pages == 1 ? "" : "s", o.first_corrupt);
-	if (skipped)
-		*skipped = o.corrupt_pages;
-	timeline_finish(*t, m->end_ns);
-	return o.recorded;
+			TRACE_PROG, (unsigned long long)in->o.corrupt_pages,
+			in->o.corrupt_pages == 1 ? "" : "s", in->o.first_corrupt);
+	for (uint32_t cpu = 0; cpu < in->m.ncpus; cpu++)
+		if (in->m.overrun[cpu] || in->m.dropped[cpu])
+			fprintf(stderr, "%s: cpu%u lost events: overrun %llu, dropped %llu (raise --buffer-kb)\n",
+				TRACE_PROG, cpu, (unsigned long long)in->m.overrun[cpu],
+				(unsigned long long)in->m.dropped[cpu]);
+	if (timeline_rejected(t))
+		fprintf(stderr, "%s: %llu events out of order or for unknown CPUs, skipped\n",
+			TRACE_PROG, (unsigned long long)timeline_rejected(t));
 }
 
 /* A CPU without any cpu_idle event: its state is unknown throughout. */
@@ -59,32 +89,167 @@ static void idle_warning(FILE *out, uint32_t cpu)
 }
 
 /* "ipi:reschedule", "irq:virtio0-input.0", "none" */
-static const char *wake_text(const struct timeline *t, const struct tl_wake *w,
-			     char *buf, size_t len)
+static const char *wake_text(uint32_t cause, const char *detail, char *buf,
+			     size_t len)
 {
-	const char *d = timeline_string(t, w->detail);
-
-	snprintf(buf, len, "%s%s%s", timeline_cause_name(w->cause), *d ? ":" : "", d);
+	snprintf(buf, len, "%s%s%s", timeline_cause_name(cause), *detail ? ":" : "",
+		 detail);
 	return buf;
 }
 
-struct wake_row {
+static double ms(uint64_t ns)
+{
+	return ns / 1e6;
+}
+
+/* Enough open files for one CSV per CPU (a machine of many CPUs). */
+static void files_for(uint32_t n)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= n + 32)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= n + 32 ?
+		      n + 32 : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < n + 32)
+		opt_die(TRACE_PROG, "%u CPUs need %u open files; the limit is %llu (ulimit -n)",
+			n, n + 32, (unsigned long long)rl.rlim_cur);
+}
+
+static struct csv *csv_create(const char *dir, const char *name, const char *header)
+{
+	char path[4096];
+	struct csv *c;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	c = csv_open(path);
+	if (!c)
+		opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
+	csv_header(c, header);
+	return c;
+}
+
+#define SKIP_CORRUPT(type)						\
+	{ .name = "skip-corrupt", .kind = CLI_FLAG,			\
+	  .help = "skip a corrupt or truncated page, counted\n"	\
+		  "and warned about (default: an error naming\n"		\
+		  "its file, CPU, page and offset)",			\
+	  .off = CLI_AT(type, skip) }
+
+/* ---- timeline ---------------------------------------------------------- */
+
+struct wake_count {
 	uint32_t cause, detail;
 	uint64_t count;
 };
 
-static int cmp_wake_pair(const void *a, const void *b)
-{
-	const struct wake_row *x = a, *y = b;
+/* Per CPU: its C-state file, the wake of its next idle row, residency,
+ * and the wakes counted by cause and detail (a few rows). */
+struct cpu_out {
+	struct csv *cs;
+	uint64_t sample;
+	int have_wake;
+	struct tl_wake wake;
+	char wake_text[300];
+	struct tl_restab res;
+	struct wake_count *wc;
+	size_t nwc, wccap;
+	uint64_t wakes;
+};
 
-	if (x->cause != y->cause)
-		return x->cause < y->cause ? -1 : 1;
-	return (x->detail > y->detail) - (x->detail < y->detail);
+struct tl_writer {
+	const struct trace_meta *m;
+	const unsigned char *mask;	/* NULL: every CPU */
+	struct timeline *t;
+	uint64_t start;
+	struct cpu_out *cpu;
+	struct csv *irq, *markers;
+	uint64_t irq_sample;
+};
+
+static int tw_wake(void *ctx, const struct tl_wake *w, const char *detail)
+{
+	struct tl_writer *tw = ctx;
+	struct cpu_out *c = &tw->cpu[w->cpu];
+	size_t i;
+
+	if (!c->cs)
+		return 0;
+	c->have_wake = 1;
+	c->wake = *w;
+	wake_text(w->cause, detail, c->wake_text, sizeof(c->wake_text));
+	c->wakes++;
+	for (i = 0; i < c->nwc; i++)
+		if (c->wc[i].cause == w->cause && c->wc[i].detail == w->detail)
+			break;
+	if (i == c->nwc) {
+		if (c->nwc == c->wccap) {
+			size_t ncap = c->wccap ? 2 * c->wccap : 16;
+			struct wake_count *n = realloc(c->wc, ncap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			c->wc = n;
+			c->wccap = ncap;
+		}
+		c->wc[c->nwc++] = (struct wake_count){ w->cause, w->detail, 0 };
+	}
+	c->wc[i].count++;
+	return 0;
 }
 
-static int cmp_wake_row(const void *a, const void *b)
+static int tw_interval(void *ctx, uint32_t cpu, const struct tl_interval *iv)
 {
-	const struct wake_row *x = a, *y = b;
+	struct tl_writer *tw = ctx;
+	struct cpu_out *c = &tw->cpu[cpu];
+	char buf[32];
+
+	if (!c->cs)
+		return 0;
+	csv_u64(c->cs, ++c->sample);
+	csv_fixed(c->cs, iv->end - tw->start, 6);
+	csv_str(c->cs, tracefile_state_name(tw->m, cpu, iv->state, buf, sizeof(buf)));
+	csv_fixed(c->cs, iv->end - iv->start, 6);
+	/* the wake that ended an idle stay */
+	if (iv->state != TL_C0 && c->have_wake && c->wake.ts == iv->end)
+		csv_str(c->cs, c->wake_text);
+	else
+		csv_empty(c->cs);
+	csv_end_row(c->cs);
+	return tl_restab_add(&c->res, iv);
+}
+
+static int tw_irq(void *ctx, const struct tl_irq *q, const char *name)
+{
+	struct tl_writer *tw = ctx;
+
+	if (tw->mask && (q->cpu >= tw->m->ncpus || !tw->mask[q->cpu]))
+		return 0;
+	csv_u64(tw->irq, ++tw->irq_sample);
+	csv_fixed(tw->irq, q->ts - tw->start, 6);
+	csv_u64(tw->irq, q->irq);
+	csv_str(tw->irq, name);
+	csv_fixed(tw->irq, q->since_prev_ns, 6);
+	csv_u64(tw->irq, q->cpu);
+	csv_fixed(tw->irq, q->handler_ns, 6);
+	csv_end_row(tw->irq);
+	return 0;
+}
+
+static int tw_marker(void *ctx, const struct tl_event *e)
+{
+	struct tl_writer *tw = ctx;
+
+	csv_u64(tw->markers, e->ts);
+	csv_u64(tw->markers, e->cpu);
+	csv_str(tw->markers, e->str ? e->str : "");
+	csv_end_row(tw->markers);
+	return 0;
+}
+
+static int cmp_wake_count(const void *a, const void *b)
+{
+	const struct wake_count *x = a, *y = b;
 
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
@@ -95,70 +260,32 @@ static int cmp_wake_row(const void *a, const void *b)
 
 /*
  * wakeups.csv rows of cpu: each (cause, detail) with its count and share
- * of the CPU's idle exits, most frequent first; printed too. -ENOMEM.
+ * of the CPU's idle exits, most frequent first; printed too.
  */
-static int write_wakeups(struct csv *c, const struct timeline *t, uint32_t cpu,
-			 const struct tl_wake *w, size_t nw)
+static void write_wakeups(struct csv *c, const struct timeline *t, uint32_t cpu,
+			  struct cpu_out *o)
 {
-	struct wake_row *r = malloc((nw ? nw : 1) * sizeof(*r));
-	size_t rows = 0;
-
-	if (!r)
-		return -ENOMEM;
-	/* one row per distinct pair (details are interned: an index names
-	 * a string): sorted by pair, runs counted */
-	for (size_t i = 0; i < nw; i++)
-		r[i] = (struct wake_row){ w[i].cause, w[i].detail, 1 };
-	qsort(r, nw, sizeof(*r), cmp_wake_pair);
-	for (size_t i = 0; i < nw; i++) {
-		if (rows && r[rows - 1].cause == r[i].cause &&
-		    r[rows - 1].detail == r[i].detail)
-			r[rows - 1].count++;
-		else
-			r[rows++] = r[i];
-	}
-	qsort(r, rows, sizeof(*r), cmp_wake_row);
-	if (nw)
-		printf("cpu %u: %zu idle exits woken by", cpu, nw);
-	for (size_t i = 0; i < rows; i++) {
-		double pct = 100.0 * (double)r[i].count / (double)nw;
+	qsort(o->wc, o->nwc, sizeof(*o->wc), cmp_wake_count);
+	if (o->wakes)
+		printf("cpu %u: %llu idle exits woken by", cpu,
+		       (unsigned long long)o->wakes);
+	for (size_t i = 0; i < o->nwc; i++) {
+		double pct = 100.0 * (double)o->wc[i].count / (double)o->wakes;
+		const char *d = timeline_string(t, o->wc[i].detail);
 
 		csv_u64(c, cpu);
-		csv_str(c, timeline_cause_name(r[i].cause));
-		csv_str(c, timeline_string(t, r[i].detail));
-		csv_u64(c, r[i].count);
+		csv_str(c, timeline_cause_name(o->wc[i].cause));
+		csv_str(c, d);
+		csv_u64(c, o->wc[i].count);
 		csv_double(c, pct, 3);
 		csv_end_row(c);
 		if (i < 4)
 			printf("%s %s%s%s %.1f%%", i ? "," : "",
-			       timeline_cause_name(r[i].cause),
-			       *timeline_string(t, r[i].detail) ? ":" : "",
-			       timeline_string(t, r[i].detail), pct);
+			       timeline_cause_name(o->wc[i].cause), *d ? ":" : "", d, pct);
 	}
-	if (nw)
-		printf("%s\n", rows > 4 ? ", ..." : "");
-	free(r);
-	return 0;
+	if (o->wakes)
+		printf("%s\n", o->nwc > 4 ? ", ..." : "");
 }
-
-static double ms(uint64_t ns)
-{
-	return ns / 1e6;
-}
-
-static int cmp_irq(const void *a, const void *b)
-{
-	const struct tl_irq *x = a, *y = b;
-
-	return (x->ts > y->ts) - (x->ts < y->ts);
-}
-
-#define SKIP_CORRUPT(type)						\
-	{ .name = "skip-corrupt", .kind = CLI_FLAG,			\
-	  .help = "skip a corrupt or truncated page, counted\n"	\
-		  "and warned about (default: an error naming\n"		\
-		  "its file, CPU, page and offset)",			\
-	  .off = CLI_AT(type, skip) }
 
 struct timeline_opts {
 	const char *cpus;
@@ -193,7 +320,8 @@ const struct cli_cmd trace_timeline_cmd = {
 "interrupt, IPI, local timer or softirq after its idle entry), DIR/irq.csv (Sample #,\n"
 "Continuous Time (ms),IRQ No,Interface,Duration (ms),CPU,Handler (ms)),\n"
 "DIR/residency.csv (over --from-ns/--to-ns when given) and markers.csv. A\n"
-"CPU without cpu_idle events is warned about.\n",
+"CPU without cpu_idle events is warned about. One pass over the trace:\n"
+"memory does not grow with its length.\n",
 	.col = 22,
 	.max_args = 1,
 	.opts = timeline_options,
@@ -202,248 +330,133 @@ const struct cli_cmd trace_timeline_cmd = {
 int trace_timeline(int argc, char **argv)
 {
 	struct timeline_opts o = { .to = UINT64_MAX };
-	uint64_t from, to, recorded, lost = 0;
-	struct trace_meta m;
-	struct timeline *t;
+	struct trace_in in;
+	struct tl_writer tw = { 0 };
+	struct tl_sink sink = { .ctx = &tw, .wake = tw_wake, .interval = tw_interval,
+				.irq = tw_irq, .marker = tw_marker };
 	unsigned char *mask = NULL;
-	const char *dir;
-	char path[4096], buf[32];
-	const char *maskarg;
 	struct csv *res, *wk;
-	char cause[300];
-	int rc = 0, skip, first;
-	uint64_t skipped = 0;
+	struct tl_event e;
+	char buf[32], err[6000];
+	uint64_t idle = 0, lost = 0, lo, hi, span;
+	int rc = 0, first, ret;
+	const char *dir;
 
 	first = cli_parse(&trace_timeline_cmd, argc, argv, &o);
 	if (first + 1 != argc)
 		opt_usage(TRACE_PROG, "timeline needs one trace DIR");
 	dir = argv[first];
-	maskarg = o.cpus;
-	from = o.from;
-	to = o.to;
-	skip = o.skip;
-	recorded = load(dir, &m, &t, skip, &skipped);
-	if (maskarg)
-		mask = opt_cpus(TRACE_PROG, maskarg, (int)m.ncpus);
-	snprintf(path, sizeof(path), "%s/residency.csv", dir);
-	res = csv_open(path);
-	if (!res)
-		opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
-	csv_header(res, "cpu,state,percent,entries,avg_stay_us,time_ms,note");
-	snprintf(path, sizeof(path), "%s/wakeups.csv", dir);
-	wk = csv_open(path);
-	if (!wk)
-		opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
-	csv_header(wk, "cpu,cause,detail,count,percent");
+	trace_open(&in, dir, o.skip);
+	if (o.cpus)
+		mask = opt_cpus(TRACE_PROG, o.cpus, (int)in.m.ncpus);
+	files_for(in.m.ncpus);
+	tw.m = &in.m;
+	tw.mask = mask;
+	tw.start = in.m.start_ns;
+	tw.cpu = calloc(in.m.ncpus, sizeof(*tw.cpu));
+	tw.t = timeline_stream(in.m.ncpus, in.m.start_ns, &sink);
+	if (!tw.cpu || !tw.t)
+		opt_die(TRACE_PROG, "out of memory");
+	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++) {
+		char name[64];
+
+		tl_restab_init(&tw.cpu[cpu].res, in.m.start_ns, o.from, o.to);
+		if (mask && !mask[cpu])
+			continue;
+		snprintf(name, sizeof(name), "cstate-cpu%u.csv", cpu);
+		tw.cpu[cpu].cs = csv_create(dir, name,
+			"Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause");
+	}
+	tw.irq = csv_create(dir, "irq.csv", "Sample #,Continuous Time (ms),IRQ No,Interface,"
+			    "Duration (ms),CPU,Handler (ms)");
+	tw.markers = csv_create(dir, "markers.csv", "ts_ns,cpu,text");
+	while ((ret = tracefile_stream_next(in.s, &e, err, sizeof(err))) > 0) {
+		ret = timeline_add(tw.t, &e);
+		if (ret && ret != -EINVAL)
+			break;
+	}
+	if (ret < 0 && ret != -EINVAL && !err[0])
+		snprintf(err, sizeof(err), "%s", ret == -E2BIG ?
+			 "corrupt trace: more idle states or IRQ numbers than a kernel has" :
+			 strerror(-ret));
+	if (ret < 0 && ret != -EINVAL)
+		stream_die(&in, err);
+	ret = timeline_finish(tw.t, in.m.end_ns);
+	if (ret)
+		opt_die(TRACE_PROG, "%s", ret == -E2BIG ?
+			"corrupt trace: more idle states than a kernel has" : strerror(-ret));
+
+	res = csv_create(dir, "residency.csv", "cpu,state,percent,entries,avg_stay_us,time_ms,note");
+	wk = csv_create(dir, "wakeups.csv", "cpu,cause,detail,count,percent");
+	lo = o.from > timeline_start(tw.t) ? o.from : timeline_start(tw.t);
+	hi = o.to < timeline_end(tw.t) ? o.to : timeline_end(tw.t);
+	span = hi > lo ? hi - lo : 0;
 	printf("%-4s %-14s %8s %9s %12s %12s\n", "cpu", "state", "percent",
 	       "entries", "avg_stay_us", "time_ms");
-	for (uint32_t cpu = 0; cpu < m.ncpus; cpu++) {
-		struct tl_residency *r;
-		const struct tl_interval *iv;
-		size_t n;
-		ssize_t rows;
-		struct csv *cs;
-		uint64_t lo = from > timeline_start(t) ? from : timeline_start(t);
-		uint64_t hi = to < timeline_end(t) ? to : timeline_end(t);
-		uint64_t span = hi > lo ? hi - lo : 0;
+	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++) {
+		struct cpu_out *c = &tw.cpu[cpu];
+		int no_idle = !timeline_idle_events(tw.t, cpu);
 
-		int no_idle = !timeline_idle_events(t, cpu);
-
-		if (mask && !mask[cpu])
+		idle += timeline_idle_events(tw.t, cpu);
+		if (!c->cs)
 			continue;
 		if (no_idle)
 			idle_warning(stdout, cpu);
-		snprintf(path, sizeof(path), "%s/cstate-cpu%u.csv", dir, cpu);
-		cs = csv_open(path);
-		if (!cs)
-			opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
-		csv_header(cs, "Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause");
-		iv = timeline_intervals(t, cpu, &n);
-		size_t nw, k = 0;
-		const struct tl_wake *w = timeline_wakes(t, cpu, &nw);
-
-		for (size_t i = 0; i < n; i++) {
-			csv_u64(cs, i + 1);
-			csv_fixed(cs, iv[i].end - timeline_start(t), 6);
-			csv_str(cs, tracefile_state_name(&m, cpu, iv[i].state, buf,
-							 sizeof(buf)));
-			csv_fixed(cs, iv[i].end - iv[i].start, 6);
-			/* the wake that ended an idle stay (exits in time order) */
-			while (k < nw && w[k].ts < iv[i].end)
-				k++;
-			if (iv[i].state != TL_C0 && k < nw && w[k].ts == iv[i].end)
-				csv_str(cs, wake_text(t, &w[k], cause, sizeof(cause)));
-			else
-				csv_empty(cs);
-			csv_end_row(cs);
-		}
-		if (csv_close(cs))
+		if (csv_close(c->cs))
 			rc = 1;
-		if (write_wakeups(wk, t, cpu, w, nw))
-			opt_die(TRACE_PROG, "out of memory");
-		rows = timeline_residency(t, cpu, from, to, &r);
-		if (rows < 0)
-			opt_die(TRACE_PROG, "out of memory");
-		for (ssize_t i = 0; i < rows; i++) {
-			double pct = span ? 100.0 * r[i].time_ns / span : 0;
-			double avg = r[i].entries ? r[i].time_ns / 1e3 / r[i].entries : 0;
-			const char *name = tracefile_state_name(&m, cpu, r[i].state,
+		write_wakeups(wk, tw.t, cpu, c);
+		for (size_t i = 0; i < c->res.n; i++) {
+			const struct tl_residency *r = &c->res.rows[i];
+			double pct = span ? 100.0 * r->time_ns / span : 0;
+			double avg = r->entries ? r->time_ns / 1e3 / r->entries : 0;
+			const char *name = tracefile_state_name(&in.m, cpu, r->state,
 								buf, sizeof(buf));
 
 			printf("%-4u %-14s %8.3f %9llu %12.3f %12.3f\n", cpu, name,
-			       pct, (unsigned long long)r[i].entries, avg,
-			       ms(r[i].time_ns));
+			       pct, (unsigned long long)r->entries, avg, ms(r->time_ns));
 			csv_u64(res, cpu);
 			csv_str(res, name);
 			csv_double(res, pct, 4);
-			csv_u64(res, r[i].entries);
+			csv_u64(res, r->entries);
 			csv_double(res, avg, 3);
-			csv_fixed(res, r[i].time_ns, 6);
+			csv_fixed(res, r->time_ns, 6);
 			if (no_idle)
 				csv_str(res, "no cpu_idle events recorded for this CPU");
 			else
 				csv_empty(res);
 			csv_end_row(res);
 		}
-		free(r);
 	}
-	if (csv_close(res) || csv_close(wk))
+	if (csv_close(res) || csv_close(wk) || csv_close(tw.irq) || csv_close(tw.markers))
 		rc = 1;
-	{
-		size_t n;
-		const struct tl_irq *q0 = timeline_irqs(t, &n);
-		struct tl_irq *q = malloc((n ? n : 1) * sizeof(*q));
-		const struct tl_marker *mk;
-
-		if (!q)
-			opt_die(TRACE_PROG, "out of memory");
-		/* Decoded CPU by CPU; the IRQ trace is in time order. */
-		if (n)
-			memcpy(q, q0, n * sizeof(*q));
-		qsort(q, n, sizeof(*q), cmp_irq);
-		struct csv *irq, *mc;
-
-		snprintf(path, sizeof(path), "%s/irq.csv", dir);
-		irq = csv_open(path);
-		if (!irq)
-			opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
-		csv_header(irq, "Sample #,Continuous Time (ms),IRQ No,Interface,"
-			   "Duration (ms),CPU,Handler (ms)");
-		for (size_t i = 0, k = 0; i < n; i++) {
-			if (mask && (q[i].cpu >= m.ncpus || !mask[q[i].cpu]))
-				continue;
-			csv_u64(irq, ++k);
-			csv_fixed(irq, q[i].ts - timeline_start(t), 6);
-			csv_u64(irq, q[i].irq);
-			csv_str(irq, timeline_string(t, q[i].name));
-			csv_fixed(irq, q[i].since_prev_ns, 6);
-			csv_u64(irq, q[i].cpu);
-			csv_fixed(irq, q[i].handler_ns, 6);
-			csv_end_row(irq);
-		}
-		if (csv_close(irq))
-			rc = 1;
-		free(q);
-		mk = timeline_markers(t, &n);
-		snprintf(path, sizeof(path), "%s/markers.csv", dir);
-		mc = csv_open(path);
-		if (!mc)
-			opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
-		csv_header(mc, "ts_ns,cpu,text");
-		for (size_t i = 0; i < n; i++) {
-			csv_u64(mc, mk[i].ts);
-			csv_u64(mc, mk[i].cpu);
-			csv_str(mc, timeline_string(t, mk[i].text));
-			csv_end_row(mc);
-		}
-		if (csv_close(mc))
-			rc = 1;
-	}
-	for (uint32_t cpu = 0; cpu < m.ncpus; cpu++) {
-		lost += m.overrun[cpu] + m.dropped[cpu];
-		if (m.overrun[cpu] || m.dropped[cpu])
-			fprintf(stderr, "%s: cpu%u lost events: overrun %llu, dropped %llu (raise --buffer-kb)\n",
-				TRACE_PROG, cpu, (unsigned long long)m.overrun[cpu],
-				(unsigned long long)m.dropped[cpu]);
-	}
-	if (timeline_rejected(t))
-		fprintf(stderr, "%s: %llu events out of order or for unknown CPUs, skipped\n",
-			TRACE_PROG, (unsigned long long)timeline_rejected(t));
-	printf("events: %llu in the trace, %llu lost\n", (unsigned long long)recorded,
-	       (unsigned long long)lost);
-	{
-		uint64_t idle = 0;
-
-		for (uint32_t cpu = 0; cpu < m.ncpus; cpu++)
-			idle += timeline_idle_events(t, cpu);
-		printf("cpu_idle events: %llu\n", (unsigned long long)idle);
-	}
-	if (skipped)
+	trace_warnings(&in, tw.t);
+	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++)
+		lost += in.m.overrun[cpu] + in.m.dropped[cpu];
+	printf("events: %llu in the trace, %llu lost\n",
+	       (unsigned long long)in.o.recorded, (unsigned long long)lost);
+	printf("cpu_idle events: %llu\n", (unsigned long long)idle);
+	if (in.o.corrupt_pages)
 		printf("warning: %llu corrupt pages skipped (--skip-corrupt)\n",
-		       (unsigned long long)skipped);
+		       (unsigned long long)in.o.corrupt_pages);
 	printf("wrote %s/cstate-cpuN.csv, wakeups.csv, irq.csv, residency.csv, markers.csv\n", dir);
-	timeline_free(t);
-	tracefile_meta_free(&m);
+	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++) {
+		tl_restab_free(&tw.cpu[cpu].res);
+		free(tw.cpu[cpu].wc);
+	}
+	free(tw.cpu);
+	timeline_free(tw.t);
+	trace_close(&in);
 	free(mask);
 	return rc;
 }
 
-/* ---- attribute -------------------------------------------------------- */
-
-struct msgs {
-	struct attr_msg *v;
-	size_t n, cap;
-};
-
-static int push(struct msgs *ms, struct attr_msg m)
-{
-	if (ms->n == ms->cap) {
-		size_t ncap = ms->cap ? 2 * ms->cap : 1024;
-		struct attr_msg *nv = realloc(ms->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		ms->v = nv;
-		ms->cap = ncap;
-	}
-	ms->v[ms->n++] = m;
-	return 0;
-}
+/* ---- attribute --------------------------------------------------------- */
 
 /*
- * Markers "wb recv SEQ" and "wb pqrecv SEQ" from the server's CPU: *cpu,
- * or where it is -1 the CPU of the first one. Markers of other CPUs are
- * left out and counted in *elsewhere.
+ * Latency (or idle exit to receive) grouped by state at arrival and by
+ * pre-query; exact percentiles up to HIST_EXACT_MAX samples per group,
+ * the histogram's (within 1 %) beyond, as hist keeps them.
  */
-static void read_markers(const char *dir, const struct timeline *t, int *cpu,
-			 struct msgs *ms, size_t *elsewhere)
-{
-	size_t n;
-	const struct tl_marker *mk = timeline_markers(t, &n);
-
-	*elsewhere = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t seq;
-		const char *s = timeline_string(t, mk[i].text);
-		char err[256];
-		int pq, r = reqlog_marker(s, &seq, &pq, err, sizeof(err));
-
-		if (r < 0)
-			opt_die(TRACE_PROG, "%s: cpu%u at %llu ns: %s", dir, mk[i].cpu,
-				(unsigned long long)mk[i].ts, err);
-		if (!r)
-			continue;
-		if (*cpu < 0)
-			*cpu = (int)mk[i].cpu;
-		if (mk[i].cpu != (uint32_t)*cpu) {
-			(*elsewhere)++;
-			continue;
-		}
-		if (push(ms, (struct attr_msg){ seq, pq, mk[i].ts, 0 }))
-			opt_die(TRACE_PROG, "out of memory");
-	}
-}
-
 static void summary_row(struct csv *c, const char *group, const char *value,
 			struct hist *h)
 {
@@ -462,58 +475,241 @@ static void summary_row(struct csv *c, const char *group, const char *value,
 	csv_end_row(c);
 }
 
+/* The breakdown of the requests of one state and pre-query class. */
+enum { SEG_HW, SEG_KERNEL, SEG_SCHED, SEG_WAKE, SEG_LATENCY, NSEG };
+
+struct bd_group {
+	int32_t state;
+	enum attr_pq pq;
+	uint64_t count, complete;
+	struct hist *h[NSEG];
+};
+
+#define STATE_SLOTS (TRACEFILE_MAX_STATES + 3)	/* unknown, C0, states, other */
+
+struct attr_out {
+	const struct trace_meta *m;
+	int cpu;
+	struct csv *out;
+	struct reqlog_join *join;
+	const char *client;
+	int markers;
+	struct timeline *t;
+	/* the summaries */
+	struct hist *by_state[STATE_SLOTS], *by_pq[2], *by_class[ATTR_PQ_KINDS];
+	struct bd_group bd[STATE_SLOTS][ATTR_PQ_KINDS];
+	uint64_t n, matched, outside, missing;
+	char err[512];
+};
+
+static int state_slot(int32_t state)
+{
+	return state < TL_UNKNOWN ? STATE_SLOTS - 1 :
+	       state + 2 < STATE_SLOTS - 1 ? state + 2 : STATE_SLOTS - 1;
+}
+
+static struct hist *lazy_hist(struct hist **h)
+{
+	if (!*h)
+		*h = hist_new(1);
+	return *h;
+}
+
+static void hist_put(struct hist **h, uint64_t v)
+{
+	if (lazy_hist(h))
+		hist_add(*h, v);
+}
+
+static void csv_ns(struct csv *c, uint64_t ns)
+{
+	if (ns)
+		csv_u64(c, ns);
+	else
+		csv_empty(c);
+}
+
 /*
- * Client latency per result (0: none). From markers the client row of
+ * Client latency of a result (0: none). From markers the client row of
  * the same seq counts only if the marker lies within the row's server
  * receive..send; from the server log the row is the one with the same
- * server receive and send times. Dies when the join cannot be right.
+ * server receive and send times.
  */
-static void join_client(const char *client, const char *requests, int markers,
-			const struct cli_rows *cl, struct attr_result *res,
-			size_t n, uint64_t *lat)
+static int join_client(struct attr_out *ao, struct attr_result *r, uint64_t *lat)
 {
-	size_t matched = 0, outside = 0, missing = 0;
+	struct cli_row row;
+	int ret;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct cli_row *row;
-
-		lat[i] = 0;
-		if (markers) {
-			row = reqlog_by_seq(cl, res[i].seq);
-			if (row && row->srv_recv_ns && row->srv_send_ns &&
-			    (res[i].recv_ns < row->srv_recv_ns ||
-			     res[i].recv_ns > row->srv_send_ns)) {
-				outside++;
-				continue;
-			}
-		} else {
-			row = reqlog_by_times(cl, res[i].recv_ns, res[i].send_ns);
-		}
-		if (!row || !row->latency_ns) {
-			missing++;
-			continue;
-		}
-		lat[i] = row->latency_ns;
-		attrib_client_lead(&res[i], row->pq_lead_ns);
-		matched++;
+	*lat = 0;
+	ret = reqlog_join_find(ao->join, r->seq, r->recv_ns, r->send_ns, &row,
+			       ao->err, sizeof(ao->err));
+	if (ret < 0)
+		return ret;
+	if (ret && ao->markers && row.srv_recv_ns && row.srv_send_ns &&
+	    (r->recv_ns < row.srv_recv_ns || r->recv_ns > row.srv_send_ns)) {
+		ao->outside++;
+		return 0;
 	}
-	if (markers && outside > matched)
-		opt_die(TRACE_PROG, "--client %s: %zu of %zu request markers lie outside the server receive..send times of the client row with their seq: the seqs are not the client's (a midtier renumbers requests to its backend); use --requests SERVER_LOG, which joins on the server's receive and send times",
-			client, outside, n);
-	if (!markers && !matched && n)
-		opt_die(TRACE_PROG, "--client %s: no row has the server_recv_ns,server_send_ns of a request in %s: not a client of this server run",
-			client, requests);
-	if (outside)
-		fprintf(stderr, "%s: warning: --client %s: %zu of %zu requests without a latency (%zu not in the file, unanswered or warm-up, %zu outside their row's server times)\n",
-			TRACE_PROG, client, outside + missing, n, missing, outside);
-	else if (missing)
-		fprintf(stderr, "%s: warning: --client %s: %zu of %zu requests without a latency (not in the file: unanswered or warm-up)\n",
-			TRACE_PROG, client, missing, n);
+	if (!ret || !row.latency_ns) {
+		ao->missing++;
+		return 0;
+	}
+	*lat = row.latency_ns;
+	attrib_client_lead(r, row.pq_lead_ns);
+	ao->matched++;
+	return 0;
+}
+
+static int attr_result(void *ctx, const struct attr_result *res)
+{
+	struct attr_out *ao = ctx;
+	struct attr_result r = *res;
+	struct csv *out = ao->out;
+	char buf[32], cause[300];
+	uint64_t lat = 0, x;
+	struct bd_group *g;
+	int si, ret;
+
+	ao->cpu = (int)r.cpu;
+	if (ao->join) {
+		ret = join_client(ao, &r, &lat);
+		if (ret)
+			return ret;
+	}
+	ao->n++;
+	csv_u64(out, r.seq);
+	csv_u64(out, r.recv_ns);
+	csv_str(out, tracefile_state_name(ao->m, (uint32_t)ao->cpu, r.state, buf,
+					  sizeof(buf)));
+	if (r.idle_end_ns) {
+		csv_u64(out, r.idle_end_ns);
+		csv_double(out, r.exit_to_recv_ns / 1e3, 3);
+	} else {
+		csv_empty(out);
+		csv_empty(out);
+	}
+	csv_u64(out, (uint64_t)r.prequery_woke);
+	if (lat)
+		csv_double(out, lat / 1e3, 3);
+	else
+		csv_empty(out);
+	csv_str(out, attrib_pq_name(r.prequery));
+	/* the wake, appended */
+	if (r.idle_end_ns)
+		csv_str(out, wake_text(r.cause, timeline_string(ao->t, r.detail),
+				       cause, sizeof(cause)));
+	else
+		csv_empty(out);
+	csv_ns(out, r.cause_ns);
+	csv_ns(out, r.wakeup_ns);
+	csv_ns(out, r.switch_ns);
+	csv_ns(out, r.netrx_ns);
+	if (r.state >= 0 || r.state == TL_C0) {
+		csv_double(out, r.hw_exit_ns / 1e3, 3);
+		if (r.have_breakdown) {
+			csv_double(out, r.kernel_ns / 1e3, 3);
+			csv_double(out, r.sched_ns / 1e3, 3);
+		} else {
+			csv_empty(out);
+			csv_empty(out);
+		}
+		csv_double(out, r.wake_ns / 1e3, 3);
+	} else {
+		for (int k = 0; k < 4; k++)
+			csv_empty(out);
+	}
+	csv_end_row(out);
+
+	g = &ao->bd[state_slot(r.state)][r.prequery];
+	g->state = r.state;
+	g->pq = r.prequery;
+	g->count++;
+	if (r.have_breakdown && (r.state >= 0 || r.state == TL_C0)) {
+		g->complete++;
+		hist_put(&g->h[SEG_HW], r.hw_exit_ns);
+		hist_put(&g->h[SEG_KERNEL], r.kernel_ns);
+		hist_put(&g->h[SEG_SCHED], r.sched_ns);
+		hist_put(&g->h[SEG_WAKE], r.wake_ns);
+		if (lat)
+			hist_put(&g->h[SEG_LATENCY], lat);
+	}
+	if (ao->client && !lat)
+		return 0;
+	x = ao->client ? lat : r.exit_to_recv_ns;
+	si = state_slot(r.state);
+	hist_put(&ao->by_state[si], x);
+	hist_put(&ao->by_pq[r.prequery_woke], x);
+	hist_put(&ao->by_class[r.prequery], x);
+	return 0;
+}
+
+/* breakdown.csv and its table: mean segments (they add up to the mean
+ * wake) and medians, per state at arrival and pre-query class. */
+static int write_breakdown(struct attr_out *ao, const char *dir)
+{
+	static const char *const seg[NSEG] = { "hw_exit", "kernel", "sched", "wake", "latency" };
+	struct csv *c;
+	char hdr[1024], buf[32];
+	size_t off;
+	int printed = 0;
+
+	off = (size_t)snprintf(hdr, sizeof(hdr), "state,prequery,count,complete");
+	for (int k = 0; k < NSEG; k++)
+		off += (size_t)snprintf(hdr + off, sizeof(hdr) - off,
+					",%s_avg_us,%s_p50_us,%s_p99_us", seg[k],
+					seg[k], seg[k]);
+	c = csv_create(dir, "breakdown.csv", hdr);
+	for (int si = 0; si < STATE_SLOTS; si++) {
+		for (int pq = 0; pq < ATTR_PQ_KINDS; pq++) {
+			struct bd_group *g = &ao->bd[si][pq];
+			const char *name;
+
+			if (!g->count)
+				continue;
+			name = tracefile_state_name(ao->m, (uint32_t)ao->cpu, g->state,
+						    buf, sizeof(buf));
+			if (!printed++)
+				printf("wake breakdown (us, means; complete: with the server thread's wakeup)\n"
+				       "%-14s %-9s %8s %8s %9s %9s %9s %9s\n", "state", "prequery",
+				       "count", "complete", "hw_exit", "kernel", "sched", "wake");
+			printf("%-14s %-9s %8llu %8llu", name, attrib_pq_name(g->pq),
+			       (unsigned long long)g->count, (unsigned long long)g->complete);
+			for (int k = 0; k < SEG_LATENCY; k++) {
+				if (g->h[k])
+					printf(" %9.3f", hist_mean(g->h[k]) / 1e3);
+				else
+					printf(" %9s", "-");
+			}
+			printf("\n");
+			csv_str(c, name);
+			csv_str(c, attrib_pq_name(g->pq));
+			csv_u64(c, g->count);
+			csv_u64(c, g->complete);
+			for (int k = 0; k < NSEG; k++) {
+				struct hist *h = g->h[k];
+
+				if (!h || !hist_count(h)) {
+					csv_empty(c);
+					csv_empty(c);
+					csv_empty(c);
+					continue;
+				}
+				csv_double(c, hist_mean(h) / 1e3, 3);
+				csv_double(c, hist_percentile_exact(h, 0.5) / 1e3, 3);
+				csv_double(c, hist_percentile_exact(h, 0.99) / 1e3, 3);
+			}
+			csv_end_row(c);
+			for (int k = 0; k < NSEG; k++)
+				hist_free(g->h[k]);
+		}
+	}
+	return csv_close(c);
 }
 
 struct attribute_opts {
 	const char *requests, *client;
 	int cpu;
+	int64_t pid;
 	int skip;
 };
 
@@ -527,6 +723,12 @@ static const struct cli_opt attribute_options[] = {
 	  .arg = "N", .max = 4095,
 	  .help = "the server's CPU (needed with --requests FILE)",
 	  .off = CLI_AT(struct attribute_opts, cpu) },
+	{ .name = "pid", .short_name = 'p', .kind = CLI_UINT, .store = CLI_U64,
+	  .arg = "TID", .max = 4194304,
+	  .help = "the server's thread, whose sched_wakeup the\n"
+		  "breakdown uses (default: the writer of the\n"
+		  "request markers, when the trace has them)",
+	  .off = CLI_AT(struct attribute_opts, pid) },
 	{ .name = "client", .short_name = 'l', .kind = CLI_STRING,
 	  .arg = "REQUESTS.CSV",
 	  .help = "the client's requests.csv: latency grouped\n"
@@ -543,163 +745,166 @@ const struct cli_cmd trace_attribute_cmd = {
 	.usage = "Usage: wakebench trace attribute DIR --requests FILE|markers [options]",
 	.about =
 "Per request, the server core's state at arrival, the end of that idle\n"
-"period and the time from idle exit to receive; DIR/attribution.csv and a\n"
-"summary (attribution-summary.csv) grouped by state and pre-query (none,\n"
-"woke, awake, together: in one read with its request).\n",
+"period, the time from idle exit to receive, what woke the core and the\n"
+"wake's breakdown: hardware exit (idle exit to the cause's first handler),\n"
+"kernel path (handler to the server thread's sched_wakeup) and scheduling\n"
+"(wakeup to receive); DIR/attribution.csv, a summary grouped by state and\n"
+"pre-query (none, woke, awake, together: in one read with its request) in\n"
+"attribution-summary.csv, and the breakdown per group in breakdown.csv.\n"
+"One pass over the trace and the logs: memory does not grow with them.\n",
 	.col = 30,
 	.max_args = 1,
 	.opts = attribute_options,
 };
 
+/* The trace's events and, unless markers, the server's log. */
+struct attr_in {
+	struct trace_in *in;
+	struct reqlog_server *log;
+};
+
+static int attr_event(void *ctx, struct tl_event *e, char *err, size_t errlen)
+{
+	struct attr_in *a = ctx;
+
+	return tracefile_stream_next(a->in->s, e, err, errlen);
+}
+
+static int attr_msg(void *ctx, struct attr_msg *m, char *err, size_t errlen)
+{
+	struct attr_in *a = ctx;
+
+	return reqlog_server_next(a->log, m, err, errlen);
+}
+
+/* What the join could not do, said once; a join that cannot be right
+ * ends the command. */
+static void join_report(const struct attr_out *ao, const char *requests)
+{
+	uint64_t late = reqlog_join_late(ao->join), n = ao->n;
+
+	if (ao->markers && ao->outside > ao->matched)
+		opt_die(TRACE_PROG, "--client %s: %llu of %llu request markers lie outside the server receive..send times of the client row with their seq: the seqs are not the client's (a midtier renumbers requests to its backend); use --requests SERVER_LOG, which joins on the server's receive and send times",
+			ao->client, (unsigned long long)ao->outside, (unsigned long long)n);
+	if (!ao->markers && !ao->matched && n)
+		opt_die(TRACE_PROG, "--client %s: no row has the server_recv_ns,server_send_ns of a request in %s: not a client of this server run",
+			ao->client, requests);
+	if (ao->outside)
+		fprintf(stderr, "%s: warning: --client %s: %llu of %llu requests without a latency (%llu not in the file, unanswered or warm-up, %llu outside their row's server times)\n",
+			TRACE_PROG, ao->client, (unsigned long long)(ao->outside + ao->missing),
+			(unsigned long long)n, (unsigned long long)ao->missing,
+			(unsigned long long)ao->outside);
+	else if (ao->missing)
+		fprintf(stderr, "%s: warning: --client %s: %llu of %llu requests without a latency (not in the file: unanswered or warm-up)\n",
+			TRACE_PROG, ao->client, (unsigned long long)ao->missing,
+			(unsigned long long)n);
+	if (late)
+		fprintf(stderr, "%s: warning: --client %s: %llu rows came more than %llu ms after the server had passed their receive time (out of order, or not of this server): not joined\n",
+			TRACE_PROG, ao->client, (unsigned long long)late,
+			REQLOG_HORIZON_NS / 1000000);
+}
+
 int trace_attribute(int argc, char **argv)
 {
-	struct attribute_opts o = { .cpu = -1 };
-	const char *requests, *client, *dir;
-	struct trace_meta m;
-	struct timeline *t;
-	struct msgs ms = { 0 };
-	struct cli_rows cl = { 0 };
-	struct attr_result *res;
-	struct csv *out, *sum;
-	char path[4096], buf[32], err[6000];
-	int cpu, rc = 0, skip, markers, first;
-	uint64_t *lat = NULL;
-	size_t n, elsewhere = 0;
+	struct attribute_opts o = { .cpu = -1, .pid = -1 };
+	struct trace_in in;
+	struct attr_in ain = { .in = &in };
+	struct attr_out ao = { 0 };
+	struct attr_stats st;
+	struct attr_opts ro;
+	struct attr_source src = { .ctx = &ain, .next_event = attr_event };
+	struct csv *sum;
+	char buf[32], err[6000];
+	const char *dir;
+	int rc = 0, first, ret;
 
 	first = cli_parse(&trace_attribute_cmd, argc, argv, &o);
-	requests = o.requests;
-	client = o.client;
-	cpu = o.cpu;
-	skip = o.skip;
 	if (first + 1 != argc)
 		opt_usage(TRACE_PROG, "attribute needs one trace DIR");
-	if (!requests)
+	if (!o.requests)
 		opt_usage(TRACE_PROG, "attribute needs --requests FILE (the server's --log) or --requests markers");
 	dir = argv[first];
-	markers = !strcmp(requests, "markers");
-	if (!markers && cpu < 0)
+	ao.markers = !strcmp(o.requests, "markers");
+	if (!ao.markers && o.cpu < 0)
 		opt_usage(TRACE_PROG, "--requests FILE needs --cpu N (the server's CPU)");
-	load(dir, &m, &t, skip, NULL);
-	if (cpu >= (int)m.ncpus)
-		opt_usage(TRACE_PROG, "--cpu %d: the trace has CPUs 0-%u", cpu, m.ncpus - 1);
-	if (markers) {
-		int given = cpu >= 0;
-
-		read_markers(dir, t, &cpu, &ms, &elsewhere);
-		if (elsewhere)
-			fprintf(stderr, "%s: warning: %zu request markers from CPUs other than cpu%d left out%s\n",
-				TRACE_PROG, elsewhere, cpu,
-				given ? "" : " (the CPU of the first one; --cpu N picks the server's)");
-	} else {
-		if (reqlog_read_server(requests, &ms.v, &ms.n, err, sizeof(err)))
+	trace_open(&in, dir, o.skip);
+	if (o.cpu >= (int)in.m.ncpus)
+		opt_usage(TRACE_PROG, "--cpu %d: the trace has CPUs 0-%u", o.cpu, in.m.ncpus - 1);
+	if (!ao.markers) {
+		if (reqlog_server_open(o.requests, &ain.log, err, sizeof(err)))
 			opt_die(TRACE_PROG, "%s", err);
+		src.next_msg = attr_msg;
 	}
-	if (!ms.n)
-		opt_die(TRACE_PROG, "no requests in %s%s", requests,
-			markers && cpu >= 0 ? " on that CPU" : "");
-	if (!timeline_idle_events(t, (uint32_t)cpu))
-		idle_warning(stdout, (uint32_t)cpu);
-	if (client && reqlog_read_client(client, &cl, err, sizeof(err)))
+	if (o.client && reqlog_join_open(o.client, ao.markers, &ao.join, err, sizeof(err)))
 		opt_die(TRACE_PROG, "%s", err);
-	if (attrib_sort(ms.v, ms.n))
+	ao.m = &in.m;
+	ao.client = o.client;
+	ao.t = timeline_stream(in.m.ncpus, in.m.start_ns, NULL);
+	if (!ao.t)
 		opt_die(TRACE_PROG, "out of memory");
-	res = calloc(ms.n, sizeof(*res));
-	lat = calloc(ms.n, sizeof(*lat));
-	if (!res || !lat)
-		opt_die(TRACE_PROG, "out of memory");
-	n = attrib_run(t, (uint32_t)cpu, ms.v, ms.n, res);
-	if (client)
-		join_client(client, requests, markers, &cl, res, n, lat);
-
-	snprintf(path, sizeof(path), "%s/attribution.csv", dir);
-	out = csv_open(path);
-	snprintf(path, sizeof(path), "%s/attribution-summary.csv", dir);
-	sum = csv_open(path);
-	if (!out || !sum)
-		opt_die(TRACE_PROG, "cannot write into %s: %s", dir, strerror(errno));
-	csv_header(out, "seq,recv_ns,state,idle_end_ns,exit_to_recv_us,prequery_woke,latency_us,prequery");
-	csv_header(sum, "group,value,count,avg_us,p50_us,p90_us,p99_us");
-	{
-		/* One histogram per state (C0, unknown, idle states), per
-		 * pre-query wake and per pre-query class; of latency with
-		 * --client, else exit-to-recv. */
-		struct hist *by_state[TRACEFILE_MAX_STATES + 2] = { 0 };
-		struct hist *by_pq[2] = { hist_new(1), hist_new(1) };
-		struct hist *by_class[ATTR_PQ_KINDS] = { 0 };
-
-		for (size_t i = 0; i < n; i++) {
-			const struct attr_result *r = &res[i];
-			uint64_t l = lat[i];
-			uint64_t x = client ? l : r->exit_to_recv_ns;
-			int si = r->state + 2;
-
-			csv_u64(out, r->seq);
-			csv_u64(out, r->recv_ns);
-			csv_str(out, tracefile_state_name(&m, (uint32_t)cpu, r->state,
-							  buf, sizeof(buf)));
-			if (r->idle_end_ns) {
-				csv_u64(out, r->idle_end_ns);
-				csv_double(out, r->exit_to_recv_ns / 1e3, 3);
-			} else {
-				csv_empty(out);
-				csv_empty(out);
-			}
-			csv_u64(out, (uint64_t)r->prequery_woke);
-			if (l)
-				csv_double(out, l / 1e3, 3);
-			else
-				csv_empty(out);
-			csv_str(out, attrib_pq_name(r->prequery));
-			csv_end_row(out);
-			if (client && !l)
-				continue;
-			if (si >= 0 && si < TRACEFILE_MAX_STATES + 2) {
-				if (!by_state[si])
-					by_state[si] = hist_new(1);
-				if (by_state[si])
-					hist_add(by_state[si], x);
-			}
-			if (by_pq[r->prequery_woke])
-				hist_add(by_pq[r->prequery_woke], x);
-			if (r->prequery < ATTR_PQ_KINDS) {
-				if (!by_class[r->prequery])
-					by_class[r->prequery] = hist_new(1);
-				if (by_class[r->prequery])
-					hist_add(by_class[r->prequery], x);
-			}
-		}
-		printf("%s per group (us)\n", client ? "latency" : "idle exit to receive");
-		printf("%-14s %-14s %8s %10s %10s %10s %10s\n", "group", "value", "count",
-		       "avg", "p50", "p90", "p99");
-		for (int si = 0; si < TRACEFILE_MAX_STATES + 2; si++) {
-			if (!by_state[si])
-				continue;
-			summary_row(sum, "state", tracefile_state_name(&m, (uint32_t)cpu,
-					si - 2, buf, sizeof(buf)), by_state[si]);
-			hist_free(by_state[si]);
-		}
-		for (int k = 0; k < 2; k++) {
-			if (by_pq[k] && hist_count(by_pq[k]))
-				summary_row(sum, "prequery_woke", k ? "yes" : "no", by_pq[k]);
-			hist_free(by_pq[k]);
-		}
-		for (int k = 0; k < ATTR_PQ_KINDS; k++) {
-			if (by_class[k] && hist_count(by_class[k]))
-				summary_row(sum, "prequery", attrib_pq_name((enum attr_pq)k),
-					    by_class[k]);
-			hist_free(by_class[k]);
-		}
+	ao.out = csv_create(dir, "attribution.csv",
+		"seq,recv_ns,state,idle_end_ns,exit_to_recv_us,prequery_woke,"
+		"latency_us,prequery,cause,cause_ns,wakeup_ns,switch_ns,netrx_ns,"
+		"hw_exit_us,kernel_us,sched_us,wake_us");
+	ro = (struct attr_opts){ .cpu = o.cpu, .pid = o.pid, .fn = attr_result,
+				 .ctx = &ao };
+	ret = attrib_run(ao.t, &src, &ro, in.m.end_ns, &st, err, sizeof(err));
+	if (ret) {
+		if (ao.err[0])
+			opt_die(TRACE_PROG, "%s", ao.err);
+		stream_die(&in, err);
 	}
-	if (csv_close(out) || csv_close(sum))
+	ao.cpu = st.cpu;
+	trace_warnings(&in, ao.t);
+	if (st.elsewhere)
+		fprintf(stderr, "%s: warning: %llu request markers from CPUs other than cpu%d left out%s\n",
+			TRACE_PROG, (unsigned long long)st.elsewhere, st.cpu,
+			o.cpu >= 0 ? "" : " (the CPU of the first one; --cpu N picks the server's)");
+	if (!ao.n)
+		opt_die(TRACE_PROG, "no requests in %s%s", o.requests,
+			ao.markers && st.cpu >= 0 ? " on that CPU" : "");
+	if (!timeline_idle_events(ao.t, (uint32_t)st.cpu))
+		idle_warning(stdout, (uint32_t)st.cpu);
+	if (ao.join)
+		join_report(&ao, o.requests);
+	if (st.pid < 0)
+		fprintf(stderr, "%s: warning: the server's thread is unknown (no request markers, no --pid): the breakdown has no kernel path or scheduling\n",
+			TRACE_PROG);
+	else if (!st.wakeups)
+		fprintf(stderr, "%s: warning: no sched:sched_wakeup in the trace (recorded with --no-wake-causes?): the breakdown has no kernel path or scheduling\n",
+			TRACE_PROG);
+
+	sum = csv_create(dir, "attribution-summary.csv", "group,value,count,avg_us,p50_us,p90_us,p99_us");
+	printf("%s per group (us)\n", o.client ? "latency" : "idle exit to receive");
+	printf("%-14s %-14s %8s %10s %10s %10s %10s\n", "group", "value", "count",
+	       "avg", "p50", "p90", "p99");
+	for (int si = 0; si < STATE_SLOTS; si++) {
+		if (!ao.by_state[si])
+			continue;
+		summary_row(sum, "state", si == STATE_SLOTS - 1 ? "other" :
+			    tracefile_state_name(&in.m, (uint32_t)st.cpu, si - 2, buf,
+						 sizeof(buf)), ao.by_state[si]);
+		hist_free(ao.by_state[si]);
+	}
+	for (int k = 0; k < 2; k++) {
+		if (ao.by_pq[k] && hist_count(ao.by_pq[k]))
+			summary_row(sum, "prequery_woke", k ? "yes" : "no", ao.by_pq[k]);
+		hist_free(ao.by_pq[k]);
+	}
+	for (int k = 0; k < ATTR_PQ_KINDS; k++) {
+		if (ao.by_class[k] && hist_count(ao.by_class[k]))
+			summary_row(sum, "prequery", attrib_pq_name((enum attr_pq)k),
+				    ao.by_class[k]);
+		hist_free(ao.by_class[k]);
+	}
+	if (csv_close(sum) || write_breakdown(&ao, dir) || csv_close(ao.out))
 		rc = 1;
-	printf("%zu requests attributed on cpu%d; wrote %s/attribution.csv, attribution-summary.csv\n",
-	       n, cpu, dir);
-	free(res);
-	free(lat);
-	free(ms.v);
-	reqlog_client_free(&cl);
-	timeline_free(t);
-	tracefile_meta_free(&m);
+	printf("%llu requests attributed on cpu%d; wrote %s/attribution.csv, attribution-summary.csv, breakdown.csv\n",
+	       (unsigned long long)ao.n, st.cpu, dir);
+	reqlog_join_close(ao.join);
+	reqlog_server_close(ain.log);
+	timeline_free(ao.t);
+	trace_close(&in);
 	return rc;
 }
 

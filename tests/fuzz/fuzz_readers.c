@@ -53,16 +53,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	{
 		struct attr_msg *msgs;
-		struct cli_rows rows;
 		size_t n;
 
-		if (!reqlog_read_server(path, &msgs, &n, err, sizeof(err)))
+		if (!reqlog_read_server(path, &msgs, &n, err, sizeof(err))) {
+			/* in receive order, whatever the file's */
+			for (size_t i = 1; i < n; i++)
+				if (msgs[i].recv_ns < msgs[i - 1].recv_ns)
+					__builtin_trap();
 			free(msgs);
-		if (!reqlog_read_client(path, &rows, err, sizeof(err))) {
-			for (size_t i = 0; i < rows.n; i++)
-				reqlog_by_times(&rows, rows.by_seq[i].srv_recv_ns,
-						rows.by_seq[i].srv_send_ns);
-			reqlog_client_free(&rows);
+		}
+		for (int by_seq = 0; by_seq < 2; by_seq++) {
+			struct reqlog_join *j;
+			struct cli_row row;
+			uint64_t key = size ? data[0] : 0;
+
+			if (reqlog_join_open(path, by_seq, &j, err, sizeof(err)))
+				continue;
+			/* looked up in rising receive order, as attribute does */
+			for (uint64_t k = 0; k < 8; k++)
+				if (reqlog_join_find(j, key + k, key * 1000 + k * 1000000,
+						     key * 1000 + k * 1000000 + 7, &row,
+						     err, sizeof(err)) < 0)
+					break;
+			reqlog_join_close(j);
 		}
 	}
 	text = malloc(size + 1);

@@ -1,47 +1,116 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Attribution of requests to the C-state their core was in. */
+/* Attribution of requests to the C-state their core was in, and the
+ * breakdown of their wakes, on synthetic event streams. */
+#include <errno.h>
 #include <stdlib.h>
 #include "unit.h"
 #include "attrib.h"
 
-static void idle(struct timeline *t, uint64_t ts, uint32_t state)
-{
-	struct tl_event e = { .ts = ts, .cpu = 0, .type = TL_IDLE, .arg = state };
+#define MAXR 512
 
-	ck_assert_int_eq(timeline_add(t, &e), 0);
+/* Events and messages from arrays, through the streaming engine. */
+struct arrays {
+	const struct tl_event *ev;
+	size_t nev, i;
+	const struct attr_msg *m;
+	size_t nm, j;
+	struct attr_result r[MAXR];
+	size_t nr;
+};
+
+static int next_ev(void *ctx, struct tl_event *e, char *err, size_t errlen)
+{
+	struct arrays *a = ctx;
+
+	(void)err;
+	(void)errlen;
+	if (a->i == a->nev)
+		return 0;
+	*e = a->ev[a->i++];
+	return 1;
 }
+
+static int next_msg(void *ctx, struct attr_msg *m, char *err, size_t errlen)
+{
+	struct arrays *a = ctx;
+
+	(void)err;
+	(void)errlen;
+	if (a->j == a->nm)
+		return 0;
+	*m = a->m[a->j++];
+	return 1;
+}
+
+static int keep(void *ctx, const struct attr_result *r)
+{
+	struct arrays *a = ctx;
+
+	ck_assert_uint_lt(a->nr, MAXR);
+	a->r[a->nr++] = *r;
+	return 0;
+}
+
+/* Runs the engine for cpu 0 (pid: the server's thread, -1 unknown);
+ * messages NULL: the markers in the events. Returns its status. */
+static int run_pid(struct arrays *a, const struct tl_event *ev, size_t nev,
+		   const struct attr_msg *m, size_t nm, int64_t pid,
+		   uint64_t end, char *err)
+{
+	struct timeline *t = timeline_stream(2, 0, NULL);
+	struct attr_source src = { .ctx = a, .next_event = next_ev,
+				   .next_msg = m ? next_msg : NULL };
+	struct attr_opts o = { .cpu = m ? 0 : -1, .pid = pid, .fn = keep, .ctx = a };
+	struct attr_stats st;
+	int ret;
+
+	a->ev = ev;
+	a->nev = nev;
+	a->i = 0;
+	a->m = m;
+	a->nm = nm;
+	a->j = 0;
+	a->nr = 0;
+	ck_assert_ptr_nonnull(t);
+	ret = attrib_run(t, &src, &o, end, &st, err, 512);
+	timeline_free(t);
+	return ret;
+}
+
+static size_t run(struct arrays *a, const struct tl_event *ev, size_t nev,
+		  const struct attr_msg *m, size_t nm)
+{
+	char err[512];
+
+	ck_assert_int_eq(run_pid(a, ev, nev, m, nm, -1, 1000, err), 0);
+	return a->nr;
+}
+
+#define IDLE(t, s) { .ts = (t), .cpu = 0, .type = TL_IDLE, .arg = (s) }
+#define N(x) (sizeof(x) / sizeof((x)[0]))
 
 /*
  * cpu0: idle state 1 on [100, 200), C0 [200, 300), state 2 [300, 500),
  * C0 [500, 520), state 1 [520, 600), C0 from 600.
  */
-static struct timeline *sample(void)
-{
-	struct timeline *t = timeline_new(1, 0);
+static const struct tl_event sample[] = {
+	IDLE(50, TL_EXIT), IDLE(100, 1), IDLE(200, TL_EXIT), IDLE(300, 2),
+	IDLE(500, TL_EXIT), IDLE(520, 1), IDLE(600, TL_EXIT),
+};
 
-	idle(t, 50, TL_EXIT);
-	idle(t, 100, 1);
-	idle(t, 200, TL_EXIT);
-	idle(t, 300, 2);
-	idle(t, 500, TL_EXIT);
-	idle(t, 520, 1);
-	idle(t, 600, TL_EXIT);
-	timeline_finish(t, 1000);
-	return t;
-}
+static struct arrays A;
 
 START_TEST(state_at_arrival)
 {
-	struct timeline *t = sample();
 	struct attr_msg m[] = {
 		{ .seq = 1, .recv_ns = 210, .send_ns = 250 },	/* woke at 200 */
 		{ .seq = 2, .recv_ns = 260, .send_ns = 280 },	/* still awake */
 		{ .seq = 3, .recv_ns = 505, .send_ns = 510 },	/* woke at 500 */
 		{ .seq = 4, .recv_ns = 700, .send_ns = 710 },	/* woke at 600 */
 	};
-	struct attr_result r[4];
+	struct attr_result *r = A.r;
 
-	ck_assert_uint_eq(attrib_run(t, 0, m, 4, r), 4);
+	ck_assert_uint_eq(run(&A, sample, N(sample), m, 4), 4);
 	ck_assert_int_eq(r[0].state, 1);
 	ck_assert_uint_eq(r[0].idle_end_ns, 200);
 	ck_assert_uint_eq(r[0].exit_to_recv_ns, 10);
@@ -51,7 +120,6 @@ START_TEST(state_at_arrival)
 	ck_assert_uint_eq(r[2].exit_to_recv_ns, 5);
 	ck_assert_int_eq(r[3].state, 1);
 	ck_assert_uint_eq(r[3].idle_end_ns, 600);
-	timeline_free(t);
 }
 END_TEST
 
@@ -59,26 +127,22 @@ END_TEST
  * exit: boundaries belong to the later interval. */
 START_TEST(interval_boundaries)
 {
-	struct timeline *t = sample();
 	struct attr_msg m[] = {
 		{ .seq = 1, .recv_ns = 200, .send_ns = 500 },	/* at the exit */
 		{ .seq = 2, .recv_ns = 505, .send_ns = 506 },	/* woke at 500 = prev send */
 	};
-	struct attr_result r[2];
 
-	ck_assert_uint_eq(attrib_run(t, 0, m, 2, r), 2);
-	ck_assert_int_eq(r[0].state, 1);
-	ck_assert_uint_eq(r[0].exit_to_recv_ns, 0);
+	ck_assert_uint_eq(run(&A, sample, N(sample), m, 2), 2);
+	ck_assert_int_eq(A.r[0].state, 1);
+	ck_assert_uint_eq(A.r[0].exit_to_recv_ns, 0);
 	/* The idle period [300, 500) ended at the previous activity, not
 	 * after it: the core was not woken for message 2. */
-	ck_assert_int_eq(r[1].state, TL_C0);
-	timeline_free(t);
+	ck_assert_int_eq(A.r[1].state, TL_C0);
 }
 END_TEST
 
 START_TEST(prequery_woke_the_core)
 {
-	struct timeline *t = sample();
 	struct attr_msg m[] = {
 		{ .seq = 7, .prequery = 1, .recv_ns = 205 },	/* woke at 200 */
 		{ .seq = 7, .recv_ns = 240, .send_ns = 250 },	/* core awake */
@@ -86,9 +150,9 @@ START_TEST(prequery_woke_the_core)
 		{ .seq = 8, .recv_ns = 505, .send_ns = 510 },	/* slept again */
 		{ .seq = 9, .recv_ns = 605, .send_ns = 610 },	/* no pre-query */
 	};
-	struct attr_result r[3];
+	struct attr_result *r = A.r;
 
-	ck_assert_uint_eq(attrib_run(t, 0, m, 5, r), 3);
+	ck_assert_uint_eq(run(&A, sample, N(sample), m, 5), 3);
 	ck_assert_int_eq(r[0].state, TL_C0);
 	ck_assert_int_eq(r[0].prequery_woke, 1);
 	ck_assert_int_eq(r[0].prequery, ATTR_PQ_WOKE);
@@ -97,26 +161,27 @@ START_TEST(prequery_woke_the_core)
 	ck_assert_int_eq(r[1].prequery, ATTR_PQ_AWAKE);
 	ck_assert_int_eq(r[2].prequery_woke, 0);
 	ck_assert_int_eq(r[2].prequery, ATTR_PQ_NONE);
-	timeline_free(t);
 }
 END_TEST
 
 /* Before the first event the state is unknown, and reported so. */
 START_TEST(unknown_before_first_event)
 {
-	struct timeline *t = timeline_new(1, 0);
-	struct attr_msg m = { .seq = 1, .recv_ns = 30, .send_ns = 35 };
-	struct attr_result r;
+	struct tl_event ev[] = { IDLE(20, TL_EXIT) };
+	struct attr_msg m[] = { { .seq = 1, .recv_ns = 30, .send_ns = 35 },
+				{ .seq = 2, .recv_ns = 40, .send_ns = 45 } };
+	struct tl_event none[] = { { .ts = 5, .cpu = 1, .type = TL_IDLE, .arg = 1 } };
 
-	idle(t, 20, TL_EXIT);
-	timeline_finish(t, 100);
-	ck_assert_uint_eq(attrib_run(t, 0, &m, 1, &r), 1);
-	ck_assert_int_eq(r.state, TL_UNKNOWN);
-	ck_assert_uint_eq(r.idle_end_ns, 20);
-	timeline_free(t);
+	ck_assert_uint_eq(run(&A, ev, 1, m, 1), 1);
+	ck_assert_int_eq(A.r[0].state, TL_UNKNOWN);
+	ck_assert_uint_eq(A.r[0].idle_end_ns, 20);
+	/* a CPU with no event at all: unknown throughout */
+	ck_assert_uint_eq(run(&A, none, 1, m, 2), 2);
+	ck_assert_int_eq(A.r[0].state, TL_UNKNOWN);
+	ck_assert_int_eq(A.r[1].state, TL_UNKNOWN);
+	ck_assert_uint_eq(A.r[1].idle_end_ns, 0);
 }
 END_TEST
-
 
 /*
  * An in-band pre-query and its request read by one read(): one receive
@@ -125,7 +190,6 @@ END_TEST
  */
 START_TEST(prequery_together_in_one_read)
 {
-	struct timeline *t = sample();
 	struct attr_msg m[] = {
 		{ .seq = 7, .prequery = 1, .recv_ns = 210 },
 		{ .seq = 7, .recv_ns = 210, .send_ns = 250 },
@@ -133,20 +197,21 @@ START_TEST(prequery_together_in_one_read)
 		{ .seq = 8, .recv_ns = 505, .send_ns = 510 },
 		{ .seq = 8, .prequery = 1, .recv_ns = 505 },
 	};
-	struct attr_result r[2];
+	struct attr_result *r = A.r;
 
-	ck_assert_uint_eq(attrib_run(t, 0, m, 4, r), 2);
+	ck_assert_uint_eq(run(&A, sample, N(sample), m, 4), 2);
 	ck_assert_int_eq(r[0].prequery, ATTR_PQ_TOGETHER);
 	ck_assert_int_eq(r[0].prequery_woke, 0);
 	ck_assert_int_eq(r[0].state, 1);
 	ck_assert_uint_eq(r[0].idle_end_ns, 200);
 	ck_assert_uint_eq(r[0].exit_to_recv_ns, 10);
+	ck_assert_uint_eq(r[0].seq, 7);
+	ck_assert_uint_eq(r[0].send_ns, 250);
 	ck_assert_int_eq(r[1].prequery, ATTR_PQ_TOGETHER);
 	ck_assert_int_eq(r[1].prequery_woke, 0);
 	ck_assert_int_eq(r[1].state, 2);
 	ck_assert_str_eq(attrib_pq_name(ATTR_PQ_TOGETHER), "together");
 	ck_assert_str_eq(attrib_pq_name(ATTR_PQ_WOKE), "woke");
-	timeline_free(t);
 }
 END_TEST
 
@@ -158,17 +223,16 @@ END_TEST
  */
 START_TEST(together_but_sent_apart_woke)
 {
-	struct timeline *t = sample();
 	struct attr_msg m[] = {
 		{ .seq = 7, .prequery = 1, .recv_ns = 210 },
 		{ .seq = 7, .recv_ns = 210, .send_ns = 250 },
 		{ .seq = 8, .prequery = 1, .recv_ns = 505 },
 		{ .seq = 8, .recv_ns = 505, .send_ns = 510 },
 	};
-	struct attr_result r[2], c0 = { .state = TL_C0,
-					.prequery = ATTR_PQ_TOGETHER };
+	struct attr_result *r = A.r, c0 = { .state = TL_C0,
+					    .prequery = ATTR_PQ_TOGETHER };
 
-	ck_assert_uint_eq(attrib_run(t, 0, m, 4, r), 2);
+	ck_assert_uint_eq(run(&A, sample, N(sample), m, 4), 2);
 	attrib_client_lead(&r[0], 100000);	/* sent 100 us apart */
 	ck_assert_int_eq(r[0].prequery, ATTR_PQ_WOKE);
 	ck_assert_int_eq(r[0].prequery_woke, 1);
@@ -177,62 +241,190 @@ START_TEST(together_but_sent_apart_woke)
 	ck_assert_int_eq(r[1].prequery_woke, 0);
 	attrib_client_lead(&c0, 100000);	/* the core was up: no wake */
 	ck_assert_int_eq(c0.prequery, ATTR_PQ_TOGETHER);
-	timeline_free(t);
 }
 END_TEST
 
-/*
- * Sorting by receive time keeps the log order among equal times (qsort
- * does not: with half the rows tied, as at lead 0, it reorders them).
- */
-START_TEST(sort_keeps_log_order_on_ties)
-{
-	enum { N = 1000 };
-	struct attr_msg *m = malloc(N * sizeof(*m));
-
-	ck_assert_ptr_nonnull(m);
-	/* Pairs (pre-query, request) with one time, in falling time order
-	 * by blocks so the sort has to move them. */
-	for (int i = 0; i < N; i++)
-		m[i] = (struct attr_msg){ .seq = (uint64_t)i,
-					  .prequery = !(i & 1),
-					  .recv_ns = 1000000 - (uint64_t)(i / 2) % 7 * 1000 };
-	ck_assert_int_eq(attrib_sort(m, N), 0);
-	for (int i = 1; i < N; i++) {
-		ck_assert_uint_le(m[i - 1].recv_ns, m[i].recv_ns);
-		if (m[i - 1].recv_ns == m[i].recv_ns)
-			ck_assert_uint_lt(m[i - 1].seq, m[i].seq);
-	}
-	ck_assert_int_eq(attrib_sort(m, 0), 0);
-	ck_assert_int_eq(attrib_sort(m, 1), 0);
-	free(m);
-}
-END_TEST
-
-/* The result after sorting a tied log: every request of a pair read by
- * one read() is "together" whatever order the log had them in. */
+/* A tied log (pairs read by one read()): every request of a pair is
+ * "together" whatever order the pair was logged in. */
 START_TEST(tied_pairs_all_together)
 {
 	enum { N = 400 };
-	struct timeline *t = sample();
 	struct attr_msg *m = malloc(N * sizeof(*m));
-	struct attr_result *r = malloc(N * sizeof(*r));
-	size_t k;
 
 	for (int i = 0; i < N; i++)
 		m[i] = (struct attr_msg){ .seq = (uint64_t)(i / 2),
-					  .prequery = !(i & 1),
-					  .recv_ns = 700 + (uint64_t)(N / 2 - i / 2) * 3 };
-	ck_assert_int_eq(attrib_sort(m, N), 0);
-	k = attrib_run(t, 0, m, N, r);
-	ck_assert_uint_eq(k, N / 2);
-	for (size_t i = 0; i < k; i++) {
-		ck_assert_int_eq(r[i].prequery, ATTR_PQ_TOGETHER);
-		ck_assert_int_eq(r[i].prequery_woke, 0);
+					  .prequery = (i / 2) % 3 ? !(i & 1) : (i & 1),
+					  .recv_ns = 700 + (uint64_t)(i / 2) * 3 };
+	ck_assert_uint_eq(run(&A, sample, N(sample), m, N), N / 2);
+	for (size_t i = 0; i < A.nr; i++) {
+		ck_assert_int_eq(A.r[i].prequery, ATTR_PQ_TOGETHER);
+		ck_assert_int_eq(A.r[i].prequery_woke, 0);
 	}
 	free(m);
-	free(r);
-	timeline_free(t);
+}
+END_TEST
+
+/* A message logged while the trace still shows its core idle (the log's
+ * clock a little ahead): it found that idle state, whose exit is later. */
+START_TEST(logged_inside_idle)
+{
+	struct attr_msg m[] = { { .seq = 1, .recv_ns = 195, .send_ns = 230 },
+				{ .seq = 2, .recv_ns = 198, .send_ns = 240 } };
+
+	ck_assert_uint_eq(run(&A, sample, N(sample), m, 2), 2);
+	ck_assert_int_eq(A.r[0].state, 1);
+	ck_assert_uint_eq(A.r[0].idle_end_ns, 200);
+	ck_assert_uint_eq(A.r[0].exit_to_recv_ns, 0);
+	ck_assert_int_eq(A.r[1].state, TL_C0);	/* after the first's send */
+}
+END_TEST
+
+/* Messages in a log that goes back in time, and a log of another CPU
+ * (messages while the core stays idle) are errors, not results. */
+START_TEST(bad_logs_refused)
+{
+	struct attr_msg back[] = { { .seq = 1, .recv_ns = 210 }, { .seq = 2, .recv_ns = 205 } };
+	struct tl_event idle_long[] = { IDLE(10, 1), IDLE(900000, TL_EXIT) };
+	struct attr_msg *many = malloc(70000 * sizeof(*many));
+	char err[512];
+
+	ck_assert_int_eq(run_pid(&A, sample, N(sample), back, 2, -1, 1000, err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "out of receive order"));
+	for (int i = 0; i < 70000; i++)
+		many[i] = (struct attr_msg){ .seq = (uint64_t)i, .recv_ns = 100 + (uint64_t)i,
+					     .send_ns = 100 + (uint64_t)i };
+	ck_assert_int_eq(run_pid(&A, idle_long, 2, many, 70000, -1, 1000000, err), -E2BIG);
+	ck_assert_ptr_nonnull(strstr(err, "while the trace shows cpu0 idle"));
+	free(many);
+}
+END_TEST
+
+/* ---- the breakdown of a wake -------------------------------------------- */
+
+#define WAKEUP(t, p, c) { .ts = (t), .cpu = (c), .type = TL_WAKEUP, .arg = (p), .arg2 = 0 }
+#define IPI(t, k) { .ts = (t), .cpu = 0, .type = TL_IPI, .arg = (k) }
+#define SWITCH(t, p) { .ts = (t), .cpu = 0, .type = TL_SWITCH, .arg = (p) }
+#define MARK(t, s) { .ts = (t), .cpu = 0, .type = TL_MARKER, .str = (s), .pid = 42 }
+
+static void check_bd(const struct attr_result *r, uint64_t hw, uint64_t kernel,
+		     uint64_t sched, uint64_t wake)
+{
+	ck_assert_int_eq(r->have_breakdown, 1);
+	ck_assert_uint_eq(r->hw_exit_ns, hw);
+	ck_assert_uint_eq(r->kernel_ns, kernel);
+	ck_assert_uint_eq(r->sched_ns, sched);
+	ck_assert_uint_eq(r->wake_ns, wake);
+	ck_assert_uint_eq(r->hw_exit_ns + r->kernel_ns + r->sched_ns, r->wake_ns);
+}
+
+/*
+ * HLT: the IPI's handler runs inside the halt and does the wakeup (the
+ * remote wake-up queue), then the exit is traced: H < W < E < R. The wake
+ * starts at H; no hardware exit is visible.
+ */
+START_TEST(breakdown_handler_inside_idle)
+{
+	struct tl_event ev[] = {
+		IDLE(100, 1), IPI(1000, TL_IPI_CALL_FUNCTION_SINGLE),
+		WAKEUP(1003, 42, 0), IDLE(1010, TL_EXIT), SWITCH(1012, 42),
+	};
+	struct attr_msg m[] = { { .seq = 1, .recv_ns = 1020, .send_ns = 1030 } };
+	char err[512];
+
+	ck_assert_int_eq(run_pid(&A, ev, N(ev), m, 1, 42, 2000, err), 0);
+	ck_assert_int_eq(A.r[0].state, 1);
+	ck_assert_uint_eq(A.r[0].cause, TL_CAUSE_IPI);
+	ck_assert_uint_eq(A.r[0].cause_ns, 1000);
+	ck_assert_uint_eq(A.r[0].wakeup_ns, 1003);
+	ck_assert_uint_eq(A.r[0].switch_ns, 1012);
+	ck_assert_uint_eq(A.r[0].exit_to_recv_ns, 10);
+	check_bd(&A.r[0], 0, 3, 17, 20);
+}
+END_TEST
+
+/* mwait (interrupts off while idle): the exit first, then the handler:
+ * E < H < W < R; and a wakeup from another CPU before the IPI that tells
+ * this core (W < H): no kernel path on this core. */
+START_TEST(breakdown_exit_first_and_remote_wakeup)
+{
+	struct tl_event ev[] = {
+		IDLE(100, 2), IDLE(1000, TL_EXIT),
+		{ .ts = 1004, .cpu = 0, .type = TL_IRQ_ENTRY, .arg = 30, .str = "eth0" },
+		WAKEUP(1009, 42, 0), { .ts = 1010, .cpu = 0, .type = TL_IRQ_EXIT, .arg = 30 },
+		IDLE(2000, 2), WAKEUP(2995, 42, 1), IDLE(3000, TL_EXIT),
+		IPI(3002, TL_IPI_RESCHEDULE),
+	};
+	struct attr_msg m[] = { { .seq = 1, .recv_ns = 1025, .send_ns = 1030 },
+				{ .seq = 2, .recv_ns = 3010, .send_ns = 3020 } };
+	char err[512];
+
+	ck_assert_int_eq(run_pid(&A, ev, N(ev), m, 2, 42, 4000, err), 0);
+	ck_assert_uint_eq(A.r[0].cause, TL_CAUSE_IRQ);
+	check_bd(&A.r[0], 4, 5, 16, 25);
+	ck_assert_uint_eq(A.r[1].cause_ns, 3002);
+	ck_assert_uint_eq(A.r[1].wakeup_ns, 2995);
+	check_bd(&A.r[1], 2, 0, 8, 10);
+}
+END_TEST
+
+/* A polling state woken with no interrupt (cause none): H is E. Without
+ * the thread's wakeup the last two segments are unknown; a request in C0
+ * has only scheduling, from a wakeup after the previous activity. */
+START_TEST(breakdown_no_handler_no_wakeup_and_c0)
+{
+	struct tl_event ev[] = {
+		IDLE(100, 0), WAKEUP(990, 42, 1), IDLE(1000, TL_EXIT),
+		IDLE(2000, 1), IDLE(2500, TL_EXIT),
+		WAKEUP(3000, 42, 1),
+	};
+	struct attr_msg m[] = { { .seq = 1, .recv_ns = 1006, .send_ns = 1010 },
+				{ .seq = 2, .recv_ns = 2510, .send_ns = 2520 },
+				{ .seq = 3, .recv_ns = 3007, .send_ns = 3010 },
+				{ .seq = 4, .recv_ns = 3011, .send_ns = 3015 } };
+	char err[512];
+
+	ck_assert_int_eq(run_pid(&A, ev, N(ev), m, 4, 42, 4000, err), 0);
+	ck_assert_uint_eq(A.r[0].cause, TL_CAUSE_NONE);
+	check_bd(&A.r[0], 0, 0, 6, 6);
+	/* the wakeup at 990 is before the previous activity (1010) */
+	ck_assert_int_eq(A.r[1].state, 1);
+	ck_assert_int_eq(A.r[1].have_breakdown, 0);
+	ck_assert_uint_eq(A.r[1].wake_ns, 10);
+	/* C0: woken at 3000, received at 3007 */
+	ck_assert_int_eq(A.r[2].state, TL_C0);
+	check_bd(&A.r[2], 0, 0, 7, 7);
+	/* C0, the thread running (no wakeup after 3010) */
+	check_bd(&A.r[3], 0, 0, 0, 0);
+	/* the thread unknown: nothing but the hardware part */
+	ck_assert_int_eq(run_pid(&A, ev, N(ev), m, 4, -1, 4000, err), 0);
+	ck_assert_int_eq(A.r[0].have_breakdown, 0);
+	ck_assert_int_eq(A.r[2].have_breakdown, 0);
+	ck_assert_uint_eq(A.r[0].wakeup_ns, 0);
+}
+END_TEST
+
+/* From markers: the server's CPU and thread are the first marker's; a
+ * wakeup seen before that marker still counts; markers of other CPUs
+ * are left out; a pre-query read with its request gives the request the
+ * pair's breakdown. */
+START_TEST(breakdown_from_markers)
+{
+	struct tl_event ev[] = {
+		IDLE(100, 1), IPI(1000, TL_IPI_CALL_FUNCTION_SINGLE),
+		WAKEUP(1002, 42, 0), IDLE(1005, TL_EXIT),
+		MARK(1020, "wb pqrecv 5"), MARK(1020, "wb recv 5"),
+		{ .ts = 1030, .cpu = 1, .type = TL_MARKER, .str = "wb recv 9", .pid = 7 },
+		MARK(1040, "something else"),
+	};
+	char err[512];
+
+	ck_assert_int_eq(run_pid(&A, ev, N(ev), NULL, 0, -1, 2000, err), 0);
+	ck_assert_uint_eq(A.nr, 1);
+	ck_assert_uint_eq(A.r[0].seq, 5);
+	ck_assert_int_eq(A.r[0].prequery, ATTR_PQ_TOGETHER);
+	ck_assert_int_eq(A.r[0].state, 1);
+	ck_assert_uint_eq(A.r[0].wakeup_ns, 1002);
+	check_bd(&A.r[0], 0, 2, 18, 20);
 }
 END_TEST
 
@@ -247,8 +439,15 @@ Suite *attrib_suite(void)
 	tcase_add_test(tc, unknown_before_first_event);
 	tcase_add_test(tc, prequery_together_in_one_read);
 	tcase_add_test(tc, together_but_sent_apart_woke);
-	tcase_add_test(tc, sort_keeps_log_order_on_ties);
 	tcase_add_test(tc, tied_pairs_all_together);
+	tcase_add_test(tc, logged_inside_idle);
+	tcase_add_test(tc, bad_logs_refused);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("breakdown");
+	tcase_add_test(tc, breakdown_handler_inside_idle);
+	tcase_add_test(tc, breakdown_exit_first_and_remote_wakeup);
+	tcase_add_test(tc, breakdown_no_handler_no_wakeup_and_c0);
+	tcase_add_test(tc, breakdown_from_markers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,8 @@
 /*
  * Tracing helpers that need no kernel: the turbostat parser on output in
  * the formats turbostat prints (tests/fixtures/turbostat), /proc/stat
- * parsing, residency from counter snapshots, trace metadata validation.
+ * parsing, residency from counter snapshots, trace metadata validation,
+ * trace.dat written and read back through libtracecmd (lib/tracedat).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -555,6 +556,7 @@ END_TEST
 
 /* ---- strict CSV reading -------------------------------------------------- */
 
+
 START_TEST(csvread_fields_and_numbers)
 {
 	char line[] = "a,\"b,\"\"c\"\"\",,d\r\n", bad[] = "a,b\"c", bad2[] = "\"x\"y,1";
@@ -590,12 +592,27 @@ END_TEST
 #define CLIENT_HDR "seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,server_recv_ns," \
 	"server_send_ns,prequery_sent_ns,status,prequery_lead_us\n"
 
+/* A client file's first row joined, or the read's error. */
+static int join1(const char *path, int by_seq, uint64_t seq, uint64_t recv,
+		 uint64_t send, struct cli_row *row, char *err)
+{
+	struct reqlog_join *j;
+	int ret = reqlog_join_open(path, by_seq, &j, err, 512);
+
+	if (ret)
+		return ret;
+	ret = reqlog_join_find(j, seq, recv, send, row, err, 512);
+	reqlog_join_close(j);
+	return ret;
+}
+
 /* Issue 21 §3: seq -1 and -2147483648 looped forever, 4294967295 ran out
  * of memory, "abc" was skipped: now FILE:LINE errors, and any u64 seq. */
 START_TEST(client_rows_checked)
 {
 	char dir[] = "/tmp/wb-cl-XXXXXX", path[256], err[512];
-	struct cli_rows c;
+	struct reqlog_join *j;
+	struct cli_row row;
 	static const struct { const char *seq, *msg; } bad[] = {
 		{ "-1", ":3: column 'seq': '-1' is not an unsigned integer" },
 		{ "-2147483648", ":3: column 'seq': '-2147483648' is not an unsigned integer" },
@@ -611,47 +628,97 @@ START_TEST(client_rows_checked)
 		snprintf(text, sizeof(text), CLIENT_HDR "0,1,2,3,40,5,6,7,,ok,0\n"
 			 "%s,1,2,3,40,5,6,7,,ok,0\n", bad[i].seq);
 		write_file(dir, "requests.csv", text);
-		ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), -EINVAL);
-		ck_assert_msg(strstr(err, bad[i].msg) && !strncmp(err, path, strlen(path)),
-			      "%s", err);
+		for (int by_seq = 0; by_seq < 2; by_seq++) {
+			ck_assert_int_eq(join1(path, by_seq, 0, 6, 7, &row, err), -EINVAL);
+			ck_assert_msg(strstr(err, bad[i].msg) && !strncmp(err, path, strlen(path)),
+				      "%s", err);
+		}
 	}
 	/* A huge seq is just a number; an unanswered row has empty fields. */
 	write_file(dir, "requests.csv", CLIENT_HDR "4294967295,1,2,3,40,5,6,7,,ok,0\n"
 		   "18446744073709551615,1,2,,,,,,,lost,0\n");
-	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), 0);
-	ck_assert_uint_eq(c.n, 2);
-	ck_assert_uint_eq(reqlog_by_seq(&c, 4294967295u)->latency_ns, 40);
-	ck_assert_uint_eq(reqlog_by_seq(&c, UINT64_MAX)->latency_ns, 0);
-	ck_assert_ptr_null(reqlog_by_seq(&c, 5));
-	ck_assert_uint_eq(reqlog_by_times(&c, 6, 7)->seq, 4294967295u);
-	ck_assert_ptr_null(reqlog_by_times(&c, 6, 8));
-	reqlog_client_free(&c);
-	/* A header alone: no rows (qsort of no array was undefined). */
+	ck_assert_int_eq(reqlog_join_open(path, 1, &j, err, sizeof(err)), 0);
+	ck_assert_int_eq(reqlog_join_find(j, 4294967295u, 6, 7, &row, err, sizeof(err)), 1);
+	ck_assert_uint_eq(row.latency_ns, 40);
+	ck_assert_int_eq(reqlog_join_find(j, UINT64_MAX, 6, 7, &row, err, sizeof(err)), 1);
+	ck_assert_uint_eq(row.latency_ns, 0);
+	ck_assert_int_eq(reqlog_join_find(j, 5, 6, 7, &row, err, sizeof(err)), 0);
+	reqlog_join_close(j);
+	ck_assert_int_eq(join1(path, 0, 0, 6, 7, &row, err), 1);
+	ck_assert_uint_eq(row.seq, 4294967295u);
+	ck_assert_int_eq(join1(path, 0, 0, 6, 8, &row, err), 0);
+	/* A header alone: no rows. */
 	write_file(dir, "requests.csv", CLIENT_HDR);
-	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), 0);
-	ck_assert_uint_eq(c.n, 0);
-	ck_assert_ptr_null(reqlog_by_seq(&c, 0));
-	ck_assert_ptr_null(reqlog_by_times(&c, 6, 7));
-	reqlog_client_free(&c);
+	ck_assert_int_eq(join1(path, 1, 0, 6, 7, &row, err), 0);
+	ck_assert_int_eq(join1(path, 0, 0, 6, 7, &row, err), 0);
 	/* Other bad rows: a bad latency, a short row, a repeated seq. */
 	write_file(dir, "requests.csv", CLIENT_HDR "1,1,2,3,4x,5,6,7,,ok,0\n");
-	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(join1(path, 0, 1, 6, 7, &row, err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, ":2: column 'latency_ns': '4x'"));
 	write_file(dir, "requests.csv", CLIENT_HDR "1,1,2\n");
-	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(join1(path, 0, 1, 6, 7, &row, err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, ":2: 3 fields, the header has 11"));
 	write_file(dir, "requests.csv", CLIENT_HDR "1,1,2,3,4,5,6,7,,ok,0\n2,1,2,3,4,5,8,9,,ok,0\n"
 		   "1,1,2,3,4,5,6,7,,ok,0\n");
-	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(join1(path, 1, 1, 6, 7, &row, err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, ":4: seq 1 again (first on line 2)"));
 	/* Two rows with the same server times cannot be told apart. */
 	write_file(dir, "requests.csv", CLIENT_HDR "1,1,2,3,4,5,6,7,,ok,0\n2,1,2,3,4,5,6,7,,ok,0\n");
-	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), 0);
-	ck_assert_ptr_null(reqlog_by_times(&c, 6, 7));
-	reqlog_client_free(&c);
+	ck_assert_int_eq(join1(path, 0, 1, 6, 7, &row, err), 0);
 	write_file(dir, "requests.csv", "seq,foo\n1,2\n");
-	ck_assert_int_eq(reqlog_read_client(path, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(join1(path, 0, 1, 6, 7, &row, err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "is not a client requests.csv"));
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/*
+ * The join reads ahead only so far (REQLOG_HORIZON_NS of server time) and
+ * lets rows go once the server's time passed them: rows out of seq order
+ * within the horizon still join, a row far behind is counted late, never
+ * joined to the wrong request; rows are taken once.
+ */
+START_TEST(client_join_window)
+{
+	char dir[] = "/tmp/wb-cj-XXXXXX", path[256], err[512];
+	FILE *f;
+	struct reqlog_join *j;
+	struct cli_row row;
+	const uint64_t ms = 1000000;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/requests.csv", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(CLIENT_HDR, f);
+	/* seqs 0..9999 a ms apart; seq 5000 received 0.5 ms after 5001 (two
+	 * connections); seq 9000's row says 20 s before its neighbours */
+	for (uint64_t i = 0; i < 10000; i++) {
+		uint64_t recv = i == 5000 ? 5001 * ms + ms / 2 : i == 9000 ? 100 : i * ms + 1000;
+
+		fprintf(f, "%llu,1,2,3,%llu,5,%llu,%llu,,ok,0\n", (unsigned long long)i,
+			(unsigned long long)(i + 1), (unsigned long long)recv,
+			(unsigned long long)(recv + 10));
+	}
+	fclose(f);
+	ck_assert_int_eq(reqlog_join_open(path, 0, &j, err, sizeof(err)), 0);
+	for (uint64_t i = 0; i < 10000; i++) {
+		uint64_t k = i == 5000 ? 5001 : i == 5001 ? 5000 : i;
+		uint64_t recv = k == 5000 ? 5001 * ms + ms / 2 : k * ms + 1000;
+
+		if (k == 9000)
+			continue;
+		ck_assert_int_eq(reqlog_join_find(j, 0, recv, recv + 10, &row, err,
+						  sizeof(err)), 1);
+		ck_assert_uint_eq(row.seq, k);
+		ck_assert_uint_eq(row.latency_ns, k + 1);
+		/* taken: a second look finds nothing */
+		ck_assert_int_eq(reqlog_join_find(j, 0, recv, recv + 10, &row, err,
+						  sizeof(err)), 0);
+	}
+	ck_assert_uint_eq(reqlog_join_late(j), 1);
+	reqlog_join_close(j);
 	unlink(path);
 	rmdir(dir);
 }
@@ -662,6 +729,7 @@ START_TEST(server_log_checked)
 	char dir[] = "/tmp/wb-sl-XXXXXX", path[256], err[512];
 	struct attr_msg *m;
 	size_t n;
+	FILE *f;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/srv.csv", dir);
@@ -673,6 +741,29 @@ START_TEST(server_log_checked)
 	ck_assert_uint_eq(m[0].send_ns, 0);
 	ck_assert_uint_eq(m[1].send_ns, 150);
 	free(m);
+	/* a few rows out of place are put back; rows of one time keep their
+	 * file order */
+	write_file(dir, "srv.csv", "seq,type,recv_ns,send_ns,service_ns,conn\n"
+		   "3,request,300,310,0,1\n1,request,100,110,0,1\n"
+		   "2,request,200,210,0,1\n2,prequery,200,,0,1\n");
+	ck_assert_int_eq(reqlog_read_server(path, &m, &n, err, sizeof(err)), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(m[0].seq, 1);
+	ck_assert_uint_eq(m[1].seq, 2);
+	ck_assert_int_eq(m[1].prequery, 0);
+	ck_assert_int_eq(m[2].prequery, 1);
+	ck_assert_uint_eq(m[3].seq, 3);
+	free(m);
+	/* one further out of place than the reorder window is an error */
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("seq,type,recv_ns,send_ns,service_ns,conn\n", f);
+	for (int i = 0; i < REQLOG_REORDER + 10; i++)
+		fprintf(f, "%d,request,%d,%d,0,1\n", i, 1000 + i, 1001 + i);
+	fputs("9,request,5,6,0,1\n", f);
+	fclose(f);
+	ck_assert_int_eq(reqlog_read_server(path, &m, &n, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "not a log in receive order"), "%s", err);
 	write_file(dir, "srv.csv", "seq,type,recv_ns,send_ns,service_ns,conn\n"
 		   "0,request,100,150,0,1\nabc,request,100,150,0,1\n");
 	ck_assert_int_eq(reqlog_read_server(path, &m, &n, err, sizeof(err)), -EINVAL);
@@ -734,6 +825,7 @@ Suite *trace_suite(void)
 	tc = tcase_create("readers");
 	tcase_add_test(tc, csvread_fields_and_numbers);
 	tcase_add_test(tc, client_rows_checked);
+	tcase_add_test(tc, client_join_window);
 	tcase_add_test(tc, server_log_checked);
 	tcase_add_test(tc, markers_checked);
 	suite_add_tcase(s, tc);
