@@ -20,6 +20,7 @@ struct hist {
 	double mean, m2;	/* Welford */
 	int keep;
 	int sorted;
+	size_t exact_max;	/* 0: no bound */
 	enum hist_rule rule;
 	uint64_t *samples;
 	size_t nsamples, cap;
@@ -74,14 +75,16 @@ void hist_reset(struct hist *h)
 {
 	uint64_t *samples = h->samples;
 	size_t cap = h->cap;
-	int keep = h->keep;
+	int keep = h->keep || h->exact_max;
 	enum hist_rule rule = h->rule;
+	size_t exact_max = h->exact_max;
 
 	memset(h, 0, sizeof(*h));
 	h->samples = samples;
 	h->cap = cap;
 	h->keep = keep;
 	h->rule = rule;
+	h->exact_max = exact_max;
 }
 
 int hist_add(struct hist *h, uint64_t v)
@@ -99,8 +102,19 @@ int hist_add(struct hist *h, uint64_t v)
 	h->buckets[bucket_of(v)]++;
 	if (!h->keep)
 		return 0;
+	if (h->exact_max && h->nsamples == h->exact_max) {
+		/* past the bound: the histogram alone, memory stays flat */
+		free(h->samples);
+		h->samples = NULL;
+		h->nsamples = h->cap = 0;
+		h->keep = 0;
+		return 0;
+	}
 	if (h->nsamples == h->cap) {
 		size_t ncap = h->cap ? 2 * h->cap : 1024;
+
+		if (h->exact_max && ncap > h->exact_max)
+			ncap = h->exact_max;
 		uint64_t *n = realloc(h->samples, ncap * sizeof(*n));
 
 		if (!n)
@@ -159,6 +173,16 @@ uint64_t hist_rank_rule(enum hist_rule rule, double p, uint64_t n)
 void hist_set_rule(struct hist *h, enum hist_rule rule)
 {
 	h->rule = rule;
+}
+
+void hist_set_exact_max(struct hist *h, size_t max)
+{
+	h->exact_max = max;
+}
+
+int hist_exact(const struct hist *h)
+{
+	return h->keep && h->nsamples == h->count;
 }
 
 static int cmp_u64(const void *a, const void *b)

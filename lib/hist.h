@@ -31,6 +31,17 @@ void hist_free(struct hist *h);
 void hist_reset(struct hist *h);
 /* The percentile rule of every percentile taken from h (default nearest rank). */
 void hist_set_rule(struct hist *h, enum hist_rule rule);
+/*
+ * Keeps at most max exact samples (0: no bound): past them the samples
+ * are let go and every percentile comes from the histogram, within
+ * HIST_REL_ERROR of the exact value, so memory stays flat however long
+ * the run. hist_exact() says which the percentiles are.
+ */
+void hist_set_exact_max(struct hist *h, size_t max);
+int hist_exact(const struct hist *h);
+/* The histogram's bound on a percentile's relative error: half a bucket,
+ * a bucket being at most 1/128 of its values. */
+#define HIST_REL_ERROR (1.0 / 256)
 /* Returns 0, or -ENOMEM when the exact sample array cannot grow. */
 int hist_add(struct hist *h, uint64_t v);
 

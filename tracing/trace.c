@@ -460,11 +460,11 @@ int trace_timeline(int argc, char **argv)
 static void summary_row(struct csv *c, const char *group, const char *value,
 			struct hist *h)
 {
-	printf("%-14s %-14s %8llu %10.3f %10.3f %10.3f %10.3f\n", group, value,
+	printf("%-14s %-14s %8llu %10.3f %10.3f %10.3f %10.3f%s\n", group, value,
 	       (unsigned long long)hist_count(h), hist_mean(h) / 1e3,
 	       hist_percentile_exact(h, 0.5) / 1e3,
 	       hist_percentile_exact(h, 0.9) / 1e3,
-	       hist_percentile_exact(h, 0.99) / 1e3);
+	       hist_percentile_exact(h, 0.99) / 1e3, hist_exact(h) ? "" : " ~");
 	csv_str(c, group);
 	csv_str(c, value);
 	csv_u64(c, hist_count(h));
@@ -472,6 +472,7 @@ static void summary_row(struct csv *c, const char *group, const char *value,
 	csv_double(c, hist_percentile_exact(h, 0.5) / 1e3, 3);
 	csv_double(c, hist_percentile_exact(h, 0.9) / 1e3, 3);
 	csv_double(c, hist_percentile_exact(h, 0.99) / 1e3, 3);
+	csv_u64(c, (uint64_t)hist_exact(h));
 	csv_end_row(c);
 }
 
@@ -508,10 +509,17 @@ static int state_slot(int32_t state)
 	       state + 2 < STATE_SLOTS - 1 ? state + 2 : STATE_SLOTS - 1;
 }
 
+/* Exact percentiles per group up to this many requests, the histogram's
+ * (within HIST_REL_ERROR) beyond: memory stays flat on a long run. */
+#define GROUP_EXACT_MAX 100000
+
 static struct hist *lazy_hist(struct hist **h)
 {
-	if (!*h)
+	if (!*h) {
 		*h = hist_new(1);
+		if (*h)
+			hist_set_exact_max(*h, GROUP_EXACT_MAX);
+	}
 	return *h;
 }
 
@@ -874,8 +882,10 @@ int trace_attribute(int argc, char **argv)
 		fprintf(stderr, "%s: warning: no sched:sched_wakeup in the trace (recorded with --no-wake-causes?): the breakdown has no kernel path or scheduling\n",
 			TRACE_PROG);
 
-	sum = csv_create(dir, "attribution-summary.csv", "group,value,count,avg_us,p50_us,p90_us,p99_us");
-	printf("%s per group (us)\n", o.client ? "latency" : "idle exit to receive");
+	sum = csv_create(dir, "attribution-summary.csv", "group,value,count,avg_us,p50_us,p90_us,p99_us,exact");
+	printf("%s per group (us; ~: past %d requests a group, from the histogram, within %.1f %%)\n",
+	       o.client ? "latency" : "idle exit to receive", GROUP_EXACT_MAX,
+	       100 * HIST_REL_ERROR);
 	printf("%-14s %-14s %8s %10s %10s %10s %10s\n", "group", "value", "count",
 	       "avg", "p50", "p90", "p99");
 	for (int si = 0; si < STATE_SLOTS; si++) {

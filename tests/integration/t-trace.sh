@@ -13,6 +13,7 @@ N=1500
 cat > "$TMP/run.sh" <<EOS
 "$WB" server --port 0 --port-file "$TMP/port" --cpu $SCPU --trace-markers --log "$TMP/server.csv" -q &
 spid=\$!
+echo \$spid > "$TMP/server.pid"
 while [ ! -s "$TMP/port" ]; do sleep 0.02; done
 read -r port < "$TMP/port"
 # A lead above what a pre-query's own send costs here (10-40 us on
@@ -84,11 +85,32 @@ echo "C0 on cpu$SCPU over the same window: trace $trace_c0 %, counters $count_c0
 approx "$trace_c0" "$count_c0" 2 || fail "trace C0 $trace_c0 % vs counters $count_c0 %: more than 2 points apart"
 # Attribution from the server log and from the markers.
 "$WB" trace attribute "$TMP/tr" --requests "$TMP/server.csv" --cpu $SCPU \
-	--client "$TMP/client/requests.csv" > "$TMP/attr.out" || fail "attribute"
+	--client "$TMP/client/requests.csv" > "$TMP/attr.out" 2> "$TMP/attr.err" || fail "attribute: $(cat "$TMP/attr.err")"
 [ "$(($(wc -l < "$TMP/tr/attribution.csv") - 1))" = $N ] || fail "attribution rows"
 grep -q '^state,' "$TMP/tr/attribution-summary.csv" || fail "attribution summary"
 grep -q '^prequery_woke,yes' "$TMP/tr/attribution-summary.csv" || fail "no request counted as woken by its pre-query"
 "$WB" trace attribute "$TMP/tr" --requests markers > /dev/null || fail "attribute from markers"
+# The breakdown of every wake: with the server thread's pid (from its
+# markers, or --pid) and sched_wakeup recorded by default, every request
+# with a known state has its three segments, which add up to its wake;
+# an idle one names its cause and the wakeup.
+grep -q '^events .*sched:sched_wakeup' "$TMP/tr/meta.txt" || fail "sched_wakeup not recorded by default"
+"$WB" trace attribute "$TMP/tr" --requests "$TMP/server.csv" --cpu $SCPU \
+	--pid "$(cat "$TMP/server.pid")" --client "$TMP/client/requests.csv" > "$TMP/attr-pid.out" || fail "attribute --pid"
+head -1 "$TMP/tr/attribution.csv" | grep -q ',cause,cause_ns,wakeup_ns,switch_ns,netrx_ns,hw_exit_us,kernel_us,sched_us,wake_us$' \
+	|| fail "attribution.csv columns: $(head -1 "$TMP/tr/attribution.csv")"
+awk -F, 'NR > 1 && $3 != "unknown" {
+		known++
+		if ($14 == "" || $15 == "" || $16 == "" || $17 == "") { bad++; if (bad < 4) print "incomplete: " $0 > "/dev/stderr"; next }
+		d = $14 + $15 + $16 - $17; if (d < -0.004 || d > 0.004) { sum++; print "sum: " $0 > "/dev/stderr" }
+		if ($3 != "C0") { idle++; if ($9 == "" || $11 == "") { noc++; if (noc < 4) print "no cause/wakeup: " $0 > "/dev/stderr" } }
+	}
+	END { printf "breakdown: %d requests of known state, %d found the core idle\n", known, idle
+	      exit !(known > 0 && idle > 0 && !bad && !sum && !noc) }' "$TMP/tr/attribution.csv" \
+	|| fail "incomplete breakdown (see above)"
+head -1 "$TMP/tr/breakdown.csv" | grep -q '^state,prequery,count,complete,hw_exit_avg_us,' || fail "breakdown.csv header"
+grep -q 'wake breakdown' "$TMP/attr-pid.out" || fail "attribute does not print the breakdown"
+! grep -q "the server's thread is unknown" "$TMP/attr.err" || fail "the server thread was not found from its markers"
 
 # SIGINT ends a --duration recording cleanly; a failing command's status
 # comes back; both remove the instance.

@@ -235,6 +235,67 @@ START_TEST(floor_index_rule)
 }
 END_TEST
 
+/*
+ * A bounded recorder: exact up to the bound, then the histogram alone
+ * (within HIST_REL_ERROR of the exact value) on a long synthetic run
+ * whose values span six decades.
+ */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+START_TEST(bounded_exact_then_histogram)
+{
+	enum { N = 300000, MAX = 1000 };
+	struct hist *h = hist_new(1);
+	uint64_t *v = malloc(N * sizeof(*v)), x = 88172645463325252ull;
+	static const double ps[] = { 0.01, 0.5, 0.9, 0.99, 0.999, 0.9999, 1 };
+
+	ck_assert_ptr_nonnull(h);
+	ck_assert_ptr_nonnull(v);
+	hist_set_exact_max(h, MAX);
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* log-uniform over 100 ns .. 100 ms */
+		v[i] = (uint64_t)(100.0 * pow(10.0, (double)(x % 1000000) / 1000000.0 * 6));
+		ck_assert_int_eq(hist_add(h, v[i]), 0);
+		if (i + 1 == MAX) {
+			/* at the bound: still exact */
+			uint64_t s[MAX];
+
+			memcpy(s, v, sizeof(s));
+			qsort(s, MAX, sizeof(*s), cmp_u64);
+			ck_assert(hist_exact(h));
+			ck_assert_uint_eq(hist_percentile_exact(h, 0.5), s[hist_rank(0.5, MAX) - 1]);
+		}
+	}
+	ck_assert(!hist_exact(h));
+	ck_assert_uint_eq(hist_count(h), N);
+	qsort(v, N, sizeof(*v), cmp_u64);
+	for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+		double exact = (double)v[hist_rank(ps[k], N) - 1];
+		double got = (double)hist_percentile_exact(h, ps[k]);
+
+		ck_assert_msg(fabs(got - exact) <= exact * HIST_REL_ERROR + 0.5,
+			      "p%g: %g against exact %g", ps[k] * 100, got, exact);
+	}
+	ck_assert_uint_eq(hist_min(h), v[0]);
+	ck_assert_uint_eq(hist_max(h), v[N - 1]);
+	/* reset: exact again up to the bound */
+	hist_reset(h);
+	hist_add(h, 5);
+	ck_assert(hist_exact(h));
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.5), 5);
+	hist_free(h);
+	free(v);
+}
+END_TEST
+
 Suite *hist_suite(void)
 {
 	Suite *s = suite_create("hist");
@@ -249,6 +310,7 @@ Suite *hist_suite(void)
 	tcase_add_test(tc, bucket_boundaries);
 	tcase_add_test(tc, foreach_sums_and_orders);
 	tcase_add_test(tc, floor_index_rule);
+	tcase_add_test(tc, bounded_exact_then_histogram);
 	suite_add_tcase(s, tc);
 	return s;
 }
