@@ -285,9 +285,10 @@ static int make_dir(const char *path, char *err, size_t errlen)
 }
 
 /*
- * formats/header_page and formats/SYS/EVENT/format for each event.
- * *made: 1 when formats/ did not exist before (so a failed record takes
- * it away again).
+ * formats/header_page, formats/header_event (trace export's trace.dat
+ * carries it; a kernel without one has none saved) and
+ * formats/SYS/EVENT/format for each event. *made: 1 when formats/ did not
+ * exist before (so a failed record takes it away again).
  */
 static int save_formats(const char *out, char **events, int nevents,
 			int *made, char *err, size_t errlen)
@@ -306,6 +307,18 @@ static int save_formats(const char *out, char **events, int nevents,
 	ret = copy_file(src, dst, err, errlen);
 	if (ret)
 		return ret;
+	snprintf(src, sizeof(src), "%s/events/header_event", tdir);
+	snprintf(dst, sizeof(dst), "%s/formats/header_event", out);
+	/* not an earlier trace's, when this kernel has none */
+	if (unlink(dst) && errno != ENOENT) {
+		snprintf(err, errlen, "%s: %s", dst, strerror(errno));
+		return -errno;
+	}
+	if (!access(src, F_OK)) {
+		ret = copy_file(src, dst, err, errlen);
+		if (ret)
+			return ret;
+	}
 	for (int i = 0; i <= nevents; i++) {
 		/* ftrace:print carries the markers; always saved. */
 		const char *ev = i < nevents ? events[i] : "ftrace:print";
@@ -608,7 +621,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	uint64_t start, end;
 	struct rec r = { 0 };
 	pid_t child = -1;
-	char err[4400], meta_tmp[4096];
+	char err[4400], meta_tmp[4096], cmdlines_tmp[4096];
 	int failed = 0, ret;
 	struct stat sb;
 	sigset_t stopset, old;
@@ -717,11 +730,13 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	 * for this one's (a CPU left out by --cpus). The new ones take their
 	 * final names only when the recording has succeeded.
 	 */
-	for (int cpu = -1; cpu < r.ncpus; cpu++) {
+	for (int cpu = -2; cpu < r.ncpus; cpu++) {
 		char path[4096];
 
-		if (cpu < 0)
+		if (cpu == -2)
 			snprintf(path, sizeof(path), "%s/meta.txt", out);
+		else if (cpu == -1)
+			snprintf(path, sizeof(path), "%s/saved_cmdlines", out);
 		else
 			snprintf(path, sizeof(path), "%s/cpu%d.raw", out, cpu);
 		if (unlink(path) && errno != ENOENT)
@@ -756,6 +771,9 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 				tmp, strerror(errno));
 		r.subbuf = tracefs_cpu_read_size(r.tcpu[cpu]);
 	}
+	ret = stage_add(r.st, "saved_cmdlines", cmdlines_tmp, sizeof(cmdlines_tmp));
+	if (ret)
+		opt_die(TRACE_PROG, "%s/saved_cmdlines: %s", out, strerror(-ret));
 	/* Added last, so renamed last: a meta.txt means a complete trace. */
 	ret = stage_add(r.st, "meta.txt", meta_tmp, sizeof(meta_tmp));
 	if (ret)
@@ -851,6 +869,25 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 			failed = 1;
 		}
 		r.fds[cpu] = -1;
+	}
+	if (!failed) {
+		/*
+		 * The kernel's pid -> name table (top level: instances share
+		 * it), for the process names of trace export's trace.dat; empty
+		 * when it cannot be read.
+		 */
+		int size = 0;
+		char *names = tracefs_instance_file_read(NULL, "saved_cmdlines",
+							 &size);
+
+		ret = write_file(cmdlines_tmp, names ? names : "",
+				 names && size > 0 ? (size_t)size : 0);
+		free(names);
+		if (ret) {
+			fprintf(stderr, "%s: cannot write %s/saved_cmdlines: %s\n",
+				TRACE_PROG, out, strerror(-ret));
+			failed = 1;
+		}
 	}
 	if (!failed) {
 		/* meta.txt last: its temporary, then every file fsynced and

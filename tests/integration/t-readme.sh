@@ -29,7 +29,8 @@
 #   command actually run is printed): a client's --requests is capped at
 #   WB_README_REQUESTS (200); a sweep runs WB_README_SWEEP_REPS (1)
 #   repetitions of WB_README_SWEEP_REQUESTS (50) requests a run.
-# - Needs root: trace record/timeline/attribute (and tracefs with
+# - Needs root: trace record/timeline/attribute/export and trace-cmd
+#   report (of the export) (and tracefs with
 #   power:cpu_idle), cstate disable/enable/limit/hold/restore, network
 #   namespaces. Without root these are reported SKIP, with the reason.
 # - 'cstate disable/enable STATE...' naming states this machine does not
@@ -188,8 +189,8 @@ serves_forever() {	# FILE
 }
 needs_root() {	# FILE: prints the reason, or nothing
 	local c; c=$(norm "$1")
-	if [[ $c =~ wakebench\ trace\ (record|timeline|attribute) ]]; then
-		echo "tracefs (trace record; timeline and attribute read its trace)"
+	if [[ $c =~ wakebench\ trace\ (record|timeline|attribute|export) || $c =~ trace-cmd\ report ]]; then
+		echo "tracefs (trace record; timeline, attribute and export read its trace, trace-cmd report the export)"
 	elif [[ $c =~ ^[[:space:]]*wakebench\ cstate\ (disable|enable|limit|hold|restore) ]]; then
 		echo "changing idle states / PM QoS"
 	elif [[ $c == *"ip netns"* ]]; then
