@@ -113,7 +113,7 @@ struct run {
 	 * first measured send to the last reply; energy_ok when read */
 	struct energy energy;
 	int energy_ok;
-	char energy_note[200];
+	char energy_note[512];
 	enum run_status status;
 	char err[256];
 };

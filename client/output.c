@@ -113,7 +113,8 @@ static const char *proto_label(const struct client_opts *o)
 }
 
 /*
- * RAPL energy of the package zones over the measured requests: joules,
+ * RAPL energy of the package zones (powercap) or energy-pkg counters
+ * (perf) over the measured requests: joules,
  * watts, microjoules per measured request sent. 0 when not measured
  * (no RAPL: the columns stay empty, never zero).
  */
@@ -309,8 +310,9 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 		double j, w, per;
 
 		if (energy_figures(r, s, &j, &w, &per))
-			fprintf(f, "energy (RAPL packages, measured requests): %.3f J, %.3f W, %.1f uJ per request\n",
-				j, w, per);
+			fprintf(f, "energy (RAPL packages, measured requests%s): %.3f J, %.3f W, %.1f uJ per request\n",
+				r->energy.source == ENERGY_PERF ?
+				", perf power/energy-pkg/" : "", j, w, per);
 		else
 			fprintf(f, "energy: not measured (%s)\n", r->energy_note[0] ?
 				r->energy_note : "no measured request");
@@ -549,15 +551,14 @@ static int write_summary_json(const char *path, const struct run *r,
 		int ok = energy_figures(r, s, &ej, &w, &per);
 
 		json_obj_begin(j, "energy");
-		json_str(j, "source", ok ? "rapl" : NULL);
+		json_str(j, "source", ok ? energy_source_name(&r->energy) : "none");
 		json_str(j, "note", ok ? NULL : r->energy_note);
 		json_double(j, "energy_j", ok ? ej : NAN);
 		json_double(j, "power_w", ok ? w : NAN);
 		json_double(j, "energy_per_request_uj", ok ? per : NAN);
 		json_obj_begin(j, "zones_j");
 		for (unsigned i = 0; ok && i < r->energy.n; i++)
-			json_double(j, r->energy.z[i].path,
-				    r->energy.z[i].delta_uj / 1e6);
+			json_double(j, r->energy.z[i].path, r->energy.z[i].joules);
 		json_obj_end(j);
 		json_obj_end(j);
 	}

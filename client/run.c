@@ -1027,6 +1027,7 @@ void run_experiment(struct run *r)
 		open_loop(l);
 	r->end_ns = clock_now_ns();
 out:
+	energy_close(&r->energy);	/* perf counters; the figures stay */
 	loop_teardown(l);
 	free(l);
 }

@@ -4,7 +4,9 @@
  * without tracing. Around a command: the cpuidle residency and entry
  * counts per state (sysfs deltas), the /proc/interrupts delta per IRQ,
  * turbostat's table when turbostat can run, and the perf cstate_core
- * residency counters when that PMU exists, for the CPUs named by role
+ * and cstate_pkg residency counters when those PMUs exist (with msr/tsc,
+ * so each count becomes a share of the CPU's TSC cycles in
+ * hw-residency.csv, lib/hwcstate's format), for the CPUs named by role
  * (server=0, midtier=1). A source that is absent leaves its columns
  * empty and says why in notes.txt: never a made-up zero.
  */
@@ -12,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +25,10 @@
 
 #include "cpu.h"
 #include "csv.h"
+#include "hwcstate.h"
 #include "irqstat.h"
 #include "opt.h"
+#include "perfpmu.h"
 #include "residency.h"
 #include "runcmd.h"
 #include "sysfs.h"
@@ -92,7 +97,8 @@ static int parse_cols(const char *arg, void *dest)
 static const struct cli_opt capture_options[] = {
 	{ .name = "out", .short_name = 'o', .kind = CLI_STRING, .arg = "DIR",
 	  .help = "capture.csv, cpuidle.csv, interrupts.csv, notes.txt\n"
-		  "(and turbostat.*, perf-cstate.csv when they ran)",
+		  "(and turbostat.*, perf-cstate.csv, hw-residency.csv\n"
+		  "when they ran)",
 	  .off = AT(out) },
 	{ .name = "cpu", .short_name = 'c', .kind = CLI_CUSTOM,
 	  .arg = "ROLE=N|ROLE=none", .parse = parse_role,
@@ -121,9 +127,11 @@ const struct cli_cmd trace_capture_cmd = {
 "per run: cpuidle residency and entries per state (sysfs deltas; state\n"
 "names as the kernel gives them, other characters as '_'), the\n"
 "/proc/interrupts delta per IRQ, turbostat's table (when it can run), and\n"
-"the perf cstate_core counters (when the PMU exists). An absent source\n"
-"leaves its columns empty and says why in notes.txt. Exits with COMMAND's\n"
-"status; SIGINT/SIGTERM are passed on to it and the capture still written.\n",
+"the perf cstate_core and cstate_pkg residency counters with msr/tsc (when\n"
+"the PMUs exist; hw-residency.csv: each state's share of the TSC). An\n"
+"absent source leaves its columns empty and says why in notes.txt. Exits\n"
+"with COMMAND's status; SIGINT/SIGTERM are passed on to it and the capture\n"
+"still written.\n",
 	.col = 22,
 	.max_args = 1000000,
 	.opts = capture_options,
@@ -232,32 +240,56 @@ static void cpu_list(const struct capture_opts *o, char *buf, size_t len)
 	}
 }
 
-/* perf's cstate_core residency events, "" when the PMU is absent */
-static int perf_events(char *buf, size_t len)
+/*
+ * Appends PMU's residency events to the -e list in buf (n: its length):
+ * 0, -ENODEV when the PMU is absent, -ENODATA when it lists none.
+ */
+static int perf_events(const char *pmu, char *buf, size_t len, size_t *n)
 {
-	char path[512];
-	struct dirent *e;
-	size_t n = 0;
-	DIR *d;
+	char names[16][PERFPMU_NAME_LEN];
+	int k = perfpmu_list(pmu, "", "-residency", names, 16);
 
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "%s/bus/event_source/devices/cstate_core/events",
-		 sysfs_root());
-	d = opendir(path);
-	if (!d)
-		return errno == ENOENT ? -ENODEV : -errno;
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name);
+	if (k <= 0)
+		return k < 0 ? -ENODEV : -ENODATA;
+	for (int i = 0; i < k; i++) {
+		size_t need = strlen(pmu) + strlen(names[i]) + 4;
 
-		if (l < 11 || strcmp(e->d_name + l - 10, "-residency") ||
-		    strspn(e->d_name, "abcdefghijklmnopqrstuvwxyz0123456789-") != l ||
-		    n + l + 16 >= len)
-			continue;
-		n += (size_t)snprintf(buf + n, len - n, "%scstate_core/%s/",
-				      n ? "," : "", e->d_name);
+		if (*n + need >= len)
+			break;
+		*n += (size_t)snprintf(buf + *n, len - *n, "%s%s/%s/", *n ? "," : "", pmu,
+				       names[i]);
 	}
-	closedir(d);
-	return n ? 0 : -ENODATA;
+	return 0;
+}
+
+/*
+ * perf stat's counts (perf-cstate.csv) as hw-residency.csv, with a note
+ * for what it could not say.
+ */
+static void perf_residency(const char *dir, FILE *notes)
+{
+	char in[4200], out[4200], err[8800];
+	struct hwcstate_row *rows;
+	int n, skipped, unknown = 0, ret;
+
+	out_paths(dir, "perf-cstate.csv", in, "hw-residency.csv", out);
+	n = hwcstate_parse_perf_stat(in, &rows, &skipped, err, sizeof(err));
+	if (n < 0) {
+		fprintf(notes, "perf cstate: cannot read its counts: %s\n", err);
+		return;
+	}
+	ret = hwcstate_write_csv(out, rows, n);
+	if (ret)
+		fprintf(notes, "perf cstate: cannot write %s: %s\n", out, strerror(-ret));
+	for (int i = 0; i < n; i++)
+		unknown += isnan(rows[i].percent);
+	if (skipped)
+		fprintf(notes, "perf cstate: %d count%s perf could not take (<not counted>, <not supported>): no row in hw-residency.csv\n",
+			skipped, skipped == 1 ? "" : "s");
+	if (unknown)
+		fprintf(notes, "perf cstate: no msr/tsc/ count of the same CPU for %d count%s: %s percent left empty\n",
+			unknown, unknown == 1 ? "" : "s", unknown == 1 ? "its" : "their");
+	free(rows);
 }
 
 struct irq_ctx {
@@ -306,9 +338,10 @@ int trace_capture(int argc, char **argv)
 {
 	struct capture_opts o = { .interrupts = "/proc/interrupts" };
 	char **cmd = NULL, path[4096], list[256], events[2048], note[512];
+	size_t nev = 0;
 	struct irqstat ia, ib;
 	int have_irq_a, have_irq_b, first, rc, sig = 0;
-	int ts_rc = -1, perf_rc = -1, ret;
+	int ts_rc = -1, perf_rc = -1, ret, have_perf = 0;
 	struct around ts = { -1, -1 }, perf = { -1, -1 };
 	struct res_snap a, b;
 	struct res_row *rows = NULL;
@@ -379,13 +412,34 @@ int trace_capture(int argc, char **argv)
 		args[n] = NULL;
 		around_start(&ts, args, tserr);
 	}
-	ret = perf_events(events, sizeof(events));
-	if (ret) {
-		fprintf(notes, "perf cstate_core: %s (%s/bus/event_source/devices/cstate_core)\n",
-			ret == -ENODEV ? "no such PMU on this machine" :
-			ret == -ENODATA ? "the PMU lists no residency events" :
-			strerror(-ret), sysfs_root());
-	} else {
+	/* only this capture's counts: none when perf does not run */
+	snprintf(path, sizeof(path), "%s/hw-residency.csv", o.out);
+	unlink(path);
+	events[0] = '\0';
+	for (int p = 0; p < 2; p++) {
+		const char *pmu = p ? "cstate_pkg" : "cstate_core";
+
+		ret = perf_events(pmu, events, sizeof(events), &nev);
+		if (ret)
+			fprintf(notes, "perf %s: %s (%s/bus/event_source/devices/%s)\n", pmu,
+				ret == -ENODEV ? "no such PMU on this machine" :
+				"the PMU lists no residency events", sysfs_root(), pmu);
+		else
+			have_perf = 1;
+	}
+	if (have_perf) {
+		/* the TSC beside them: each count's share of the CPU's cycles */
+		char tsc[8][PERFPMU_NAME_LEN];
+		int k = perfpmu_list("msr", "tsc", "", tsc, 8), found = 0;
+
+		for (int i = 0; i < k; i++)
+			found |= !strcmp(tsc[i], "tsc");
+		if (found && nev + 10 < sizeof(events))
+			snprintf(events + nev, sizeof(events) - nev, ",msr/tsc/");
+		else
+			fprintf(notes, "perf msr/tsc: no such event here; hw-residency.csv's percents stay empty\n");
+	}
+	if (have_perf) {
 		char pout[4200], perr[4200];
 		char *args[16];
 		int n = 0;
@@ -394,6 +448,7 @@ int trace_capture(int argc, char **argv)
 		args[n++] = "perf";
 		args[n++] = "stat";
 		args[n++] = "-x,";
+		args[n++] = "-A";	/* per CPU: each with its own TSC */
 		args[n++] = "-o";
 		args[n++] = pout;
 		args[n++] = "-e";
@@ -445,11 +500,13 @@ int trace_capture(int argc, char **argv)
 			ts_rc = -1;
 		}
 	}
-	if (!ret && perf_rc != 0) {
+	if (have_perf && perf_rc != 0) {
 		snprintf(path, sizeof(path), "%s/perf-cstate.err", o.out);
 		first_line(path, note, sizeof(note));
-		fprintf(notes, "perf cstate_core: perf stat failed (exit %d: %s)\n",
+		fprintf(notes, "perf cstate: perf stat failed (exit %d: %s)\n",
 			perf_rc, note[0] ? note : "no message");
+	} else if (have_perf) {
+		perf_residency(o.out, notes);
 	}
 
 	/* residency per state, and the states seen on the roles' CPUs */
@@ -564,7 +621,7 @@ int trace_capture(int argc, char **argv)
 			else
 				csv_empty(c);
 			csv_str(c, ts_rc == 0 ? "turbostat.csv" : "");
-			csv_str(c, !ret && perf_rc == 0 ? "perf-cstate.csv" : "");
+			csv_str(c, have_perf && perf_rc == 0 ? "perf-cstate.csv" : "");
 			for (int s = 0; s < st.n; s++) {
 				if (have_res && nrows)
 					csv_double(c, pct[s] / (cpus ? cpus : 1), 4);

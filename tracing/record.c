@@ -29,6 +29,7 @@
 
 #include "clock.h"
 #include "cpu.h"
+#include "hwcstate.h"
 #include "idlestate.h"
 #include "opt.h"
 #include "stage.h"
@@ -51,6 +52,7 @@ struct rec {
 	struct stage *st;
 	int made_out, made_formats;
 	int kept;	/* committed: the trace is in place */
+	char hw_line[700];	/* meta.txt's hw_residency line (hwres_end) */
 };
 
 static struct rec *live;	/* for the exit and signal paths */
@@ -397,6 +399,8 @@ static char *meta_text(struct rec *r, uint64_t start, uint64_t end,
 	for (int i = 0; i < nevents; i++)
 		fprintf(f, " %s", events[i]);
 	fprintf(f, " ftrace:print\ncommand %s\n", cmdline);
+	if (r->hw_line[0])
+		fprintf(f, "hw_residency %s\n", r->hw_line);
 	for (int cpu = 0; cpu < r->ncpus; cpu++) {
 		int n = idlestate_count((unsigned int)cpu);
 		char stats_name[64], *stats;
@@ -610,8 +614,59 @@ const struct cli_cmd trace_record_cmd = {
 	.opts = record_options,
 };
 
+/*
+ * The hardware's own C-state residency over the recording (lib/hwcstate:
+ * perf cstate_core/cstate_pkg against the TSC), beside the idle states
+ * the kernel asked for in the trace: DIR/hw-residency.csv (the header
+ * alone when there are no counters) and meta.txt's hw_residency line,
+ * "N counters, TSC SOURCE" or "none: why". Not reading them is no
+ * reason to fail a recording; writing the file is (a full disk).
+ */
+struct hwres {
+	struct hwcstate *hw;
+	char note[600];
+	char tmp[4096];		/* hw-residency.csv's temporary name */
+};
+
+static void hwres_begin(struct hwres *h)
+{
+	if (hwcstate_open(&h->hw, h->note, sizeof(h->note)) > 0 &&
+	    hwcstate_start(h->hw, h->note, sizeof(h->note))) {
+		hwcstate_close(h->hw);
+		h->hw = NULL;
+	}
+}
+
+/* Reads the counters again and writes the file; -errno when it cannot. */
+static int hwres_end(struct hwres *h, struct rec *r)
+{
+	struct hwcstate_row rows[1024];
+	int n = 0, ret;
+
+	if (h->hw && hwcstate_stop(h->hw, h->note, sizeof(h->note))) {
+		hwcstate_close(h->hw);
+		h->hw = NULL;
+	}
+	if (h->hw) {
+		n = hwcstate_rows(h->hw, rows, 1024);
+		snprintf(r->hw_line, sizeof(r->hw_line), "%d counters, TSC %s%s%.500s", n,
+			 hwcstate_tsc_source(h->hw), hwcstate_note(h->hw)[0] ? "; " : "",
+			 hwcstate_note(h->hw));
+		hwcstate_close(h->hw);
+		h->hw = NULL;
+	} else {
+		snprintf(r->hw_line, sizeof(r->hw_line), "none: %.600s", h->note);
+	}
+	ret = hwcstate_write_csv(h->tmp, rows, n);
+	if (ret)
+		fprintf(stderr, "%s: cannot write %s/hw-residency.csv: %s\n", TRACE_PROG,
+			r->out, strerror(-ret));
+	return ret;
+}
+
 int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 {
+	struct hwres hw = { 0 };
 	struct record_opts o = { .buffer_kb = 4096 };
 	const char *out;
 	char *events[48], *evlist, **cmd = NULL, *cmdline;
@@ -752,6 +807,9 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 		opt_die(TRACE_PROG, "out of memory");
 	for (int cpu = 0; cpu < r.ncpus; cpu++)
 		r.fds[cpu] = -1;
+	ret = stage_add(r.st, "hw-residency.csv", hw.tmp, sizeof(hw.tmp));
+	if (ret)
+		opt_die(TRACE_PROG, "%s/hw-residency.csv: %s", out, strerror(-ret));
 	for (int cpu = 0; cpu < r.ncpus; cpu++) {
 		char name[32], tmp[4096];
 
@@ -781,6 +839,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	if (r.subbuf <= 0 || !(r.page = malloc((size_t)r.subbuf)))
 		opt_die(TRACE_PROG, "cannot size the ring-buffer pages");
 
+	hwres_begin(&hw);
 	start = clock_now_ns();
 	tracefs_trace_on(r.inst);
 	/* Scripts that start their load beside a recording wait for this
@@ -849,6 +908,8 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	}
 	tracefs_trace_off(r.inst);
 	end = clock_now_ns();
+	if (hwres_end(&hw, &r))
+		failed = 1;
 	for (int cpu = 0; cpu < r.ncpus; cpu++)
 		if (r.tcpu[cpu])
 			tracefs_cpu_stop(r.tcpu[cpu]);

@@ -1,17 +1,22 @@
 # wakebench trace capture (issue 15): around a command, the role CPUs'
 # cpuidle residency and entries per state (sysfs deltas, the kernel's
 # names), the /proc/interrupts delta per IRQ, turbostat's table with
-# --show/--hide passed through, and the perf cstate_core counters when
-# that PMU exists; an absent or failing source leaves its columns empty
+# --show/--hide passed through, and the perf cstate_core and cstate_pkg
+# counters with msr/tsc when those PMUs exist, parsed into
+# hw-residency.csv; an absent or failing source leaves its columns empty
 # and says why in notes.txt. turbostat and perf are stand-ins here (this
-# VM has no MSR access for turbostat and no cstate_core PMU); the idle
+# VM has no MSR access for turbostat and no cstate PMU); the idle
 # counters are a synthetic sysfs tree the command itself advances.
 . "$(dirname "$0")/lib.sh"
 fake_sysfs 3
 ev="$FAKE/bus/event_source/devices/cstate_core/events"
-mkdir -p "$ev" "$TMP/bin"
+pev="$FAKE/bus/event_source/devices/cstate_pkg/events"
+mev="$FAKE/bus/event_source/devices/msr/events"
+mkdir -p "$ev" "$pev" "$mev" "$TMP/bin"
 echo "event=0x01" > "$ev/c1-residency"; echo "event=0x03" > "$ev/c6-residency"
 echo "format" > "$ev/not-an-event"
+echo "event=0x00" > "$pev/c2-residency"; echo "event=0x06" > "$pev/c10-residency"
+echo "event=0x00" > "$mev/tsc"
 
 # turbostat and perf stand-ins: record their arguments, write their
 # output file, and measure until the command after '--' (cat) ends
@@ -23,12 +28,19 @@ while [ $# -gt 0 ]; do case $1 in --out) out=$2; shift 2 ;; --) shift; break ;; 
 "$@"
 printf 'Core\tCPU\tBusy%%\tCPU%%c1\n-\t-\t1.50\t98.50\n0\t0\t1.50\t98.50\n' > "$out"
 EOS
+# perf: what perf stat -x, -A prints (tests/fixtures/perf), one count
+# "<not counted>", CPU 1 without a TSC count
 cat > "$TMP/bin/perf" <<'EOS'
 #!/bin/bash
 printf '%s\n' "$@" > "$STANDIN_DIR/perf.args"
 while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift 2 ;; --) shift; break ;; *) shift ;; esac; done
 "$@"
-echo "1234,,cstate_core/c6-residency/,100,100.00,," > "$out"
+printf '%s\n' '# started on Mon Nov 23 10:12:01 2026' '' \
+	'CPU0,500,,cstate_core/c6-residency/,1001862011,100.00,,' \
+	'CPU1,300,,cstate_core/c6-residency/,1001862011,100.00,,' \
+	'CPU0,<not counted>,,cstate_pkg/c2-residency/,0,0.00,,' \
+	'CPU0,250,,cstate_pkg/c10-residency/,1001862011,100.00,,' \
+	'CPU0,1000,,msr/tsc/,1001862011,100.00,,' > "$out"
 EOS
 chmod +x "$TMP/bin/turbostat" "$TMP/bin/perf"
 export STANDIN_DIR="$TMP" PATH="$TMP/bin:$PATH"
@@ -40,7 +52,7 @@ D="$TMP/cap"
 	--turbostat-hide IRQ -- sh -c "sleep 0.1; echo 30 > $s2/usage; echo 50100 > $s2/time; exit 3"
 rc=$?
 [ $rc = 3 ] || fail "exit status $rc, not the command's 3"
-for f in capture.csv cpuidle.csv interrupts.csv notes.txt turbostat.txt turbostat.csv perf-cstate.csv; do
+for f in capture.csv cpuidle.csv interrupts.csv notes.txt turbostat.txt turbostat.csv perf-cstate.csv hw-residency.csv; do
 	[ -s "$D/$f" ] || [ "$f" = notes.txt ] || fail "no $f"
 done
 hdr=$(head -1 "$D/capture.csv")
@@ -63,12 +75,22 @@ case $irq in ''|*[!0-9]*) fail "irq_delta '$irq'" ;; esac
 tr '\n' ' ' < "$TMP/turbostat.args" | grep -q -- '--quiet --out .*--cpu 0,1 --show Busy%,CPU%c1 --hide IRQ -- cat' ||
 	fail "turbostat args: $(tr '\n' ' ' < "$TMP/turbostat.args")"
 grep -q 'CPU%c1' "$D/turbostat.csv" || fail "turbostat.csv: $(cat "$D/turbostat.csv")"
-# perf: every *-residency event of the PMU, on the roles' CPUs
+# perf: every *-residency event of both PMUs and msr/tsc, per CPU (-A),
+# on the roles' CPUs
 pa=$(tr '\n' ' ' < "$TMP/perf.args")
-for e in c1 c6; do echo "$pa" | grep -q "cstate_core/$e-residency/" || fail "perf args lack $e: $pa"; done
+echo "$pa" | grep -q -- "-x, -A -o $D/perf-cstate.csv -e cstate_core/c1-residency/,cstate_core/c6-residency/,cstate_pkg/c2-residency/,cstate_pkg/c10-residency/,msr/tsc/ -C 0,1 -- cat" ||
+	fail "perf args: $pa"
 echo "$pa" | grep -q 'not-an-event' && fail "perf got a non-residency event: $pa"
-echo "$pa" | grep -q -- '-C 0,1 -- cat' || fail "perf CPUs: $pa"
-grep -q 'turbostat\|perf' "$D/notes.txt" && fail "notes for sources that ran: $(cat "$D/notes.txt")"
+# hw-residency.csv: each count's share of its CPU's TSC (none for CPU 1)
+[ "$(cat "$D/hw-residency.csv")" = "scope,cpu,state,percent,count
+core,0,C6,50.0000,500
+core,1,C6,,300
+package,0,PC10,25.0000,250" ] || fail "hw-residency.csv: $(cat "$D/hw-residency.csv")"
+grep -q 'turbostat' "$D/notes.txt" && fail "notes for sources that ran: $(cat "$D/notes.txt")"
+[ "$(grep -c perf "$D/notes.txt")" = 2 ] &&
+	grep -q '^perf cstate: 1 count perf could not take (<not counted>, <not supported>)' "$D/notes.txt" &&
+	grep -q '^perf cstate: no msr/tsc/ count of the same CPU for 1 count: its percent left empty' "$D/notes.txt" ||
+	fail "perf notes: $(cat "$D/notes.txt")"
 
 # a turbostat that fails, no PMU: empty columns, the reasons in notes.txt
 rm -rf "$FAKE/bus" "$D"
@@ -77,8 +99,12 @@ TURBOSTAT_FAIL="Failed to set rlimit" "$WB" trace capture --out "$D" --cpu serve
 grep -q '^turbostat: cannot run here (exit 1: turbostat: Failed to set rlimit)' "$D/notes.txt" ||
 	fail "turbostat note: $(cat "$D/notes.txt")"
 grep -q '^perf cstate_core: no such PMU on this machine' "$D/notes.txt" || fail "perf note: $(cat "$D/notes.txt")"
+grep -q '^perf cstate_pkg: no such PMU on this machine' "$D/notes.txt" || fail "perf note: $(cat "$D/notes.txt")"
 [ ! -e "$D/turbostat.csv" ] && [ ! -e "$D/turbostat.txt" ] || fail "a failed turbostat left a table"
 grep -q '^server,all,[0-9.]*,cpuidle,[0-9]*,,,' "$D/capture.csv" || fail "unpinned row: $(cat "$D/capture.csv")"
+echo stale > "$D/hw-residency.csv"
+"$WB" trace capture --out "$D" --cpu server=none -- true || fail "capture without a PMU"
+[ ! -e "$D/hw-residency.csv" ] || fail "an earlier capture's hw-residency.csv left in place"
 
 # bad values are usage errors, before anything runs
 for bad in "--cpu server=0;touch $TMP/m" "--cpu =0" "--cpu a=99" "--turbostat-show a;b" "--turbostat-hide \$(x)"; do

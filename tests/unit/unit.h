@@ -41,5 +41,6 @@ Suite *serve_suite(void);
 Suite *sweepplan_suite(void);
 Suite *kv_suite(void);
 Suite *energy_suite(void);
+Suite *hwcstate_suite(void);
 
 #endif
