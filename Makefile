@@ -153,7 +153,7 @@ FUZZ_SECONDS ?= 10
 FUZZ_SEED ?= 0
 FUZZ_CC ?= clang
 FUZZ_O ?= build-fuzz
-FUZZERS := proto timeline turbostat readers tracepage spec sweepcsv kv
+FUZZERS := proto timeline turbostat readers tracepage spec sweepcsv kv socwatch
 FUZZ_SAN := address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN)
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,$(FUZZ_SAN)
