@@ -18,6 +18,7 @@
 #include "cpu.h"
 #include "csv.h"
 #include "hist.h"
+#include "hwcstate.h"
 #include "opt.h"
 #include "reqlog.h"
 #include "timeline.h"
@@ -135,6 +136,45 @@ static struct csv *csv_create(const char *dir, const char *name, const char *hea
 		  "and warned about (default: an error naming\n"		\
 		  "its file, CPU, page and offset)",			\
 	  .off = CLI_AT(type, skip) }
+
+/*
+ * The residency the hardware counted (trace record's hw-residency.csv,
+ * perf cstate counters over the recording) under the OS-requested one
+ * the trace gives: where the two differ, the hardware demoted or promoted
+ * what cpu_idle asked for. Absent (VMs, older traces): one line saying so.
+ */
+static void print_hw_residency(const char *dir)
+{
+	struct hwcstate_row *rows;
+	char path[4096], err[512];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/hw-residency.csv", dir);
+	n = hwcstate_read_csv(path, &rows, err, sizeof(err));
+	if (n == -ENOENT)
+		return;		/* recorded before there was one */
+	if (n < 0) {
+		fprintf(stderr, "%s: warning: %s\n", TRACE_PROG, err);
+		return;
+	}
+	if (!n) {
+		printf("hardware residency: none counted (no cstate_core or cstate_pkg PMU, see meta.txt hw_residency)\n");
+		return;
+	}
+	printf("hardware residency over the recording (perf cstate counters; above: what cpu_idle asked for)\n");
+	printf("%-8s %-4s %-6s %8s %16s\n", "scope", "cpu", "state", "percent", "tsc_cycles");
+	for (int i = 0; i < n; i++) {
+		char pct[32];
+
+		if (rows[i].percent == rows[i].percent)	/* not NaN */
+			snprintf(pct, sizeof(pct), "%.3f", rows[i].percent);
+		else
+			snprintf(pct, sizeof(pct), "-");
+		printf("%-8s %-4d %-6s %8s %16llu\n", hwcstate_scope_name(rows[i].scope),
+		       rows[i].cpu, rows[i].state, pct, (unsigned long long)rows[i].count);
+	}
+	free(rows);
+}
 
 /* ---- timeline ---------------------------------------------------------- */
 
@@ -265,7 +305,8 @@ static int cmp_wake_count(const void *a, const void *b)
 static void write_wakeups(struct csv *c, const struct timeline *t, uint32_t cpu,
 			  struct cpu_out *o)
 {
-	qsort(o->wc, o->nwc, sizeof(*o->wc), cmp_wake_count);
+	if (o->nwc)	/* qsort of a NULL array is undefined */
+		qsort(o->wc, o->nwc, sizeof(*o->wc), cmp_wake_count);
 	if (o->wakes)
 		printf("cpu %u: %llu idle exits woken by", cpu,
 		       (unsigned long long)o->wakes);
@@ -429,6 +470,7 @@ int trace_timeline(int argc, char **argv)
 	}
 	if (csv_close(res) || csv_close(wk) || csv_close(tw.irq) || csv_close(tw.markers))
 		rc = 1;
+	print_hw_residency(dir);
 	trace_warnings(&in, tw.t);
 	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++)
 		lost += in.m.overrun[cpu] + in.m.dropped[cpu];

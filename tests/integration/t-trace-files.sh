@@ -140,4 +140,17 @@ out=$(t 10 "$WB" trace attribute "$TMP/ok" --requests markers --client "$TMP/big
 out=$(t 10 "$WB" trace attribute "$TMP/ok" --requests "$TMP/badlog.csv" --cpu 0 2>&1); rc=$?
 [ $rc = 1 ] && echo "$out" | grep -q "badlog.csv:2: column 'recv_ns': 'x' is not an unsigned integer" ||
 	fail "bad server log row: exit $rc: $out"
+
+# ---- hardware residency beside the OS one (trace record's hw-residency.csv)
+fresh hw
+printf 'scope,cpu,state,percent,count\ncore,0,C6,55.250,999999\npackage,0,PC6,,77\n' > "$TMP/hw/hw-residency.csv"
+t 20 "$WB" trace timeline "$TMP/hw" > "$TMP/hw.out" || fail "timeline with hw-residency.csv"
+grep -q '^hardware residency over the recording' "$TMP/hw.out" || fail "hardware residency not printed: $(cat "$TMP/hw.out")"
+grep -Eq '^core +0 +C6 +55.250 +999999$' "$TMP/hw.out" || fail "core C6 row: $(cat "$TMP/hw.out")"
+grep -Eq '^package +0 +PC6 +- +77$' "$TMP/hw.out" || fail "unknown percent not shown as -: $(cat "$TMP/hw.out")"
+printf 'scope,cpu,state,percent,count\n' > "$TMP/hw/hw-residency.csv"
+t 20 "$WB" trace timeline "$TMP/hw" | grep -q '^hardware residency: none counted' || fail "no counters not said"
+printf 'scope,cpu,state,percent,count\ncore,x,C6,1,2\n' > "$TMP/hw/hw-residency.csv"
+out=$(t 20 "$WB" trace timeline "$TMP/hw" 2>&1 >/dev/null) || fail "a bad hw-residency.csv stops the timeline"
+echo "$out" | grep -q 'hw-residency.csv:2' || fail "bad hw-residency.csv not named: $out"
 exit 0
