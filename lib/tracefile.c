@@ -226,7 +226,7 @@ struct tf_decoder {
 	struct tep_format_field *irq_exit_irq, *print_buf, *softirq_vec;
 	struct tep_format_field *wakeup_pid, *wakeup_cpu;
 	struct tep_format_field *switch_next, *switch_prev;
-	struct tep_format_field *common_pid;
+	struct tep_format_field *common_pid, *common_type;
 };
 
 static int load_event(struct tf_decoder *d, const char *dir, const char *sys,
@@ -301,6 +301,7 @@ static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
 		struct tep_event *ev = tep_find_event(d->tep, d->idle_id);
 
 		d->common_pid = ev ? tep_find_common_field(ev, "common_pid") : NULL;
+		d->common_type = ev ? tep_find_common_field(ev, "common_type") : NULL;
 	}
 	d->irq_entry_irq = field(d->tep, d->irq_entry_id, "irq");
 	d->irq_entry_name = field(d->tep, d->irq_entry_id, "name");
@@ -317,8 +318,8 @@ static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
  * host are little-endian (decoder_init), and tep_read_number_field per
  * event costs a tenth of a trace analysis.
  */
-static int num(struct tep_format_field *f, const void *data, int size,
-	       uint32_t *out)
+static inline __attribute__((always_inline))
+int num(struct tep_format_field *f, const void *data, int size, uint32_t *out)
 {
 	const uint8_t *p = (const uint8_t *)data + (f ? f->offset : 0);
 
@@ -580,7 +581,7 @@ struct tf_stream {
 	struct tf_decode *o;
 	struct cpu_reader *r;
 	uint32_t nr;
-	uint32_t *heap;		/* readers with an event, earliest first */
+	struct heap_ent *heap;	/* readers with an event, earliest first */
 	uint32_t nheap;
 	int started;
 	int advance;		/* the reader handed out last: step it first */
@@ -640,7 +641,16 @@ static int collect(void *arg, const struct tf_event *ev)
 		return -EBADMSG;
 	}
 	c->recorded++;
-	id = tep_data_type(d->tep, &rec);
+	if (d->common_type) {
+		uint32_t type;
+
+		/* read directly: tep_data_type costs as much as the rest */
+		if (num(d->common_type, ev->data, rec.size, &type))
+			return 0;
+		id = (int)type;
+	} else {
+		id = tep_data_type(d->tep, &rec);
+	}
 	if (id < 0)
 		return 0;
 	if (id == d->idle_id) {
@@ -807,31 +817,34 @@ static int load_page(struct tf_stream *s, struct cpu_reader *r, char *err,
 	}
 }
 
-static int earlier(const struct tf_stream *s, uint32_t a, uint32_t b)
-{
-	const struct tl_event *x = &s->r[a].ev[s->r[a].pos];
-	const struct tl_event *y = &s->r[b].ev[s->r[b].pos];
+/* A reader in the merge, with the time of its next event kept beside
+ * it: the comparisons touch nothing else. */
+struct heap_ent {
+	uint64_t ts;
+	uint32_t cpu;
+};
 
-	return x->ts != y->ts ? x->ts < y->ts : a < b;
+static int earlier(const struct heap_ent *x, const struct heap_ent *y)
+{
+	return x->ts != y->ts ? x->ts < y->ts : x->cpu < y->cpu;
 }
 
 static void sift_down(struct tf_stream *s, uint32_t i)
 {
+	struct heap_ent e = s->heap[i];
+
 	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
+		uint32_t l = 2 * i + 1, m;
 
-		if (l < s->nheap && earlier(s, s->heap[l], s->heap[m]))
-			m = l;
-		if (l + 1 < s->nheap && earlier(s, s->heap[l + 1], s->heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		uint32_t tmp = s->heap[i];
-
+		if (l >= s->nheap)
+			break;
+		m = l + 1 < s->nheap && earlier(&s->heap[l + 1], &s->heap[l]) ? l + 1 : l;
+		if (!earlier(&s->heap[m], &e))
+			break;
 		s->heap[i] = s->heap[m];
-		s->heap[m] = tmp;
 		i = m;
 	}
+	s->heap[i] = e;
 }
 
 static int reader_init(struct tf_stream *s, struct cpu_reader *r, uint32_t cpu)
@@ -971,7 +984,7 @@ static int stream_start(struct tf_stream *s, char *err, size_t errlen)
 		if (ret < 0)
 			return ret;
 		if (ret)
-			s->heap[s->nheap++] = i;
+			s->heap[s->nheap++] = (struct heap_ent){ s->r[i].ev[0].ts, i };
 	}
 	for (uint32_t i = s->nheap / 2; i-- > 0;)
 		sift_down(s, i);
@@ -992,22 +1005,28 @@ int tracefile_stream_next(struct tf_stream *s, struct tl_event *e, char *err,
 	if (s->advance >= 0) {
 		/* what was handed out last may point into its page: step
 		 * its reader only now */
+		int more = 1;
+
 		r = &s->r[s->advance];
 		s->advance = -1;
 		if (++r->pos == r->nev) {
 			ret = load_page(s, r, err, errlen);
 			if (ret < 0)
 				return ret;
-			if (!ret)
-				s->heap[0] = s->heap[--s->nheap];
+			more = ret;
 		}
-		sift_down(s, 0);
+		if (more)
+			s->heap[0].ts = r->ev[r->pos].ts;
+		else
+			s->heap[0] = s->heap[--s->nheap];
+		if (s->nheap > 1)
+			sift_down(s, 0);
 	}
 	if (!s->nheap)
 		return 0;
-	r = &s->r[s->heap[0]];
+	r = &s->r[s->heap[0].cpu];
 	*e = r->ev[r->pos];
-	s->advance = (int)s->heap[0];
+	s->advance = (int)s->heap[0].cpu;
 	s->o->fed++;
 	return 1;
 }

@@ -181,6 +181,7 @@ static void print_hw_residency(const char *dir)
 struct wake_count {
 	uint32_t cause, detail;
 	uint64_t count;
+	char text[300];		/* "ipi:call_function_single" */
 };
 
 /* Per CPU: its C-state file, the wake of its next idle row, residency,
@@ -190,7 +191,7 @@ struct cpu_out {
 	uint64_t sample;
 	int have_wake;
 	struct tl_wake wake;
-	char wake_text[300];
+	size_t wake_wc;		/* its entry in wc */
 	struct tl_restab res;
 	struct wake_count *wc;
 	size_t nwc, wccap;
@@ -217,7 +218,6 @@ static int tw_wake(void *ctx, const struct tl_wake *w, const char *detail)
 		return 0;
 	c->have_wake = 1;
 	c->wake = *w;
-	wake_text(w->cause, detail, c->wake_text, sizeof(c->wake_text));
 	c->wakes++;
 	for (i = 0; i < c->nwc; i++)
 		if (c->wc[i].cause == w->cause && c->wc[i].detail == w->detail)
@@ -232,9 +232,12 @@ static int tw_wake(void *ctx, const struct tl_wake *w, const char *detail)
 			c->wc = n;
 			c->wccap = ncap;
 		}
-		c->wc[c->nwc++] = (struct wake_count){ w->cause, w->detail, 0 };
+		c->wc[c->nwc] = (struct wake_count){ w->cause, w->detail, 0, "" };
+		wake_text(w->cause, detail, c->wc[c->nwc].text, sizeof(c->wc[0].text));
+		c->nwc++;
 	}
 	c->wc[i].count++;
+	c->wake_wc = i;
 	return 0;
 }
 
@@ -252,7 +255,7 @@ static int tw_interval(void *ctx, uint32_t cpu, const struct tl_interval *iv)
 	csv_fixed(c->cs, iv->end - iv->start, 6);
 	/* the wake that ended an idle stay */
 	if (iv->state != TL_C0 && c->have_wake && c->wake.ts == iv->end)
-		csv_str(c->cs, c->wake_text);
+		csv_str(c->cs, c->wc[c->wake_wc].text);
 	else
 		csv_empty(c->cs);
 	csv_end_row(c->cs);
@@ -542,6 +545,8 @@ struct attr_out {
 	struct hist *by_state[STATE_SLOTS], *by_pq[2], *by_class[ATTR_PQ_KINDS];
 	struct bd_group bd[STATE_SLOTS][ATTR_PQ_KINDS];
 	uint64_t n, matched, outside, missing;
+	uint32_t cause, detail;	/* of cause_text */
+	char cause_text[300];
 	char err[512];
 };
 
@@ -615,7 +620,7 @@ static int attr_result(void *ctx, const struct attr_result *res)
 	struct attr_out *ao = ctx;
 	struct attr_result r = *res;
 	struct csv *out = ao->out;
-	char buf[32], cause[300];
+	char buf[32];
 	uint64_t lat = 0, x;
 	struct bd_group *g;
 	int si, ret;
@@ -633,37 +638,43 @@ static int attr_result(void *ctx, const struct attr_result *res)
 					  sizeof(buf)));
 	if (r.idle_end_ns) {
 		csv_u64(out, r.idle_end_ns);
-		csv_double(out, r.exit_to_recv_ns / 1e3, 3);
+		csv_fixed(out, r.exit_to_recv_ns, 3);
 	} else {
 		csv_empty(out);
 		csv_empty(out);
 	}
 	csv_u64(out, (uint64_t)r.prequery_woke);
 	if (lat)
-		csv_double(out, lat / 1e3, 3);
+		csv_fixed(out, lat, 3);
 	else
 		csv_empty(out);
 	csv_str(out, attrib_pq_name(r.prequery));
 	/* the wake, appended */
-	if (r.idle_end_ns)
-		csv_str(out, wake_text(r.cause, timeline_string(ao->t, r.detail),
-				       cause, sizeof(cause)));
-	else
+	if (r.idle_end_ns) {
+		/* the same few causes again and again: formatted once */
+		if (!ao->cause_text[0] || r.cause != ao->cause || r.detail != ao->detail) {
+			ao->cause = r.cause;
+			ao->detail = r.detail;
+			wake_text(r.cause, timeline_string(ao->t, r.detail),
+				  ao->cause_text, sizeof(ao->cause_text));
+		}
+		csv_str(out, ao->cause_text);
+	} else
 		csv_empty(out);
 	csv_ns(out, r.cause_ns);
 	csv_ns(out, r.wakeup_ns);
 	csv_ns(out, r.switch_ns);
 	csv_ns(out, r.netrx_ns);
 	if (r.state >= 0 || r.state == TL_C0) {
-		csv_double(out, r.hw_exit_ns / 1e3, 3);
+		csv_fixed(out, r.hw_exit_ns, 3);
 		if (r.have_breakdown) {
-			csv_double(out, r.kernel_ns / 1e3, 3);
-			csv_double(out, r.sched_ns / 1e3, 3);
+			csv_fixed(out, r.kernel_ns, 3);
+			csv_fixed(out, r.sched_ns, 3);
 		} else {
 			csv_empty(out);
 			csv_empty(out);
 		}
-		csv_double(out, r.wake_ns / 1e3, 3);
+		csv_fixed(out, r.wake_ns, 3);
 	} else {
 		for (int k = 0; k < 4; k++)
 			csv_empty(out);

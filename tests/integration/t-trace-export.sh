@@ -139,6 +139,16 @@ else
 	echo "note: not run as nobody (not root, or no setpriv)"
 fi
 
+# ---- a CPU file of 2 GiB or more: libtracecmd's 32-bit copy cannot take
+# it (it failed after minutes, on a 100 M-event trace); refused at once
+fresh huge
+truncate -s 2147483648 "$TMP/huge/cpu0.raw"	# sparse: no disk used
+out=$(export_dat "$TMP/huge" "$TMP/huge.dat" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q 'cpu0.raw: 2147483648 bytes; libtracecmd cannot write a CPU.s data of 2 GiB or more' ||
+	fail "a 2 GiB CPU file: exit $rc: $out"
+nothing_left "$TMP" huge.dat
+rm -rf "$TMP/huge"
+
 # ---- SIGTERM while writing: nothing left --------------------------------------
 # A trace large enough to be caught writing: the fixture's two pages 5000
 # times over, a second apart.

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Trace analysis at scale: synthetic traces of loopback request-response
+# runs (build/bench/wb-bigtrace: the events a traced run records per
+# request, two server/client CPU pairs) of each size in SIZES, analysed
+# by `wakebench trace timeline` and `trace attribute` (with the server
+# log) and, on the same events exported with `wakebench trace export
+# --format trace.dat`, by `trace-cmd report` (its text to /dev/null).
+# Wall time and peak RSS (GNU time) of each, REPS runs alternating,
+# medians; the timeline/attribute CSVs are written for real (page cache).
+# Also the instruction counts of one timeline and one trace-cmd report
+# run at the first size (valgrind --tool=callgrind: exact and repeatable,
+# whatever else the machine does), when INSTR=1.
+#   usage: [SIZES="10000000 100000000"] [REPS=3] [INSTR=0] bench/trace-scale.sh
+. "$(dirname "$0")/lib.sh"
+SIZES=${SIZES:-10000000 100000000}
+REPS=${REPS:-3}
+GEN="$top/${O:-build}/bench/wb-bigtrace"
+[ -x "$GEN" ] || make -s -C "$top" "${O:-build}/bench/wb-bigtrace" >&2 || exit 1
+command -v trace-cmd >/dev/null || { echo "bench: trace-cmd not installed (make deps)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time not installed (make deps)" >&2; exit 1; }
+
+measure() {	# measure CMD...: prints "seconds peak_kb"
+	/usr/bin/time -f '%e %M' -o "$BTMP/time" "$@" >/dev/null 2>"$BTMP/err" ||
+		{ echo "bench: $* failed: $(tail -2 "$BTMP/err")" >&2; exit 1; }
+	cat "$BTMP/time"
+}
+echo "$(date -u) cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "Trace analysis at scale: synthetic loopback traces, median of $REPS runs"
+printf '%-12s %-26s %10s %12s %10s\n' events tool seconds peak_rss_kb ratio
+for n in $SIZES; do
+	d="$BTMP/t$n"
+	"$GEN" "$d" "$n" > "$BTMP/gen.out" || exit 1
+	"$WB" trace export "$d" --format trace.dat --out "$d.dat" > "$BTMP/export.out" ||
+		{ echo "bench: export failed" >&2; exit 1; }
+	: > "$BTMP/rows"
+	for r in $(seq "$REPS"); do
+		read -r s m <<< "$(measure "$WB" trace timeline "$d")"; echo "tl $s $m" >> "$BTMP/rows"
+		read -r s m <<< "$(measure "$WB" trace attribute "$d" --requests "$d/server.csv" --cpu 0)"
+		echo "at $s $m" >> "$BTMP/rows"
+		read -r s m <<< "$(measure trace-cmd report -i "$d.dat")"; echo "tc $s $m" >> "$BTMP/rows"
+	done
+	med() { awk -v t="$1" -v c="$2" '$1 == t { print $c }' "$BTMP/rows" | median; }
+	tc=$(med tc 2)
+	for t in tl at tc; do
+		name=$(case $t in tl) echo "wakebench trace timeline";; at) echo "wakebench trace attribute";; tc) echo "trace-cmd report";; esac)
+		printf '%-12s %-26s %10s %12s %10s\n' "$n" "$name" "$(med $t 2)" "$(med $t 3)" \
+			"$(awk -v a="$tc" -v b="$(med $t 2)" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')"
+	done
+	echo "  ($(cat "$BTMP/gen.out"); $(tail -1 "$BTMP/export.out"))"
+	if [ "${INSTR:-0}" = 1 ] && [ "$n" = "${SIZES%% *}" ] && command -v valgrind >/dev/null; then
+		for t in tl tc; do
+			if [ $t = tl ]; then
+				valgrind --tool=callgrind --callgrind-out-file="$BTMP/cg.$t" "$top/${O:-build}/bin/wakebench-trace" timeline "$d" >/dev/null 2>"$BTMP/cg.err"
+			else
+				valgrind --tool=callgrind --callgrind-out-file="$BTMP/cg.$t" trace-cmd report -i "$d.dat" >/dev/null 2>"$BTMP/cg.err"
+			fi
+			sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$BTMP/cg.err" > "$BTMP/ir.$t"
+		done
+		echo "  instructions (callgrind): timeline $(cat "$BTMP/ir.tl"), trace-cmd report $(cat "$BTMP/ir.tc"), ratio $(awk -v a="$(cat "$BTMP/ir.tc")" -v b="$(cat "$BTMP/ir.tl")" 'BEGIN { printf "%.1f", a / b }')"
+	fi
+	rm -rf "$d" "$d.dat"
+done
