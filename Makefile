@@ -56,7 +56,9 @@ trace_SRC := tracing/trace.c tracing/record.c tracing/residency.c tracing/captur
 stats_SRC := stats/stats.c
 # internal helper of `wakebench sweep` (lib/sweepspec)
 sweep-spec_SRC := stats/sweep-spec.c
-PROGS := server client midtier cstate snapshot trace stats sweep-spec
+# internal helper of `wakebench report` (lib/fig*, lib/cfgdiff)
+figdata_SRC := stats/figdata.c
+PROGS := server client midtier cstate snapshot trace stats sweep-spec figdata
 PROG_BINS := $(PROGS:%=$(O)/bin/wakebench-%)
 SCRIPT_CMDS := $(patsubst scripts/wakebench-%,%,$(wildcard scripts/wakebench-*))
 SCRIPT_BINS := $(SCRIPT_CMDS:%=$(O)/bin/wakebench-%)

@@ -1,20 +1,40 @@
-# Figure 3: latency CDF (left) and percentile spectrum to p99.99 (right)
-# of several runs. files: space-separated data files "latency_us fraction
-# nines", names: their labels.
-set multiplot layout 1,2 title title
+# Figure 3: latency CDF (left) and percentile spectrum (right), one curve
+# per run, and per sweep point the median across its repetitions of each
+# quantile. A curve ends at p = 1 - 1/n, the last quantile its n requests
+# support. Colour: the configuration but the pre-query; dash: the
+# pre-query setting. The legend has its own column, outside both plots.
+# fig3.dat: per curve a block "LATENCY_US FRACTION NINES"
+load d.'/fig3.vars'
+w = 1300
+h = 120 + 19 * ncurves; if (h < 540) h = 540
+load plots.'/common.gp'
+set multiplot
+set label 1 at screen 0.33, screen 1 - 16.0 / h center 'Latency distribution'. \
+	(behind > 0 ? sprintf(' (%d runs behind schedule left out)', behind) : '')
+set key at screen 0.64, screen 1 - 60.0 / h left top Left reverse noopaque nobox samplen 3
+set tmargin at screen 1 - 60.0 / h
+set bmargin at screen 60.0 / h
+set lmargin at screen 0.06
+set rmargin at screen 0.30
 set title 'CDF'
 set xlabel 'latency (µs)'
 set ylabel 'fraction of requests'
 set logscale x
-set key inside bottom right
-plot for [i=1:words(files)] word(files, i) using 1:2 with lines lw 2 title word(names, i)
+set yrange [0:1]
+plot for [i=1:ncurves] d.'/fig3.dat' index i-1 using 1:2 with lines lw 2 \
+	lc rgb col(color[i]) dt dash[i] title names[i]
 unset logscale x
+set key off
+unset label 1
+set lmargin at screen 0.36
+set rmargin at screen 0.61
 set title 'percentile spectrum'
 set xlabel 'percentile'
 set ylabel 'latency (µs)'
 set logscale y
-set xtics ('p50' 0.301, 'p90' 1, 'p99' 2, 'p99.9' 3, 'p99.99' 4) font ',10'
-set xrange [0:4.3]
-set key inside top left
-plot for [i=1:words(files)] word(files, i) using 3:1 with lines lw 2 title word(names, i)
+set autoscale y
+set xtics ('p50' 0.301, 'p90' 1, 'p99' 2, 'p99.9' 3, 'p99.99' 4, 'p99.999' 5, 'p99.9999' 6) font ',10'
+set xrange [0:maxnines]
+plot for [i=1:ncurves] d.'/fig3.dat' index i-1 using 3:1 with lines lw 2 \
+	lc rgb col(color[i]) dt dash[i] notitle
 unset multiplot

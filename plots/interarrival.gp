@@ -1,9 +1,27 @@
-# Figure 4: measured inter-arrival histogram against the target
-# distribution. hist: "bin_center_us count"; target: "x_us expected".
-set title title
+# Figure 4: the measured send gaps (differences of the requests' sent
+# times, warm-up excluded) against the target distribution, one panel per
+# distribution and mean gap, one series per run or sweep point; the bin
+# width in each panel's title.
+# fig4.dat: per panel a target block then one block per series,
+# "BIN_CENTRE_US SHARE"; fig4.vars: npanels, ptitle[], pfirst[] (block
+# index of the target), pcount[], names[] (per block, from 1).
+load d.'/fig4.vars'
+cols = npanels > 1 ? 2 : 1
+rows = int((npanels + 1) / 2)
+w = cols == 1 ? 1000 : 1500
+h = 380 * rows + 60
+load plots.'/common.gp'
+set multiplot layout rows, cols title 'Inter-arrival: measured send gaps against the target distribution'
 set xlabel 'gap (µs)'
-set ylabel 'gaps per bin'
-set style fill solid 0.5 border -1
-set key top right
-plot hist using 1:2:(binw) with boxes lc rgb '#3182bd' title 'measured', \
-     target using 1:2 with linespoints pt 7 ps 0.5 lw 2 lc rgb '#e6550d' title 'target '.dist
+set ylabel 'share of gaps per bin'
+set key inside top right Left reverse noopaque nobox font ',10'
+set style fill transparent solid 0.25 border
+do for [p = 1:npanels] {
+	set title ptitle[p]
+	t = pfirst[p]
+	plot for [s = 1:pcount[p]] d.'/fig4.dat' index t + s using 1:2 with histeps lw 2 \
+		lc rgb col(s) title names[t + s + 1], \
+	     d.'/fig4.dat' index t using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 dt 2 \
+		lc rgb '#444444' title names[t + 1]
+}
+unset multiplot

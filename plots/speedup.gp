@@ -1,14 +1,34 @@
-# Figure 2: speedup (latency without / with pre-query) per configuration.
-# data: label speedup_avg speedup_p50 speedup_p99
-set title title
+# Figure 2: speedup from pre-query (median without / median with) per
+# configuration, ordered by distribution and mean gap. Hatched bars: the
+# two medians' intervals overlap, the difference is not significant.
+# fig2.dat: I "LABEL" SP_AVG SP_P50 SP_P99 OV_AVG OV_P50 OV_P99
+# (OV: 1 overlap, 0 not, -1 unknown: single runs have no interval)
+load d.'/fig1.vars'
+w = 300 + 60 * npairs; if (w < 900) w = 900
+lpx = 6 * maxlab + 30
+h = 420 + lpx
+load plots.'/common.gp'
+set label 1 at screen 0.5, screen 1 - 18.0 / h center 'Speedup from pre-query (ratio of medians; '. \
+	(cilabel eq 'single runs, no interval' ? 'single runs: no interval, significance unknown)' : \
+	 'hatched: the intervals overlap, not significant)')
 set ylabel 'speedup (without ÷ with pre-query)'
-set style data histograms
-set style histogram clustered gap 2
-set style fill solid 0.8 border -1
-set xtics rotate by -40 scale 0 font ',10'
-set bmargin 8
+set lmargin at screen 0.09
+set rmargin at screen 0.98
+set bmargin at screen lpx * 1.0 / h
+set tmargin at screen 1 - 80.0 / h
+set key at screen 0.5, screen 1 - 35.0 / h center top horizontal noopaque nobox
+set xrange [-0.6:npairs-0.4]
 set yrange [0:*]
+set xtics 1 scale 0 rotate by 90 right font ',10'
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#555555'
-plot data using 2:xtic(1) title 'avg' lc rgb '#3182bd', \
-     '' using 3 title 'p50' lc rgb '#31a354', \
-     '' using 4 title 'p99' lc rgb '#e6550d'
+bw = 0.26
+array sc[3] = ['#3182bd', '#31a354', '#e6550d']
+solid(v, ov) = ov == 1 ? NaN : v
+hatch(v, ov) = ov == 1 ? v : NaN
+plot d.'/fig2.dat' using 1:(NaN):xtic(2) with points notitle, \
+     for [k=1:3] d.'/fig2.dat' using ($1+(k-2)*bw):(solid(column(2+k), column(5+k))):(bw) \
+	with boxes fs solid 0.85 border -1 lc rgb sc[k] notitle, \
+     for [k=1:3] d.'/fig2.dat' using ($1+(k-2)*bw):(hatch(column(2+k), column(5+k))):(bw) \
+	with boxes fs pattern 4 border rgb sc[k] lc rgb sc[k] notitle, \
+     for [k=1:3] NaN with boxes fs solid 0.85 border -1 lc rgb sc[k] title word('avg p50 p99', k), \
+     NaN with boxes fs pattern 4 border rgb '#555555' lc rgb '#555555' title 'intervals overlap'

@@ -1,13 +1,39 @@
-# Figure 8: adaptive pre-query timing: the lead/delay (left axis) and the
-# window's average response time (right axis) against the window number.
-# data: prequery-trajectory.csv (window,value_us,step_us,window_avg_ns,best_us)
-set datafile separator ','
-set title title
+# Figure 8: adaptive pre-query timing. Top: the lead (or the midtier's
+# delay) used during each window and the best lead so far; bottom: the
+# window's average response time, beside the lead it was measured with.
+# The window with the lowest average is ringed in both panels.
+# fig8.dat: per trajectory a block "WINDOW LEAD_US AVG_US BEST_US"
+load d.'/fig8.vars'
+w = 1000
+h = 640
+load plots.'/common.gp'
+set multiplot
+set label 1 at screen 0.5, screen 1 - 16.0 / h center 'Adaptive pre-query timing (ringed: the window with the lowest average)'
+set key at screen 0.5, screen 1 - 36.0 / h center top horizontal noopaque nobox
+set lmargin at screen 0.1
+set rmargin at screen 0.97
+set tmargin at screen 1 - 80.0 / h
+set bmargin at screen 0.53
+set xrange [0.5:maxwindow+0.5]
+# whole windows: integer ticks, at most about 20 of them
+xstep = maxwindow <= 20 ? 1 : int(maxwindow / 20) + 1
+set xtics xstep format ''
+set ylabel 'lead used (µs)'
+plot for [i = 1:ntraj] d.'/fig8.dat' index i-1 using 1:2 with linespoints pt 7 ps 0.7 lw 2 \
+	lc rgb col(i) title names[i].' (lead)', \
+     for [i = 1:ntraj] d.'/fig8.dat' index i-1 using 1:4 with steps dt 2 lw 1 \
+	lc rgb col(i) title names[i].' (best so far)', \
+     for [i = 1:ntraj] '+' using (bestw[i]):(bestlead[i]) every ::0::0 with points pt 6 ps 2.5 \
+	lw 2 lc rgb col(i) notitle
+unset label 1
+set key off
+set tmargin at screen 0.49
+set bmargin at screen 60.0 / h
+set format x '%g'
 set xlabel 'window'
-set ylabel 'pre-query lead / delay (µs)'
-set y2label 'window average (µs)'
-set y2tics
-set key top right
-plot data using 1:2 every ::1 with linespoints pt 7 ps 0.6 lw 2 lc rgb '#3182bd' title 'lead/delay', \
-     data using 1:5 every ::1 with lines dt 2 lw 1 lc rgb '#31a354' title 'best', \
-     data using 1:($4/1000) every ::1 axes x1y2 with linespoints pt 5 ps 0.5 lc rgb '#e6550d' title 'window average'
+set ylabel 'window average (µs)'
+plot for [i = 1:ntraj] d.'/fig8.dat' index i-1 using 1:3 with linespoints pt 5 ps 0.7 lw 2 \
+	lc rgb col(i) notitle, \
+     for [i = 1:ntraj] d.'/fig8.dat' index i-1 using 1:($1 == bestw[i] ? $3 : NaN) \
+	with points pt 6 ps 2.5 lw 2 lc rgb col(i) notitle
+unset multiplot

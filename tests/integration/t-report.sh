@@ -1,10 +1,14 @@
-# wakebench report: every figure from the fixtures (a sweep summary, a run
-# with an adaptive trajectory, two traces with attribution) and from a
-# fresh loopback run; valid PNG and SVG files referenced by the index;
-# missing data named, the rest still drawn.
+# wakebench report: every figure from the fixtures (a sweep summary, a
+# crafted sweep with its runs and energy, runs with adaptive trajectories,
+# two traces with attribution and breakdown) and from a fresh loopback run;
+# the figures' data files exact (wakebench-figdata on the fixtures against
+# tests/fixtures/report/expected), each figure's former defect checked,
+# valid PNG and SVG files referenced by the index; missing data named, the
+# rest still drawn; several directories compared in one report.
 . "$(dirname "$0")/lib.sh"
 command -v gnuplot >/dev/null || skip "gnuplot not installed (make deps)"
 FX="$WB_TOP/tests/fixtures/report"
+FD="$WB_BIN/wakebench-figdata"
 
 valid() {	# valid REPORTDIR N...: figures N exist, are PNG/SVG, are indexed
 	local d=$1 n f; shift
@@ -21,23 +25,80 @@ valid() {	# valid REPORTDIR N...: figures N exist, are PNG/SVG, are indexed
 	grep -q '</html>' "$d/index.html" || fail "index.html truncated"
 }
 
+# ---- the figures' data, exact ---------------------------------------------
+"$WB" stats --out "$TMP/s2.csv" "$FX/sweep2" > /dev/null || fail "stats on the crafted sweep"
+mkdir "$TMP/fd"
+"$FD" figures --out "$TMP/fd" sweep fx "$TMP/s2.csv" "$FX/sweep2" run fx run "$FX/run" \
+	trace fx trace2 "$FX/trace2" trace fx trace "$FX/trace" \
+	traj fx run "$FX/run/prequery-trajectory.csv" traj fx run2 "$FX/run2/prequery-trajectory.csv" \
+	> "$TMP/fd.out" 2>&1 || fail "figdata: $(cat "$TMP/fd.out")"
+[ "$(grep -c ' ok$' "$TMP/fd.out")" = 11 ] || fail "not every figure has data: $(cat "$TMP/fd.out")"
+diff -r "$FX/expected" "$TMP/fd" > "$TMP/fd.diff" || fail "figure data differ from tests/fixtures/report/expected: $(head -30 "$TMP/fd.diff")"
+E=$TMP/fd
+# 1: p50 beside avg and p99 (22 fields), labels in words, min-max said
+sed 's/"[^"]*"/L/' "$E/fig1.dat" | awk '{ if (NF != 22) exit 1 }' || fail "fig 1: not avg, p50 and p99 with their intervals"
+grep -q '^0 "exp 1 ms, lead 50 µs" 2 2 77.975 77.95 78 62.85 ' "$E/fig1.dat" || fail "fig 1: labels in words, medians and intervals"
+grep -q "^cilabel = '50.0 % CI (min-max of n=2)'" "$E/fig1.vars" || fail "fig 1: the interval is not called min-max"
+# 2: ordered by distribution and mean, overlap flagged
+[ "$(awk '{ print $3 }' "$E/fig2.dat" | tr '\n' ' ')" = '1 2 1 2 ' ] || fail "fig 2: not ordered by mean"
+grep -q '^2 "fixed 1 ms, lead 50 µs" .* 0 0 1$' "$E/fig2.dat" || fail "fig 2: overlap of the p99 intervals not flagged"
+# 3: every point drawn (the sweep has 18 run directories: the report drew
+# the first 8), each curve ending at p = 1 - 1/n
+grep -q '^ncurves = 10$' "$E/fig3.vars" || fail "fig 3: not every sweep point and run"
+[ "$(awk 'BEGIN { RS = "" } { n = split($0, l, "\n"); split(l[n], f, " "); print f[2] }' "$E/fig3.dat" | sort -u | tr '\n' ' ')" = '0.975 0.9975 ' ] ||
+	fail "fig 3: curves do not end at 1 - 1/n"
+# 4: measured send gaps: the fixed 1 ms point's sends lag in a cycle, so
+# its gaps are 1004 and 972 us (the planned ones are all 1000)
+grep -q "^ptitle\[4\] = 'fixed, mean 1 ms: bins of 1 µs'" "$E/fig4.vars" || fail "fig 4: panel per distribution and mean, bin width"
+awk 'BEGIN { RS = "" } NR == 10 { for (i = 1; i <= NF; i += 2) if ($i == 1004.5 && $(i + 1) > 0.8) ok = 1 } END { exit !ok }' "$E/fig4.dat" ||
+	fail "fig 4: not the measured send gaps"
+awk 'BEGIN { RS = "" } NR == 10 { for (i = 1; i <= NF; i += 2) if ($i == 1000.5 && $(i + 1) > 0) bad = 1 } END { exit bad }' "$E/fig4.dat" ||
+	fail "fig 4: planned gaps drawn"
+# 5: both traces on one axis, wake causes marked, absent series not listed
+grep -q "^rowname\[1\] = 'trace2 cpu0'" "$E/fig5.vars" && grep -q "^rowname\[2\] = 'trace cpu0'" "$E/fig5.vars" ||
+	fail "fig 5: the traces are not stacked"
+grep -q '^kcount\[4\] = 1$' "$E/fig5.vars" || fail "fig 5: no wake cause marked"
+grep -q '^kcount\[3\] = 0$' "$E/fig5.vars" || fail "fig 5: an IRQ outside the window counted"
+# 6: C0 share and idle entries per second
+grep -q '^0 "cpu0" 2.0201 2.2642 420.381 421.424$' "$E/fig6.dat" || fail "fig 6: C0 share and entries per second"
+# 7: one series per full configuration: exp and fixed apart at 1000/s
+grep -q "^names\[1\] = 'exp, no pre-query'" "$E/fig7.vars" && grep -q "^names\[3\] = 'fixed, no pre-query'" "$E/fig7.vars" ||
+	fail "fig 7: distributions mixed in one line"
+grep -q '^nseries = 5$' "$E/fig7.vars" || fail "fig 7: series"
+# 8: the lead used during each window, old and new trajectory formats
+awk 'BEGIN { RS = "" } { split($0, l, "\n"); if (l[2] != (NR == 1 ? "2 100 24.0774 100" : "2 100 31 100")) bad = 1 } END { exit bad }' "$E/fig8.dat" ||
+	fail "fig 8: not the lead used during the window"
+grep -q '^bestw\[2\] = 4$' "$E/fig8.vars" || fail "fig 8: the best window"
+# 9: a panel per trace, p99 left out below 100 requests
+grep -q '^npanels = 2$' "$E/fig9.vars" || fail "fig 9: not one panel per trace"
+grep -q '"C0, pre-query awake (n=30)" 30 99.5 114.125 NaN$' "$E/fig9.dat" || fail "fig 9: p99 of 30 requests drawn"
+grep -q '"C0, pre-query woke (n=120)" 120 94.375 110.625 118.75$' "$E/fig9.dat" || fail "fig 9: p99 of 120 requests hidden"
+# 10, 11: the breakdown stacked per trace, energy where measured
+grep -q '^1 "haltpoll idle, none (n=108)" 1.2 6.5 24.3 32 108$' "$E/fig10.dat" || fail "fig 10: breakdown"
+[ "$(wc -l < "$E/fig11.dat")" = 4 ] || fail "fig 11: energy pairs"
+
+# ---- the report of every fixture -------------------------------------------
 "$WB" report "$FX" --out "$TMP/fx" > "$TMP/fx.out" 2> "$TMP/fx.err" || fail "report on fixtures: $(cat "$TMP/fx.err")"
-grep -q '9 figures' "$TMP/fx.out" || fail "not every figure from the fixtures: $(cat "$TMP/fx.out" "$TMP/fx.err")"
-valid "$TMP/fx" 1 2 3 4 5 6 7 8 9
-# Figure 9: kernel state names whole (spaces), the pre-query classes
-# once each, no prequery_woke rows drawn as a class of their own.
+grep -q '11 figures' "$TMP/fx.out" || fail "not every figure from the fixtures: $(cat "$TMP/fx.out" "$TMP/fx.err")"
+valid "$TMP/fx" 1 2 3 4 5 6 7 8 9 10 11
 f9=$(ls "$TMP"/fx/fig9-*.svg)
-grep -q 'haltpoll idle (n=36)' "$f9" || fail "fig 9: state name with a space not drawn whole"
-for c in none woke awake together; do
-	grep -q "pre-query:$c (n=" "$f9" || fail "fig 9: pre-query class $c missing"
+grep -q 'haltpoll idle, pre-query none (n=110)' "$f9" || fail "fig 9: state name with a space not drawn whole"
+for c in woke awake together; do
+	grep -q "pre-query $c (n=" "$f9" || fail "fig 9: pre-query class $c missing"
 done
-! grep -q 'pre-query-woke' "$f9" || fail "fig 9: prequery_woke rows drawn as a class"
 # Every figure has a title and axis labels.
 for f in "$TMP"/fx/fig*.svg; do
 	[ "$(grep -c '<text' "$f")" -ge 5 ] || fail "$f has too little text (title, labels)"
 done
 grep -q 'Summaries' "$TMP/fx/index.md" || fail "index.md has no summary tables"
 grep -q '<table>' "$TMP/fx/index.html" || fail "index.html has no summary tables"
+# provenance, what differs, snapshots; no table cut (the old index cut
+# lines at 200 characters and tables at 40 rows)
+grep -q '^| run | 0.1.0 | fixture-a | 2026-11-20T10:00:00Z | /usr/local/libexec' "$TMP/fx/index.md" || fail "no provenance of the run"
+grep -q '^| snapshot: cpuidle.driver | (absent) | intel_idle | none |' "$TMP/fx/index.md" || fail "no snapshot difference"
+grep -q 'Generated by wakebench ' "$TMP/fx/index.html" || fail "no version in index.html"
+[ "$(grep -c '^| dist-' "$TMP/fx/index.md")" -ge 9 ] || fail "a summary table cut"
+awk 'length > 400 { long = 1 } END { exit !long }' "$TMP/fx/index.md" || fail "wide summary rows cut"
 
 # A fresh loopback run with adaptive pre-query: figures 3, 4, 8; the
 # others named as missing, and why.
@@ -51,6 +112,20 @@ grep -q 'figure 5: no trace directory' "$TMP/run.err" || fail "missing trace not
 grep -q 'figure 7: needs a sweep' "$TMP/run.err" || fail "missing sweep not named"
 grep -q 'Not drawn' "$TMP/run/report/index.md" || fail "index does not list what was not drawn"
 
+# Two directories compared: a series per directory, what differs.
+mkdir -p "$TMP/A" "$TMP/B"
+cp -r "$FX/run" "$TMP/A/"
+cp -r "$FX/run" "$TMP/B/"
+sed -i 's/fixture-a/fixture-c/' "$TMP/B/run/snapshot.json"
+sed -i 's/--window 50/--window 80/' "$TMP/B/run/cmdline.txt"
+"$WB" report "$TMP/A" "$TMP/B" > /dev/null 2>&1; [ $? = 2 ] || fail "several DIRs without --out"
+"$WB" report "$TMP/A" "$TMP/B" --out "$TMP/ab" > /dev/null 2> "$TMP/ab.err" || fail "report A B: $(cat "$TMP/ab.err")"
+valid "$TMP/ab" 3 4 8
+grep -q "A: run: poisson 200 µs, adaptive lead" "$TMP/ab/fig3-latency-cdf.svg" || fail "A's series missing"
+grep -q "B: run: poisson 200 µs, adaptive lead" "$TMP/ab/fig3-latency-cdf.svg" || fail "B's series missing"
+grep -q '^| command line: --window | 50 | 80 |' "$TMP/ab/index.md" || fail "command line difference not shown: $(grep -A8 'What differs' "$TMP/ab/index.md")"
+grep -q '^| snapshot: hostname | fixture-a | fixture-c |' "$TMP/ab/index.md" || fail "snapshot difference not shown"
+
 # Bad input.
 "$WB" report "$TMP/nowhere" 2>/dev/null; [ $? = 1 ] || fail "missing DIR"
 mkdir "$TMP/empty"
@@ -63,6 +138,14 @@ mkdir -p "$TMP/partial/trace"
 cp "$FX/trace/meta.txt" "$FX/trace/residency.csv" "$TMP/partial/trace/"
 "$WB" report "$TMP/partial" > /dev/null 2> "$TMP/partial.err"
 [ -s "$TMP/partial/report/fig6-residency.png" ] || fail "partial trace: residency not drawn: $(cat "$TMP/partial.err")"
+# A malformed file is named, not drawn around silently.
+mkdir -p "$TMP/badtr"
+cp -r "$FX/trace" "$TMP/badtr/"
+printf 'cpu,state,percent,entries,avg_stay_us,time_ms\n0,C0,x,1,1,1\n' > "$TMP/badtr/trace/residency.csv"
+"$WB" report "$TMP/badtr" > /dev/null 2> "$TMP/badtr.err"
+grep -q 'figure 6: .*residency.csv:2' "$TMP/badtr.err" || fail "malformed residency not named: $(cat "$TMP/badtr.err")"
+"$FD" figures --out "$TMP" run 2>/dev/null; [ $? = 2 ] || fail "figdata: sources not in fours"
+"$FD" figures --out "$TMP" --window-ms 3:1 2>/dev/null; [ $? = 2 ] || fail "figdata: reversed window"
 
 # Hostile directory names (issue 21 §1): a name that is gnuplot code is
 # drawn as data, and names with spaces and quotes are found at all.
@@ -75,8 +158,9 @@ cp "$FX"/run/requests.csv "$FX"/run/summary.csv "$H/with space \"q\" 'r'/"
 [ -e "$H/x" ] && fail "a directory name ran gnuplot code"
 find "$TMP" -name x | grep -q . && fail "a directory name ran gnuplot code: $(find "$TMP" -name x)"
 valid "$H/report" 3 8
-grep -q 'with_space_"q"_' "$H/report/fig3-latency-cdf.svg" || fail "the run under a name with spaces and quotes is missing from figure 3"
-grep -q "system" "$H/report/fig8-adaptive-trajectory.svg" || fail "figure 8 title lost the directory name"
+grep -q "with space \"q\" 'r'" "$H/report/fig3-latency-cdf.svg" || fail "the run under a name with spaces and quotes is missing from figure 3"
+grep -q "system" "$H/report/fig8-adaptive-trajectory.svg" || fail "figure 8 lost the directory name"
+grep -q '&lt;\|system(' "$H/report/index.html" || fail "index.html lost the directory name"
 out=$("$WB" report "$H" --out "$TMP/h2" --window-ms '1:system("touch x")' 2>&1); [ $? = 2 ] || fail "--window-ms code accepted: $out"
 
 # A sweep with runs behind schedule: flagged in the figures and index,

@@ -16,6 +16,7 @@ int main(void)
 		relay_suite, pqplan_suite, tally_suite, schedule_suite,
 		stage_suite, sweepspec_suite, sweepcsv_suite, sweepcollect_suite,
 		cli_suite, serve_suite, sweepplan_suite, kv_suite, energy_suite,
+		figdata_suite,
 		tracewrite_suite, socwatch_suite,
 		hwcstate_suite,
 	};

@@ -41,6 +41,7 @@ Suite *serve_suite(void);
 Suite *sweepplan_suite(void);
 Suite *kv_suite(void);
 Suite *energy_suite(void);
+Suite *figdata_suite(void);
 Suite *tracewrite_suite(void);
 Suite *socwatch_suite(void);
 Suite *hwcstate_suite(void);

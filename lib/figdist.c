@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: GPL-2.0
+/* figdist: the report's latency and gap distribution figures (figdist.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csvread.h"
+#include "csvtable.h"
+#include "errmsg.h"
+#include "figcfg.h"
+#include "figdist.h"
+#include "figgp.h"
+#include "stats.h"
+#include "sweepcsv.h"
+
+#define MAXCOL 64
+#define MAX_SUMMARY (64u << 20)
+/* a curve's rows: 200 linear levels and 0.02 steps of nines */
+#define LINEAR_LEVELS 200
+#define NINES_STEP 0.02
+/* figure 4's bins per panel, about */
+#define GAP_BINS 50
+
+int figdist_read_col(const char *path, const char *col, int ok_only, double **v,
+		     size_t *n, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *fl[MAXCOL];
+	size_t cap = 0, vcap = 0, lineno = 1;
+	int c = -1, cs = -1, ret = 0, nf;
+	double *out = NULL;
+
+	*v = NULL;
+	*n = 0;
+	if (!f) {
+		ret = -errno;
+		errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return ret;
+	}
+	if (getline(&line, &cap, f) < 0 || (nf = csvr_split(line, fl, MAXCOL)) < 0 ||
+	    (c = csvr_col(fl, nf, col)) < 0) {
+		errmsg_set(err, errlen, "%s: no header with a %s column", path, col);
+		ret = -EINVAL;
+		goto out;
+	}
+	cs = ok_only ? csvr_col(fl, nf, "status") : -1;
+	while (getline(&line, &cap, f) >= 0) {
+		uint64_t x;
+		char e[128];
+
+		lineno++;
+		nf = csvr_split(line, fl, MAXCOL);
+		if (nf < 0) {
+			errmsg_set(err, errlen, "%s:%zu: not a CSV row", path, lineno);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (nf == 1 && !*fl[0])
+			continue;
+		if (c >= nf || !*fl[c] || (cs >= 0 && (cs >= nf || strcmp(fl[cs], "ok"))))
+			continue;
+		if (csvr_u64(fl[c], UINT64_MAX, &x, e, sizeof(e))) {
+			errmsg_set(err, errlen, "%s:%zu: %s: %s", path, lineno, col, e);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (*n == vcap) {
+			size_t nc = vcap ? 2 * vcap : 4096;
+			double *nv = realloc(out, nc * sizeof(*nv));
+
+			if (!nv) {
+				errmsg_set(err, errlen, "out of memory");
+				ret = -ENOMEM;
+				goto out;
+			}
+			out = nv;
+			vcap = nc;
+		}
+		out[(*n)++] = (double)x / 1e3;
+	}
+	if (ferror(f)) {
+		errmsg_set(err, errlen, "reading %s failed", path);
+		ret = -EIO;
+	}
+out:
+	free(line);
+	fclose(f);
+	if (ret) {
+		free(out);
+		*n = 0;
+	} else {
+		*v = out;
+	}
+	return ret;
+}
+
+double figdist_rank(const double *v, size_t n, double p)
+{
+	/* the epsilon keeps 0.99 * 100 at rank 99, not 100 */
+	double r = ceil(p * (double)n - 1e-9);
+	size_t i = r < 1 ? 0 : (size_t)r - 1;
+
+	return v[i < n ? i : n - 1];
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One row of a curve at level P. */
+static void curve_row(FILE *f, double *const *reps, const size_t *n, size_t nrep,
+		      double *tmp, double p)
+{
+	for (size_t i = 0; i < nrep; i++)
+		tmp[i] = figdist_rank(reps[i], n[i], p);
+	qsort(tmp, nrep, sizeof(*tmp), dcmp);
+	figgp_num(f, stats_median_sorted(tmp, nrep));
+	fprintf(f, " %.6g %.4f\n", p, p > 0 ? -log10(1 - p) : 0.0);
+}
+
+double figdist_curve(FILE *f, double *const *reps, const size_t *n, size_t nrep)
+{
+	size_t nmin = SIZE_MAX;
+	double *tmp, last, x;
+
+	for (size_t i = 0; i < nrep; i++)
+		if (n[i] < nmin)
+			nmin = n[i];
+	if (!nrep || nmin < 2)
+		return 0;
+	tmp = malloc(nrep * sizeof(*tmp));
+	if (!tmp)
+		return -1;
+	last = 1 - 1 / (double)nmin;
+	for (int k = 0; k < LINEAR_LEVELS; k++) {
+		double p = (double)k / LINEAR_LEVELS;
+
+		if (p >= last)
+			break;
+		curve_row(f, reps, n, nrep, tmp, p);
+	}
+	for (x = -log10(1.0 / LINEAR_LEVELS) + NINES_STEP; 1 - pow(10, -x) < last - 1e-12;
+	     x += NINES_STEP)
+		curve_row(f, reps, n, nrep, tmp, 1 - pow(10, -x));
+	curve_row(f, reps, n, nrep, tmp, last);
+	free(tmp);
+	return log10((double)nmin);
+}
+
+/* A curve or a histogram's series: the runs of one run or sweep point. */
+struct series {
+	struct figcfg cfg;
+	int side;
+	const char *name;	/* a run's; NULL for a sweep point */
+	char **paths;		/* requests.csv of each repetition */
+	size_t npaths;
+	int behind;		/* a single run behind its schedule */
+};
+
+struct set {
+	struct series *s;
+	size_t n, cap;
+	const char **side;	/* the sources' side names, distinct */
+	int nsides;
+	size_t behind;		/* sweep runs left out */
+};
+
+static void set_free(struct set *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		for (size_t k = 0; k < st->s[i].npaths; k++)
+			free(st->s[i].paths[k]);
+		free(st->s[i].paths);
+	}
+	free(st->s);
+	free(st->side);
+}
+
+static struct series *set_new(struct set *st)
+{
+	if (st->n == st->cap) {
+		size_t nc = st->cap ? 2 * st->cap : 16;
+		struct series *ns = realloc(st->s, nc * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		st->s = ns;
+		st->cap = nc;
+	}
+	memset(&st->s[st->n], 0, sizeof(st->s[0]));
+	return &st->s[st->n++];
+}
+
+static int add_path(struct series *s, const char *fmt, const char *a,
+		    const char *b, const char *c)
+{
+	char p[4096], **np;
+
+	if ((size_t)snprintf(p, sizeof(p), fmt, a, b, c) >= sizeof(p))
+		return -ENAMETOOLONG;
+	np = realloc(s->paths, (s->npaths + 1) * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	s->paths = np;
+	s->paths[s->npaths] = strdup(p);
+	if (!s->paths[s->npaths])
+		return -ENOMEM;
+	s->npaths++;
+	return 0;
+}
+
+static int side_of(struct set *st, const char *name)
+{
+	const char **ns;
+
+	for (int i = 0; i < st->nsides; i++)
+		if (!strcmp(st->side[i], name))
+			return i;
+	ns = realloc(st->side, (size_t)(st->nsides + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	st->side = ns;
+	st->side[st->nsides] = name;
+	return st->nsides++;
+}
+
+/* The series of a sweep directory: one per point, its ok runs. */
+static int add_sweep(struct set *st, const struct figdist_src *src, int side,
+		     int include_behind, char *err, size_t errlen)
+{
+	char path[4096];
+	struct sweepcsv csv;
+	FILE *f;
+	size_t first = st->n;
+	int ret;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/sweep.csv", src->path) >= sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "r");
+	/* a summary without its sweep.csv: no runs to draw, not an error */
+	if (!f && errno == ENOENT)
+		return 0;
+	if (!f) {
+		ret = -errno;
+		errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return ret;
+	}
+	ret = sweepcsv_read(f, path, &csv, err, errlen);
+	fclose(f);
+	if (ret == -ENODATA)
+		return 0;
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < csv.n && !ret; i++) {
+		const struct sweepcsv_run *r = &csv.run[i];
+		struct series *s = NULL;
+		struct figcfg c;
+
+		if (r->behind > 0 && !include_behind) {
+			st->behind++;
+			continue;
+		}
+		figcfg_from_params(&c, r->param);
+		for (size_t k = first; k < st->n && !s; k++)
+			if (figcfg_same_except(&st->s[k].cfg, &c, -1))
+				s = &st->s[k];
+		if (!s) {
+			s = set_new(st);
+			if (!s) {
+				ret = -ENOMEM;
+				break;
+			}
+			s->cfg = c;
+			s->side = side;
+		}
+		ret = add_path(s, "%s/%s/rep-%s/client/requests.csv", src->path, r->point,
+			       r->rep);
+	}
+	sweepcsv_free(&csv);
+	if (ret == -ENOMEM)
+		errmsg_set(err, errlen, "out of memory");
+	else if (ret)
+		errmsg_set(err, errlen, "%s: a run's path is too long", src->path);
+	return ret;
+}
+
+/* A client run: its summary's configuration. A run behind its schedule
+ * is drawn all the same (it is the only one of its kind), marked. */
+static int add_run(struct set *st, const struct figdist_src *src, int side,
+		   char *err, size_t errlen)
+{
+	char path[4096];
+	struct csvtable t;
+	struct series *s;
+	int ret;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/summary.csv", src->path) >= sizeof(path))
+		return -ENAMETOOLONG;
+	s = set_new(st);
+	if (!s) {
+		errmsg_set(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->side = side;
+	s->name = src->name;
+	/* without a summary the run is still drawn, unnamed by parameters */
+	if (!csvtable_read(path, MAX_SUMMARY, &t, err, errlen)) {
+		if (t.n) {
+			figcfg_from_client_row(&s->cfg, &t, 0);
+			s->behind = !strcmp(csvtable_get(&t, 0,
+					csvtable_col(&t, "behind_schedule")), "1");
+		}
+		csvtable_free(&t);
+	}
+	ret = add_path(s, "%s/requests.csv%s%s", src->path, "", "");
+	if (ret)
+		errmsg_set(err, errlen, ret == -ENOMEM ? "out of memory" :
+			   "%s: path too long", src->path);
+	return ret;
+}
+
+static int build(struct set *st, const struct figdist_src *src, size_t nsrc,
+		 int include_behind, char *err, size_t errlen)
+{
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < nsrc; i++) {
+		int side = side_of(st, src[i].side), ret;
+
+		if (side < 0) {
+			errmsg_set(err, errlen, "out of memory");
+			return side;
+		}
+		ret = src[i].sweep ? add_sweep(st, &src[i], side, include_behind, err, errlen) :
+		      add_run(st, &src[i], side, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int series_cmp(const void *a, const void *b)
+{
+	const struct series *x = a, *y = b;
+	int d = x->side - y->side;
+
+	if (!d)
+		d = figcfg_cmp(&x->cfg, &y->cfg);
+	if (!d)
+		d = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+	return d;
+}
+
+/* The parameters that vary among the series, but the pre-query. */
+static int set_mask(const struct set *st, unsigned char *mask)
+{
+	struct figcfg *c = malloc((st->n + 1) * sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->n; i++)
+		c[i] = st->s[i].cfg;
+	figcfg_varying(c, st->n, mask);
+	mask[figcfg_pq_param(&c[0])] = 0;
+	mask[FIGCFG_PREQUERY] = 0;
+	free(c);
+	return 0;
+}
+
+static void series_label(const struct set *st, const struct series *s,
+			 const unsigned char *mask, int flags, char *buf, size_t len)
+{
+	char w[512];
+	size_t off = 0;
+
+	figcfg_words(&s->cfg, mask, flags | FIGCFG_W_PQ, w, sizeof(w));
+	if (st->nsides > 1)
+		off = (size_t)snprintf(buf, len, "%s: ", st->side[s->side]);
+	if (s->name && off < len)
+		off += (size_t)snprintf(buf + off, len - off, "%s: ", s->name);
+	if (off < len)
+		snprintf(buf + off, len - off, "%s%s", w, s->behind ? " (behind schedule)" : "");
+}
+
+/* Reads every repetition of S (column COL, sorted when SORT). */
+static int read_reps(const struct series *s, const char *col, int sort,
+		     double ***reps, size_t **n, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	*reps = calloc(s->npaths + 1, sizeof(**reps));
+	*n = calloc(s->npaths + 1, sizeof(**n));
+	if (!*reps || !*n) {
+		errmsg_set(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < s->npaths && !ret; k++) {
+		/* a latency of an ok request; any request's send time */
+		ret = figdist_read_col(s->paths[k], col, sort, &(*reps)[k], &(*n)[k], err,
+				       errlen);
+		if (!ret && sort)
+			qsort((*reps)[k], (*n)[k], sizeof(double), dcmp);
+	}
+	return ret;
+}
+
+static void free_reps(double **reps, size_t *n, size_t nrep)
+{
+	for (size_t k = 0; reps && k < nrep; k++)
+		free(reps[k]);
+	free(reps);
+	free(n);
+}
+
+int figdist_cdf(const struct figdist_src *src, size_t nsrc, int include_behind,
+		FILE *dat, FILE *vars, char *err, size_t errlen)
+{
+	struct set st;
+	unsigned char mask[FIGCFG_NPARAMS];
+	size_t ncurves = 0, ncolor = 0, npq = 0;
+	double maxnines = 0;
+	char lab[1024];
+	int ret = build(&st, src, nsrc, include_behind, err, errlen);
+	int *color = NULL, *dash = NULL;
+	struct figcfg *ckey = NULL, *pqkey = NULL;
+
+	if (ret)
+		goto out;
+	if (st.n)
+		qsort(st.s, st.n, sizeof(st.s[0]), series_cmp);
+	color = calloc(st.n + 1, sizeof(*color));
+	dash = calloc(st.n + 1, sizeof(*dash));
+	ckey = calloc(st.n + 1, sizeof(*ckey));
+	pqkey = calloc(st.n + 1, sizeof(*pqkey));
+	if (!color || !dash || !ckey || !pqkey || set_mask(&st, mask)) {
+		ret = -ENOMEM;
+		errmsg_set(err, errlen, "out of memory");
+		goto out;
+	}
+	figgp_array(vars, "names", st.n);
+	for (size_t i = 0; i < st.n; i++) {
+		struct series *s = &st.s[i];
+		double **reps, nines;
+		size_t *n, k;
+		struct figcfg c = s->cfg;
+		int pq = figcfg_pq_param(&c);
+
+		ret = read_reps(s, "latency_ns", 1, &reps, &n, err, errlen);
+		if (ret) {
+			free_reps(reps, n, s->npaths);
+			goto out;
+		}
+		for (k = 0; k < s->npaths && n[k] >= 2; k++)
+			;
+		/* a run with fewer than two answers has no curve */
+		if (!s->npaths || k < s->npaths) {
+			free_reps(reps, n, s->npaths);
+			continue;
+		}
+		if (ncurves)
+			fputs("\n\n", dat);
+		nines = figdist_curve(dat, reps, n, s->npaths);
+		free_reps(reps, n, s->npaths);
+		if (nines < 0) {
+			ret = -ENOMEM;
+			errmsg_set(err, errlen, "out of memory");
+			goto out;
+		}
+		if (nines > maxnines)
+			maxnines = nines;
+		series_label(&st, s, mask, 0, lab, sizeof(lab));
+		figgp_elem_str(vars, "names", ncurves + 1, lab);
+		/* colour: the configuration but the pre-query (and side) */
+		c.v[pq][0] = '\0';
+		snprintf(c.v[FIGCFG_REQUESTS], FIGCFG_VLEN, "%d", s->side);
+		for (k = 0; k < ncolor && !figcfg_same_except(&ckey[k], &c, -1); k++)
+			;
+		if (k == ncolor)
+			ckey[ncolor++] = c;
+		color[ncurves] = (int)k;
+		/* dash: the pre-query setting */
+		memset(&c, 0, sizeof(c));
+		snprintf(c.v[0], FIGCFG_VLEN, "%s", s->cfg.v[pq]);
+		for (k = 0; k < npq && !figcfg_same_except(&pqkey[k], &c, -1); k++)
+			;
+		if (k == npq)
+			pqkey[npq++] = c;
+		dash[ncurves] = (int)k;
+		ncurves++;
+	}
+	figgp_array(vars, "color", ncurves);
+	figgp_array(vars, "dash", ncurves);
+	for (size_t i = 0; i < ncurves; i++) {
+		figgp_elem_num(vars, "color", i + 1, color[i] + 1);
+		figgp_elem_num(vars, "dash", i + 1, dash[i] + 1);
+	}
+	figgp_var_num(vars, "ncurves", (double)ncurves);
+	figgp_var_num(vars, "maxnines", maxnines);
+	figgp_var_num(vars, "behind", (double)st.behind);
+	ret = (int)ncurves;
+out:
+	free(color);
+	free(dash);
+	free(ckey);
+	free(pqkey);
+	set_free(&st);
+	return ret;
+}
+
+/* Poisson(lambda) probability of k, through logs (lambda up to 1e7). */
+static double poisson_pmf(double lambda, double k)
+{
+	return exp(-lambda + k * log(lambda) - lgamma(k + 1));
+}
+
+double figdist_expected(const char *dist, double mean, double a, double b)
+{
+	if (!strcmp(dist, "exp")) {
+		if (b <= 0)
+			return 0;
+		if (a < 0)
+			a = 0;
+		return exp(-a / mean) - exp(-b / mean);
+	}
+	if (!strcmp(dist, "fixed"))
+		return a <= mean && mean < b ? 1 : 0;
+	if (!strcmp(dist, "poisson")) {
+		double e = 0;
+
+		for (double k = ceil(a < 0 ? 0 : a); k < b; k++)
+			e += poisson_pmf(mean, k);
+		return e;
+	}
+	return NAN;
+}
+
+/* A bin width of 1, 2, 2.5 or 5 times a power of ten, at least W. */
+static double nice(double w)
+{
+	double e = pow(10, floor(log10(w))), m = w / e;
+
+	return e * (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10);
+}
+
+/* Panels: series of one distribution and mean. */
+struct panel {
+	const char *dist;
+	double mean;
+	size_t *idx, n;		/* series */
+};
+
+int figdist_gaps(const struct figdist_src *src, size_t nsrc, int include_behind,
+		 FILE *dat, FILE *vars, char *err, size_t errlen)
+{
+	struct set st;
+	struct panel *pn = NULL;
+	size_t npn = 0, nblocks = 0;
+	unsigned char mask[FIGCFG_NPARAMS];
+	char lab[1024], t[1200], us[64];
+	int ret = build(&st, src, nsrc, include_behind, err, errlen);
+
+	if (ret)
+		goto out;
+	if (st.n)
+		qsort(st.s, st.n, sizeof(st.s[0]), series_cmp);
+	pn = calloc(st.n + 1, sizeof(*pn));
+	if (!pn || set_mask(&st, mask)) {
+		ret = -ENOMEM;
+		goto oom;
+	}
+	/* the panel of each series (a series without a numeric mean
+	 * gap has no target, and no panel) */
+	for (size_t i = 0; i < st.n; i++) {
+		const struct figcfg *c = &st.s[i].cfg;
+		double m;
+		size_t k;
+
+		if (csvtable_num(c->v[FIGCFG_INTERVAL], &m) || m <= 0)
+			continue;
+		for (k = 0; k < npn; k++)
+			if (!strcmp(pn[k].dist, c->v[FIGCFG_DIST]) && pn[k].mean == m)
+				break;
+		if (k == npn) {
+			pn[npn].dist = c->v[FIGCFG_DIST];
+			pn[npn].mean = m;
+			pn[npn].idx = calloc(st.n, sizeof(size_t));
+			if (!pn[npn++].idx) {
+				ret = -ENOMEM;
+				goto oom;
+			}
+		}
+		pn[k].idx[pn[k].n++] = i;
+	}
+	/* the names of the series in the panels: what varies, but the
+	 * distribution and the gap the panel says */
+	mask[FIGCFG_DIST] = mask[FIGCFG_INTERVAL] = 0;
+	figgp_var_num(vars, "npanels", (double)npn);
+	figgp_array(vars, "ptitle", npn);
+	figgp_array(vars, "pfirst", npn);
+	figgp_array(vars, "pcount", npn);
+	figgp_array(vars, "pbinw", npn);
+	figgp_array(vars, "names", st.n + npn);
+	for (size_t k = 0; k < npn; k++) {
+		struct panel *p = &pn[k];
+		double **g = calloc(p->n, sizeof(*g)), *all = NULL;
+		size_t *gn = calloc(p->n, sizeof(*gn)), nall = 0, outside = 0;
+		double lo, hi, w, q0, q1;
+		size_t nb;
+
+		if (!g || !gn) {
+			free(g);
+			free(gn);
+			ret = -ENOMEM;
+			goto oom;
+		}
+		/* each series' gaps: its repetitions' send gaps pooled */
+		for (size_t i = 0; i < p->n && !ret; i++) {
+			const struct series *s = &st.s[p->idx[i]];
+			double **reps;
+			size_t *n, tot = 0;
+
+			ret = read_reps(s, "sent_ns", 0, &reps, &n, err, errlen);
+			for (size_t r = 0; !ret && r < s->npaths; r++)
+				tot += n[r] > 1 ? n[r] - 1 : 0;
+			if (!ret && !(g[i] = malloc((tot + 1) * sizeof(double))))
+				ret = -ENOMEM;
+			for (size_t r = 0; !ret && r < s->npaths; r++)
+				for (size_t j = 1; j < n[r]; j++)
+					/* sent out of order (several
+					 * connections): not a gap */
+					if (reps[r][j] >= reps[r][j - 1])
+						g[i][gn[i]++] = reps[r][j] - reps[r][j - 1];
+			free_reps(reps, n, s->npaths);
+			nall += gn[i];
+		}
+		all = ret ? NULL : malloc((nall + 1) * sizeof(double));
+		if (!ret && !all)
+			ret = -ENOMEM;
+		if (ret) {
+			for (size_t i = 0; i < p->n; i++)
+				free(g[i]);
+			free(g);
+			free(gn);
+			if (ret == -ENOMEM)
+				goto oom;
+			goto out;
+		}
+		nall = 0;
+		for (size_t i = 0; i < p->n; i++) {
+			memcpy(all + nall, g[i], gn[i] * sizeof(double));
+			nall += gn[i];
+		}
+		qsort(all, nall, sizeof(double), dcmp);
+		q0 = nall ? figdist_rank(all, nall, 0.001) : p->mean;
+		q1 = nall ? figdist_rank(all, nall, 0.999) : p->mean;
+		/* the target's range, widened to 99.8 % of what was sent */
+		if (!strcmp(p->dist, "exp")) {
+			lo = 0;
+			hi = 5 * p->mean;
+		} else if (!strcmp(p->dist, "poisson")) {
+			lo = p->mean - 5 * sqrt(p->mean);
+			hi = p->mean + 5 * sqrt(p->mean);
+		} else {
+			lo = hi = p->mean;
+		}
+		lo = fmin(lo, q0);
+		hi = fmax(hi, q1);
+		if (hi - lo < p->mean * 0.01) {
+			lo = fmin(lo, p->mean * 0.995);
+			hi = fmax(hi, p->mean * 1.005);
+		}
+		if (lo < 0)
+			lo = 0;
+		w = nice((hi - lo) / GAP_BINS);
+		if (!strcmp(p->dist, "poisson") && w < 1)
+			w = 1;
+		lo = floor(lo / w) * w;
+		/* Poisson gaps are whole µs: bins centred on them */
+		if (!strcmp(p->dist, "poisson") && w == floor(w))
+			lo -= 0.5;
+		/* the last bin holds hi itself */
+		nb = (size_t)floor((hi - lo) / w) + 1;
+		for (size_t j = 0; j < nall; j++)
+			outside += all[j] < lo || all[j] >= lo + (double)nb * w;
+		free(all);
+		{
+			char m[32], b[32];
+
+			snprintf(m, sizeof(m), "%.10g", p->mean);
+			figcfg_us_words(m, us, sizeof(us));
+			snprintf(b, sizeof(b), "%.10g", w);
+			figcfg_us_words(b, lab, sizeof(lab));
+			snprintf(t, sizeof(t), "%s, mean %s: bins of %s", p->dist, us, lab);
+			if (outside)
+				snprintf(t + strlen(t), sizeof(t) - strlen(t),
+					 " (%zu gaps outside the axis)", outside);
+		}
+		figgp_elem_str(vars, "ptitle", k + 1, t);
+		figgp_elem_num(vars, "pfirst", k + 1, (double)nblocks);
+		figgp_elem_num(vars, "pcount", k + 1, (double)p->n);
+		figgp_elem_num(vars, "pbinw", k + 1, w);
+		/* the target block */
+		if (nblocks)
+			fputs("\n\n", dat);
+		for (size_t b = 0; b < nb; b++) {
+			double a = lo + (double)b * w;
+
+			figgp_num(dat, a + w / 2);
+			fputc(' ', dat);
+			figgp_num(dat, figdist_expected(p->dist, p->mean, a, a + w));
+			fputc('\n', dat);
+		}
+		snprintf(t, sizeof(t), "target: %s", p->dist);
+		figgp_elem_str(vars, "names", ++nblocks, t);
+		for (size_t i = 0; i < p->n; i++) {
+			size_t *cnt = calloc(nb, sizeof(*cnt));
+
+			if (!cnt) {
+				for (size_t j = i; j < p->n; j++)
+					free(g[j]);
+				free(g);
+				free(gn);
+				ret = -ENOMEM;
+				goto oom;
+			}
+			for (size_t j = 0; j < gn[i]; j++) {
+				double x = (g[i][j] - lo) / w;
+
+				if (x >= 0 && x < (double)nb)
+					cnt[(size_t)x]++;
+			}
+			fputs("\n\n", dat);
+			for (size_t b = 0; b < nb; b++) {
+				figgp_num(dat, lo + ((double)b + 0.5) * w);
+				fputc(' ', dat);
+				figgp_num(dat, gn[i] ? (double)cnt[b] / (double)gn[i] : NAN);
+				fputc('\n', dat);
+			}
+			series_label(&st, &st.s[p->idx[i]], mask, FIGCFG_W_NOGAP, lab, sizeof(lab));
+			snprintf(t, sizeof(t), "%s (%zu gaps)", lab, gn[i]);
+			figgp_elem_str(vars, "names", ++nblocks, t);
+			free(cnt);
+			free(g[i]);
+		}
+		free(g);
+		free(gn);
+	}
+	figgp_var_num(vars, "nblocks", (double)nblocks);
+	ret = (int)npn;
+	goto out;
+oom:
+	errmsg_set(err, errlen, "out of memory");
+out:
+	for (size_t k = 0; pn && k < npn; k++)
+		free(pn[k].idx);
+	free(pn);
+	set_free(&st);
+	return ret;
+}

@@ -1,0 +1,886 @@
+// SPDX-License-Identifier: GPL-2.0
+/* figtrace: the report's figures drawn from traces (see figtrace.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csvread.h"
+#include "csvtable.h"
+#include "errmsg.h"
+#include "figdist.h"
+#include "figgp.h"
+#include "figtrace.h"
+
+#define MAXCOL 32
+#define MAXCPU 4096
+#define MAX_SMALL (64u << 20)
+#define MAXSTATES 16
+/* p99 of fewer requests is one or two of them: not shown */
+#define MIN_P99 100
+
+/* meta.txt's start_ns and ncpus; -errno with the message. */
+static int read_meta(const char *dir, uint64_t *start, unsigned *ncpus, char *err,
+		     size_t errlen)
+{
+	char path[4096], *line = NULL;
+	size_t cap = 0;
+	int ret = 0, have = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/meta.txt", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		ret = -errno;
+		errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return ret;
+	}
+	*start = 0;
+	*ncpus = 0;
+	while (getline(&line, &cap, f) >= 0) {
+		char k[32];
+		unsigned long long v;
+
+		if (sscanf(line, "%31s %llu", k, &v) != 2)
+			continue;
+		if (!strcmp(k, "start_ns")) {
+			*start = v;
+			have |= 1;
+		} else if (!strcmp(k, "ncpus") && v <= MAXCPU) {
+			*ncpus = (unsigned)v;
+			have |= 2;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (have != 3) {
+		errmsg_set(err, errlen, "%s has no start_ns or ncpus (at most %d)", path,
+			   MAXCPU);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A time in ms to the ns the traces have (no -0.000000 from rounding). */
+static double ms_ns(double ms)
+{
+	return round(ms * 1e6) / 1e6 + 0.0;
+}
+
+/* Opens DIR/NAME; NULL (errno set) when it is not there. */
+static FILE *open_in(const char *dir, const char *name, char *path, size_t len)
+{
+	if ((size_t)snprintf(path, len, "%s/%s", dir, name) >= len) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return fopen(path, "r");
+}
+
+/* ---- figure 5 ---------------------------------------------------------- */
+
+enum mark_kind {
+	MK_REQ, MK_PQ, MK_IRQ, MK_IPI, MK_TIMER, MK_SOFTIRQ, MK_HWIRQ, MK_NONE,
+	MK_N
+};
+
+static const char *const mark_name[MK_N] = {
+	"request", "pre-query", "IRQ handler", "woken by IPI", "woken by timer",
+	"woken by softirq", "woken by IRQ", "woken: no cause found",
+};
+
+static const char *const idle_rgb[] = {
+	"9ecae1", "3182bd", "08519c", "6a51a3", "fd8d3c", "e6550d", "756bb1",
+	"636363",
+};
+
+struct tl {
+	char *state[MAXSTATES];
+	char rgb[MAXSTATES][8];
+	int nstates;
+	size_t kcount[MK_N];
+};
+
+/* The colour index of state NAME (added when new); -1 when full. */
+static int state_idx(struct tl *t, const char *name)
+{
+	int k;
+
+	for (k = 0; k < t->nstates; k++)
+		if (!strcmp(t->state[k], name))
+			return k;
+	if (k == MAXSTATES)
+		return -1;
+	t->state[k] = strdup(name);
+	if (!t->state[k])
+		return -1;
+	if (!strcmp(name, "unknown"))
+		snprintf(t->rgb[k], sizeof(t->rgb[k]), "bdbdbd");
+	else if (!strcmp(name, "C0"))
+		snprintf(t->rgb[k], sizeof(t->rgb[k]), "31a354");
+	else {
+		int idle = 0;
+
+		for (int j = 0; j < k; j++)
+			idle += strcmp(t->state[j], "unknown") && strcmp(t->state[j], "C0");
+		snprintf(t->rgb[k], sizeof(t->rgb[k]), "%s",
+			 idle_rgb[idle % (int)(sizeof(idle_rgb) / sizeof(idle_rgb[0]))]);
+	}
+	t->nstates++;
+	return k;
+}
+
+/* A wake cause ("ipi:call_function_single", "timer", ...) as a kind. */
+static int cause_kind(const char *c)
+{
+	if (!*c)
+		return -1;
+	if (!strncmp(c, "ipi", 3))
+		return MK_IPI;
+	if (!strncmp(c, "timer", 5))
+		return MK_TIMER;
+	if (!strncmp(c, "softirq", 7))
+		return MK_SOFTIRQ;
+	if (!strncmp(c, "irq", 3))
+		return MK_HWIRQ;
+	return MK_NONE;
+}
+
+/*
+ * The reference of a trace (its first request: the client's first "wb
+ * send" marker, else the server's first "wb recv"; without markers the
+ * trace start) and *span_ms, the time from it to the K-th request (NAN
+ * with fewer than two).
+ */
+static int first_requests(const char *dir, uint64_t start, int k, uint64_t *ref,
+			  double *span_ms, char *err, size_t errlen)
+{
+	char path[4096], *line = NULL, *fl[MAXCOL];
+	size_t cap = 0;
+	int n[2] = { 0, 0 }, ret = 0, w;
+	uint64_t first[2] = { 0, 0 }, kth[2] = { 0, 0 };
+	FILE *f = open_in(dir, "markers.csv", path, sizeof(path));
+
+	*ref = start;
+	*span_ms = NAN;
+	if (!f)
+		return 0;
+	/* [0]: receives, [1]: sends; read until the K-th receive */
+	while (n[0] < k && getline(&line, &cap, f) >= 0) {
+		int nf = csvr_split(line, fl, MAXCOL), kind;
+		uint64_t ts;
+		char e[128];
+
+		if (nf < 3)
+			continue;
+		if (!strncmp(fl[2], "wb recv ", 8))
+			kind = 0;
+		else if (!strncmp(fl[2], "wb send ", 8))
+			kind = 1;
+		else
+			continue;
+		if (csvr_u64(fl[0], UINT64_MAX, &ts, e, sizeof(e))) {
+			errmsg_set(err, errlen, "%s: ts_ns: %s", path, e);
+			ret = -EINVAL;
+			break;
+		}
+		if (!n[kind]++)
+			first[kind] = ts;
+		if (n[kind] <= k)
+			kth[kind] = ts;
+	}
+	free(line);
+	fclose(f);
+	if (ret)
+		return ret;
+	/* the client's sends keep to the schedule: traces of one schedule
+	 * line up on them; the receives include each run's latency */
+	w = n[1] ? 1 : 0;
+	if (!n[w])
+		return 0;
+	*ref = first[w];
+	/* the window reaches the K-th request's receive */
+	if ((n[0] > 1 || n[1] > 1) && (kth[0] > kth[1] ? kth[0] : kth[1]) > first[w])
+		*span_ms = (double)((kth[0] > kth[1] ? kth[0] : kth[1]) - first[w]) / 1e6;
+	return 0;
+}
+
+static int cpu_wanted(const struct figtrace_window *w, unsigned c)
+{
+	return !w->cpus || (c < w->ncpus && w->cpus[c]);
+}
+
+/* Whether CPU C of the trace has any state other than unknown. */
+static int cpu_has_events(const char *dir, unsigned c)
+{
+	char name[64], path[4096], *line = NULL, *fl[MAXCOL];
+	size_t cap = 0;
+	int found = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "cstate-cpu%u.csv", c);
+	f = open_in(dir, name, path, sizeof(path));
+	if (!f)
+		return 0;
+	if (getline(&line, &cap, f) >= 0)
+		while (!found && getline(&line, &cap, f) >= 0) {
+			int nf = csvr_split(line, fl, MAXCOL);
+
+			found = nf >= 3 && strcmp(fl[2], "unknown");
+		}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+struct row {
+	const struct figtrace_src *src;
+	unsigned cpu;
+	uint64_t start, ref;
+};
+
+/* Writes one CPU's intervals and wake causes in the window. */
+static int tl_cpu(const struct row *r, int y, double a, double b, struct tl *t,
+		  FILE *ivs, FILE *marks, size_t *nivs, char *err, size_t errlen)
+{
+	char name[64], path[4096], *line = NULL, *fl[MAXCOL];
+	size_t cap = 0, lineno = 1;
+	int ret = 0, cc = -1, nf;
+	/* ms from the trace's start to its reference */
+	double off = ((double)r->ref - (double)r->start) / 1e6;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "cstate-cpu%u.csv", r->cpu);
+	f = open_in(r->src->dir, name, path, sizeof(path));
+	if (!f)
+		return 0;
+	if (getline(&line, &cap, f) >= 0 && (nf = csvr_split(line, fl, MAXCOL)) > 0)
+		cc = csvr_col(fl, nf, "Wake Cause");
+	while (getline(&line, &cap, f) >= 0) {
+		double e, d, s;
+		int k;
+
+		lineno++;
+		nf = csvr_split(line, fl, MAXCOL);
+		if (nf < 4)
+			continue;
+		if (csvtable_num(fl[1], &e) || csvtable_num(fl[3], &d) || d < 0) {
+			errmsg_set(err, errlen, "%s:%zu: a time that is not a number", path,
+				   lineno);
+			ret = -EINVAL;
+			break;
+		}
+		e = ms_ns(e - off);
+		s = ms_ns(e - d);
+		if (e < a)
+			continue;
+		if (s > b)
+			break;
+		k = state_idx(t, fl[2]);
+		if (k < 0) {
+			errmsg_set(err, errlen, "%s: more than %d states", path, MAXSTATES);
+			ret = -EINVAL;
+			break;
+		}
+		/* clipped: gnuplot drops boxes centred outside the range */
+		fprintf(ivs, "%d %.6f %.6f %lu\n", y, fmax(s, a), fmin(e, b),
+			strtoul(t->rgb[k], NULL, 16));
+		(*nivs)++;
+		/* the wake that ended this idle period, at its end */
+		if (cc >= 0 && cc < nf && e <= b && strcmp(fl[2], "C0") &&
+		    strcmp(fl[2], "unknown")) {
+			int kind = cause_kind(fl[cc]);
+
+			if (kind >= 0) {
+				fprintf(marks, "%.6f %d %d\n", e, y, kind);
+				t->kcount[kind]++;
+			}
+		}
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/* Markers and IRQs of one trace onto its rows (ROWY[cpu], -1: none). */
+static int tl_marks(const struct row *r, const int *rowy, unsigned ncpus, double a,
+		    double b, struct tl *t, FILE *marks)
+{
+	char path[4096], *line = NULL, *fl[MAXCOL];
+	size_t cap = 0;
+	FILE *f = open_in(r->src->dir, "markers.csv", path, sizeof(path));
+
+	while (f && getline(&line, &cap, f) >= 0) {
+		int nf = csvr_split(line, fl, MAXCOL), kind;
+		uint64_t ts, cpu;
+		char e[64];
+		double x;
+
+		if (nf < 3 || csvr_u64(fl[0], UINT64_MAX, &ts, e, sizeof(e)) ||
+		    csvr_u64(fl[1], ncpus ? ncpus - 1 : 0, &cpu, e, sizeof(e)) ||
+		    rowy[cpu] < 0)
+			continue;
+		if (!strncmp(fl[2], "wb recv ", 8) || !strncmp(fl[2], "wb send ", 8))
+			kind = MK_REQ;
+		else if (!strncmp(fl[2], "wb pqrecv ", 10) || !strncmp(fl[2], "wb pq ", 6))
+			kind = MK_PQ;
+		else
+			continue;
+		x = ms_ns(((double)ts - (double)r->ref) / 1e6);
+		if (x < a || x > b)
+			continue;
+		fprintf(marks, "%.6f %d %d\n", x, rowy[cpu], kind);
+		t->kcount[kind]++;
+	}
+	if (f)
+		fclose(f);
+	f = open_in(r->src->dir, "irq.csv", path, sizeof(path));
+	/* Sample #, Continuous Time (ms), IRQ No, Interface, Duration, CPU */
+	if (f && getline(&line, &cap, f) < 0) {
+		fclose(f);
+		f = NULL;
+	}
+	while (f && getline(&line, &cap, f) >= 0) {
+		int nf = csvr_split(line, fl, MAXCOL);
+		uint64_t cpu;
+		double ms, x;
+		char e[64];
+
+		if (nf < 6 || csvtable_num(fl[1], &ms) ||
+		    csvr_u64(fl[5], ncpus ? ncpus - 1 : 0, &cpu, e, sizeof(e)) || rowy[cpu] < 0)
+			continue;
+		x = ms_ns(ms - ((double)r->ref - (double)r->start) / 1e6);
+		if (x < a || x > b)
+			continue;
+		fprintf(marks, "%.6f %d %d\n", x, rowy[cpu], MK_IRQ);
+		t->kcount[MK_IRQ]++;
+	}
+	if (f)
+		fclose(f);
+	free(line);
+	return 0;
+}
+
+int figtrace_timeline(const struct figtrace_src *src, size_t n,
+		      const struct figtrace_window *w, FILE *ivs, FILE *marks,
+		      FILE *vars, char *err, size_t errlen)
+{
+	struct row *rows = NULL;
+	int *rowy = NULL;
+	size_t nrows = 0, nivs = 0;
+	struct tl t = { 0 };
+	double a = w->a_ms, b = w->b_ms, span = 0;
+	int ret = 0;
+	char name[1200];
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		uint64_t start = 0, ref = 0;
+		unsigned ncpus = 0;
+		double sp;
+
+		ret = read_meta(src[i].dir, &start, &ncpus, err, errlen);
+		if (!ret)
+			ret = first_requests(src[i].dir, start, w->requests > 0 ? w->requests : 3,
+					     &ref, &sp, err, errlen);
+		if (ret)
+			break;
+		if (isfinite(sp) && sp > span)
+			span = sp;
+		for (unsigned c = 0; c < ncpus; c++) {
+			struct row *nr;
+
+			if (!cpu_wanted(w, c) || !cpu_has_events(src[i].dir, c))
+				continue;
+			nr = realloc(rows, (nrows + 1) * sizeof(*nr));
+			if (!nr) {
+				ret = -ENOMEM;
+				errmsg_set(err, errlen, "out of memory");
+				break;
+			}
+			rows = nr;
+			rows[nrows++] = (struct row){ &src[i], c, start, ref };
+		}
+	}
+	if (ret)
+		goto out;
+	/* the default window: the first few requests and a margin */
+	if (!(a < b)) {
+		double m = fmax(0.2, span * 0.1);
+
+		a = -m;
+		b = span + m;
+	}
+	rowy = malloc((MAXCPU + 1) * sizeof(*rowy));
+	if (!rowy) {
+		ret = -ENOMEM;
+		errmsg_set(err, errlen, "out of memory");
+		goto out;
+	}
+	figgp_var_num(vars, "x0", a);
+	figgp_var_num(vars, "x1", b);
+	figgp_var_num(vars, "nrows", (double)nrows);
+	figgp_array(vars, "rowname", nrows);
+	for (size_t i = 0; i < nrows && !ret; i++) {
+		int y = (int)(nrows - 1 - i);
+
+		snprintf(name, sizeof(name), "%s cpu%u", rows[i].src->label, rows[i].cpu);
+		figgp_elem_str(vars, "rowname", i + 1, name);
+		ret = tl_cpu(&rows[i], y, a, b, &t, ivs, marks, &nivs, err, errlen);
+		/* the trace's markers once, after its last row */
+		if (!ret && (i + 1 == nrows || rows[i + 1].src != rows[i].src)) {
+			for (int c = 0; c <= MAXCPU; c++)
+				rowy[c] = -1;
+			for (size_t j = 0; j <= i; j++)
+				if (rows[j].src == rows[i].src)
+					rowy[rows[j].cpu] = (int)(nrows - 1 - j);
+			ret = tl_marks(&rows[i], rowy, MAXCPU, a, b, &t, marks);
+		}
+	}
+	if (ret)
+		goto out;
+	figgp_var_num(vars, "nstates", t.nstates);
+	figgp_array(vars, "sname", (size_t)t.nstates);
+	figgp_array(vars, "scolor", (size_t)t.nstates);
+	/* the legend: unknown, C0, then the idle states as they came */
+	for (int pass = 0, e = 0; pass < 3; pass++) {
+		for (int k = 0; k < t.nstates; k++) {
+			char rgb[16];
+			int p = !strcmp(t.state[k], "unknown") ? 0 :
+				!strcmp(t.state[k], "C0") ? 1 : 2;
+
+			if (p != pass)
+				continue;
+			snprintf(rgb, sizeof(rgb), "#%s", t.rgb[k]);
+			figgp_elem_str(vars, "sname", (size_t)++e, t.state[k]);
+			figgp_elem_str(vars, "scolor", (size_t)e, rgb);
+		}
+	}
+	figgp_var_num(vars, "nkinds", MK_N);
+	figgp_array(vars, "kname", MK_N);
+	figgp_array(vars, "kcount", MK_N);
+	for (int k = 0; k < MK_N; k++) {
+		figgp_elem_str(vars, "kname", (size_t)k + 1, mark_name[k]);
+		figgp_elem_num(vars, "kcount", (size_t)k + 1, (double)t.kcount[k]);
+	}
+	ret = (int)nivs;
+out:
+	for (int k = 0; k < t.nstates; k++)
+		free(t.state[k]);
+	free(rows);
+	free(rowy);
+	return ret;
+}
+
+/* ---- figure 6 ---------------------------------------------------------- */
+
+int figtrace_residency(const struct figtrace_src *src, size_t n, FILE *dat,
+		       FILE *vars, char *err, size_t errlen)
+{
+	/* per trace and CPU: C0 %, idle entries, known time (ms) */
+	double *c0 = NULL, *ent = NULL, *ms = NULL;
+	unsigned char *seen = NULL;
+	unsigned maxcpu = 0;
+	int ret = 0, rows = 0;
+
+	c0 = calloc(n * (MAXCPU + 1) + 1, sizeof(*c0));
+	ent = calloc(n * (MAXCPU + 1) + 1, sizeof(*ent));
+	ms = calloc(n * (MAXCPU + 1) + 1, sizeof(*ms));
+	seen = calloc(n * (MAXCPU + 1) + 1, 1);
+	if (!c0 || !ent || !ms || !seen) {
+		ret = -ENOMEM;
+		errmsg_set(err, errlen, "out of memory");
+		goto out;
+	}
+	figgp_var_num(vars, "ntraces", (double)n);
+	figgp_array(vars, "names", n);
+	for (size_t i = 0; i < n && !ret; i++) {
+		char path[4096];
+		struct csvtable t;
+		int cc, cs, cp, ce, ct;
+
+		figgp_elem_str(vars, "names", i + 1, src[i].label);
+		snprintf(path, sizeof(path), "%s/residency.csv", src[i].dir);
+		ret = csvtable_read(path, MAX_SMALL, &t, err, errlen);
+		/* a trace without it (timeline failed): no bars of its own */
+		if (ret == -ENOENT) {
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		cc = csvtable_col(&t, "cpu");
+		cs = csvtable_col(&t, "state");
+		cp = csvtable_col(&t, "percent");
+		ce = csvtable_col(&t, "entries");
+		ct = csvtable_col(&t, "time_ms");
+		if (cc < 0 || cs < 0 || cp < 0 || ce < 0 || ct < 0) {
+			errmsg_set(err, errlen, "%s has no cpu, state, percent, entries or "
+				   "time_ms column", path);
+			ret = -EINVAL;
+		}
+		for (size_t r = 0; r < t.n && !ret; r++) {
+			const char *st = csvtable_get(&t, r, cs);
+			double cpu, pct, e, tm;
+			size_t at;
+
+			if (csvtable_getnum(&t, r, cc, &cpu, err, errlen) != 1 ||
+			    cpu < 0 || cpu > MAXCPU || cpu != floor(cpu) ||
+			    csvtable_getnum(&t, r, cp, &pct, err, errlen) != 1 ||
+			    csvtable_getnum(&t, r, ce, &e, err, errlen) != 1 ||
+			    csvtable_getnum(&t, r, ct, &tm, err, errlen) != 1) {
+				errmsg_set(err, errlen, "%s:%zu: cpu, percent, entries and "
+					   "time_ms must be numbers", path, t.ln[r]);
+				ret = -EINVAL;
+				break;
+			}
+			at = i * (MAXCPU + 1) + (size_t)cpu;
+			/* time before the first event is not a state */
+			if (!strcmp(st, "unknown"))
+				continue;
+			seen[at] = 1;
+			ms[at] += tm;
+			if (!strcmp(st, "C0"))
+				c0[at] = pct;
+			else
+				ent[at] += e;
+			if ((unsigned)cpu > maxcpu)
+				maxcpu = (unsigned)cpu;
+		}
+		csvtable_free(&t);
+	}
+	if (ret)
+		goto out;
+	for (unsigned c = 0; c <= maxcpu; c++) {
+		int any = 0;
+
+		for (size_t i = 0; i < n; i++)
+			any |= seen[i * (MAXCPU + 1) + c];
+		if (!any)
+			continue;
+		fprintf(dat, "%d \"cpu%u\"", rows++, c);
+		for (size_t i = 0; i < n; i++) {
+			size_t at = i * (MAXCPU + 1) + c;
+
+			fputc(' ', dat);
+			figgp_num(dat, seen[at] ? c0[at] : NAN);
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t at = i * (MAXCPU + 1) + c;
+
+			fputc(' ', dat);
+			figgp_num(dat, seen[at] && ms[at] > 0 ? ent[at] / (ms[at] / 1e3) : NAN);
+		}
+		fputc('\n', dat);
+	}
+	figgp_var_num(vars, "ncpus", rows);
+	ret = rows;
+out:
+	free(c0);
+	free(ent);
+	free(ms);
+	free(seen);
+	return ret;
+}
+
+/* ---- figure 9 ---------------------------------------------------------- */
+
+static const char *const pq_class[] = { "none", "woke", "awake", "together" };
+
+static int class_idx(const char *c)
+{
+	for (int k = 0; k < 4; k++)
+		if (!strcmp(c, pq_class[k]))
+			return k;
+	return 4;
+}
+
+struct grp {
+	const char *state, *cls;
+	int sorder, corder;
+	size_t row;		/* figure 10: the group's row */
+	double *v;
+	size_t n, cap;
+};
+
+static int grp_cmp(const void *a, const void *b)
+{
+	const struct grp *x = a, *y = b;
+
+	if (x->sorder != y->sorder)
+		return x->sorder - y->sorder;
+	if (x->corder != y->corder)
+		return x->corder - y->corder;
+	return strcmp(x->cls, y->cls);
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The state's place: unknown, C0, then idle states in order of first
+ * appearance. */
+static int state_order(const char *s, int first_seen)
+{
+	if (!strcmp(s, "unknown"))
+		return 0;
+	if (!strcmp(s, "C0"))
+		return 1;
+	return 2 + first_seen;
+}
+
+int figtrace_states(const struct figtrace_src *src, size_t n, FILE *dat,
+		    FILE *vars, char *err, size_t errlen)
+{
+	size_t npanels = 0, hidden = 0, maxlab = 0;
+	int ret = 0, client = 0;
+	char lab[512];
+
+	/* client latency where any trace has it, else idle exit to receive */
+	for (size_t i = 0; i < n && !client; i++) {
+		char path[4096];
+		struct csvtable t;
+		int cl;
+
+		snprintf(path, sizeof(path), "%s/attribution.csv", src[i].dir);
+		if (csvtable_read(path, 1u << 30, &t, err, errlen))
+			continue;
+		cl = csvtable_col(&t, "latency_us");
+		for (size_t r = 0; r < t.n && !client; r++)
+			client = *csvtable_get(&t, r, cl) != '\0';
+		csvtable_free(&t);
+	}
+	figgp_array(vars, "ptitle", n);
+	figgp_array(vars, "pcount", n);
+	for (size_t i = 0; i < n && !ret; i++) {
+		char path[4096];
+		struct csvtable t;
+		struct grp *g = NULL;
+		size_t ng = 0;
+		int cs, cc, cv, nidle = 0;
+
+		snprintf(path, sizeof(path), "%s/attribution.csv", src[i].dir);
+		ret = csvtable_read(path, 1u << 30, &t, err, errlen);
+		if (ret == -ENOENT) {
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		cs = csvtable_col(&t, "state");
+		cc = csvtable_col(&t, "prequery");
+		cv = csvtable_col(&t, client ? "latency_us" : "exit_to_recv_us");
+		if (cs < 0 || cv < 0) {
+			errmsg_set(err, errlen, "%s has no state or %s column", path,
+				   client ? "latency_us" : "exit_to_recv_us");
+			ret = -EINVAL;
+		}
+		for (size_t r = 0; r < t.n && !ret; r++) {
+			const char *st = csvtable_get(&t, r, cs);
+			const char *cl = cc >= 0 ? csvtable_get(&t, r, cc) : "";
+			double v;
+			size_t k;
+			int got = csvtable_getnum(&t, r, cv, &v, err, errlen);
+
+			if (got < 0) {
+				ret = got;
+				break;
+			}
+			if (!got)
+				continue;
+			for (k = 0; k < ng; k++)
+				if (!strcmp(g[k].state, st) && !strcmp(g[k].cls, cl))
+					break;
+			if (k == ng) {
+				struct grp *ngp = realloc(g, (ng + 1) * sizeof(*ngp));
+				int so = -1;
+
+				if (!ngp) {
+					ret = -ENOMEM;
+					break;
+				}
+				g = ngp;
+				for (size_t j = 0; j < ng && so < 0; j++)
+					if (!strcmp(g[j].state, st))
+						so = g[j].sorder;
+				if (so < 0)
+					so = state_order(st, nidle++);
+				g[ng++] = (struct grp){ st, cl, so, class_idx(cl), 0, NULL, 0, 0 };
+			}
+			if (g[k].n == g[k].cap) {
+				size_t nc = g[k].cap ? 2 * g[k].cap : 256;
+				double *nv = realloc(g[k].v, nc * sizeof(*nv));
+
+				if (!nv) {
+					ret = -ENOMEM;
+					break;
+				}
+				g[k].v = nv;
+				g[k].cap = nc;
+			}
+			g[k].v[g[k].n++] = v;
+		}
+		if (ret == -ENOMEM)
+			errmsg_set(err, errlen, "out of memory");
+		if (!ret && ng) {
+			qsort(g, ng, sizeof(*g), grp_cmp);
+			if (npanels)
+				fputs("\n\n", dat);
+			for (size_t k = 0; k < ng; k++) {
+				double p99;
+
+				qsort(g[k].v, g[k].n, sizeof(double), dcmp);
+				snprintf(lab, sizeof(lab), "%s%s%s (n=%zu)", g[k].state,
+					 *g[k].cls ? ", pre-query " : "", g[k].cls, g[k].n);
+				if (figgp_chars(lab) > maxlab)
+					maxlab = figgp_chars(lab);
+				fprintf(dat, "%zu ", k);
+				figgp_label(dat, lab);
+				fprintf(dat, " %zu ", g[k].n);
+				figgp_num(dat, figdist_rank(g[k].v, g[k].n, 0.5));
+				fputc(' ', dat);
+				figgp_num(dat, figdist_rank(g[k].v, g[k].n, 0.9));
+				fputc(' ', dat);
+				p99 = figdist_rank(g[k].v, g[k].n, 0.99);
+				if (g[k].n < MIN_P99) {
+					p99 = NAN;
+					hidden++;
+				}
+				figgp_num(dat, p99);
+				fputc('\n', dat);
+			}
+			figgp_elem_str(vars, "ptitle", npanels + 1, src[i].label);
+			figgp_elem_num(vars, "pcount", npanels + 1, (double)ng);
+			npanels++;
+		}
+		for (size_t k = 0; k < ng; k++)
+			free(g[k].v);
+		free(g);
+		csvtable_free(&t);
+	}
+	if (ret)
+		return ret;
+	figgp_var_num(vars, "npanels", (double)npanels);
+	figgp_var_str(vars, "metric", client ? "client latency" : "idle exit to receive");
+	figgp_var_num(vars, "hidden", (double)hidden);
+	figgp_var_num(vars, "minp99", MIN_P99);
+	figgp_var_num(vars, "maxlab", (double)maxlab);
+	return (int)npanels;
+}
+
+/* ---- figure 10 --------------------------------------------------------- */
+
+int figtrace_breakdown(const struct figtrace_src *src, size_t n, FILE *dat,
+		       FILE *vars, char *err, size_t errlen)
+{
+	static const char *const seg[] = {
+		"hw_exit_avg_us", "kernel_avg_us", "sched_avg_us", "wake_avg_us",
+	};
+	size_t nbars = 0, ntr = 0, maxlab = 0;
+	double x = 0;
+	int ret = 0;
+
+	figgp_array(vars, "tname", n);
+	figgp_array(vars, "tx", n);
+	for (size_t i = 0; i < n && !ret; i++) {
+		char path[4096], lab[512];
+		struct csvtable t;
+		int cs, cq, ck, cseg[4];
+		double x0 = x;
+		size_t mine = 0;
+		struct grp *g = NULL;
+
+		snprintf(path, sizeof(path), "%s/breakdown.csv", src[i].dir);
+		ret = csvtable_read(path, MAX_SMALL, &t, err, errlen);
+		if (ret == -ENOENT) {
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		cs = csvtable_col(&t, "state");
+		cq = csvtable_col(&t, "prequery");
+		ck = csvtable_col(&t, "complete");
+		for (int k = 0; k < 4; k++)
+			cseg[k] = csvtable_col(&t, seg[k]);
+		if (cs < 0 || cq < 0 || ck < 0 || cseg[0] < 0 || cseg[1] < 0 ||
+		    cseg[2] < 0 || cseg[3] < 0) {
+			errmsg_set(err, errlen, "%s has no state, prequery, complete or "
+				   "*_avg_us columns", path);
+			ret = -EINVAL;
+		}
+		/* rows in figure order: state, then pre-query class */
+		g = ret ? NULL : calloc(t.n + 1, sizeof(*g));
+		if (!ret && !g) {
+			errmsg_set(err, errlen, "out of memory");
+			ret = -ENOMEM;
+		}
+		for (size_t r = 0, nidle = 0; r < t.n && !ret; r++) {
+			const char *st = csvtable_get(&t, r, cs);
+			int so = -1;
+
+			for (size_t j = 0; j < r && so < 0; j++)
+				if (!strcmp(g[j].state, st))
+					so = g[j].sorder;
+			g[r] = (struct grp){ st, csvtable_get(&t, r, cq),
+					     so >= 0 ? so : state_order(st, (int)nidle++),
+					     class_idx(csvtable_get(&t, r, cq)), r, NULL, 0, 0 };
+		}
+		if (!ret)
+			qsort(g, t.n, sizeof(*g), grp_cmp);
+		for (size_t k = 0; k < t.n && !ret; k++) {
+			size_t r = g[k].row;
+			double complete, v[4];
+			int got = csvtable_getnum(&t, r, ck, &complete, err, errlen);
+
+			for (int s = 0; s < 4 && got >= 0; s++) {
+				int gs = csvtable_getnum(&t, r, cseg[s], &v[s], err, errlen);
+
+				if (gs < 0)
+					got = gs;
+				else if (!gs)
+					got = 0;
+			}
+			if (got < 0) {
+				ret = got;
+				break;
+			}
+			/* a group without a complete breakdown has no bar */
+			if (!got || !(complete > 0))
+				continue;
+			snprintf(lab, sizeof(lab), "%s, %s (n=%.0f)", g[k].state, g[k].cls,
+				 complete);
+			if (figgp_chars(lab) > maxlab)
+				maxlab = figgp_chars(lab);
+			figgp_num(dat, x);
+			fputc(' ', dat);
+			figgp_label(dat, lab);
+			for (int s = 0; s < 4; s++) {
+				fputc(' ', dat);
+				figgp_num(dat, v[s]);
+			}
+			fprintf(dat, " %.0f\n", complete);
+			x += 1;
+			mine++;
+			nbars++;
+		}
+		free(g);
+		csvtable_free(&t);
+		if (mine) {
+			figgp_elem_str(vars, "tname", ntr + 1, src[i].label);
+			figgp_elem_num(vars, "tx", ntr + 1, (x0 + x - 1) / 2);
+			ntr++;
+			x += 0.8;	/* the gap between traces */
+		}
+	}
+	if (ret)
+		return ret;
+	figgp_var_num(vars, "ntraces", (double)ntr);
+	figgp_var_num(vars, "nbars", (double)nbars);
+	figgp_var_num(vars, "xmax", x > 0.8 ? x - 0.8 : 0);
+	figgp_var_num(vars, "maxlab", (double)maxlab);
+	return (int)nbars;
+}

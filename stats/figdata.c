@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakebench-figdata: internal helper of `wakebench report`. The report
+ * script finds the inputs, calls this for every number its figures and
+ * tables show, runs gnuplot and writes the pages; here are the data:
+ *
+ *   figures  the data and variables of every figure (lib/figsum,
+ *            lib/figdist, lib/figtrace, lib/figtraj), and one status line
+ *            per figure saying it has data or why not
+ *   table    a CSV file as an HTML or Markdown table (lib/figtable)
+ *   configs  what differs between snapshots and command lines, and the
+ *            provenance of each (lib/cfgdiff)
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfgdiff.h"
+#include "cli.h"
+#include "clishared.h"
+#include "cpu.h"
+#include "csvtable.h"
+#include "figdist.h"
+#include "figsum.h"
+#include "figtable.h"
+#include "figtrace.h"
+#include "figtraj.h"
+#include "opt.h"
+
+#define PROG "wakebench-figdata"
+#define MAXCPU 4096
+#define MAX_TABLE (256u << 20)
+
+struct figures_opts {
+	const char *out, *window, *cpus;
+	int include_behind;
+	uint64_t requests;
+};
+
+#define AT(f) CLI_AT(struct figures_opts, f)
+static const struct cli_opt figures_options[] = {
+	{ .name = "out", .kind = CLI_STRING, .arg = "DIR",
+	  .help = "write the figures' data and variables there (required)",
+	  .off = AT(out) },
+	{ .name = "include-behind", .kind = CLI_FLAG,
+	  .help = "keep runs that fell behind their schedule",
+	  .off = AT(include_behind) },
+	{ .name = "window-ms", .kind = CLI_STRING, .arg = "A:B",
+	  .help = "figure 5's window, ms since each trace's first request\n"
+		  "(default: its first --requests requests)",
+	  .off = AT(window) },
+	{ .name = "requests", .kind = CLI_UINT, .store = CLI_U64, .arg = "N",
+	  .min = 2, .max = 1000, .hint = CLI_RANGE,
+	  .help = "figure 5's default window: the first N requests (3)",
+	  .off = AT(requests) },
+	{ .name = "cpus", .kind = CLI_STRING, .arg = "LIST",
+	  .help = "figure 5: only these CPUs (e.g. 0,2-3)",
+	  .off = AT(cpus) },
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+#undef AT
+
+static const struct cli_cmd figures_cmd = {
+	.prog = PROG " figures",
+	.usage = "Usage: wakebench-figdata figures --out DIR [options] [KIND SIDE ARG PATH]...",
+	.about =
+"Internal helper of 'wakebench report'. Sources come in fours:\n"
+"  run SIDE NAME RUNDIR      a client run (requests.csv, summary.csv)\n"
+"  sweep SIDE SUMMARY DIR    a sweep directory and the summary.csv\n"
+"                            'wakebench stats' made of it\n"
+"  trace SIDE LABEL DIR      a trace directory (timeline and attribution)\n"
+"  traj SIDE LABEL FILE      an adaptive trajectory\n"
+"SIDE names the directory given to the report it was found under. Writes\n"
+"DIR/figN.dat (figure 5: fig5-ivs.dat, fig5-marks.dat) and DIR/figN.vars\n"
+"(gnuplot assignments; figures 1 and 2 share fig1.vars) and prints one\n"
+"line per figure, 'figN ok' or 'figN missing REASON', and 'note TEXT'\n"
+"lines for runs left out.\n",
+	.col = 24,
+	.max_args = INT_MAX,
+	.opts = figures_options,
+};
+
+struct table_opts {
+	const char *first;
+	int markdown;
+};
+
+#define AT(f) CLI_AT(struct table_opts, f)
+static const struct cli_opt table_options[] = {
+	{ .name = "first", .kind = CLI_STRING, .arg = "COLS",
+	  .help = "these columns (comma-separated) first", .off = AT(first) },
+	{ .name = "markdown", .kind = CLI_FLAG,
+	  .help = "Markdown instead of HTML", .off = AT(markdown) },
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+#undef AT
+
+static const struct cli_cmd table_cmd = {
+	.prog = PROG " table",
+	.usage = "Usage: wakebench-figdata table [--first COLS] [--markdown] LABEL FILE...",
+	.about = "Writes the CSV FILEs as one HTML (or Markdown) table on standard output:\n"
+		 "every row and column, text escaped; with several, a first column\n"
+		 "'source' holds each row's LABEL and the columns are all of theirs.\n",
+	.col = 20,
+	.max_args = INT_MAX,
+	.opts = table_options,
+};
+
+struct configs_opts {
+	const char *diff, *prov, *snap;
+};
+
+#define AT(f) CLI_AT(struct configs_opts, f)
+static const struct cli_opt configs_options[] = {
+	{ .name = "diff", .kind = CLI_STRING, .arg = "FILE",
+	  .help = "what differs (CSV: what,LABEL...)", .off = AT(diff) },
+	{ .name = "provenance", .kind = CLI_STRING, .arg = "FILE",
+	  .help = "source,wakebench,host,when,command", .off = AT(prov) },
+	{ .name = "snapshots", .kind = CLI_STRING, .arg = "PREFIX",
+	  .help = "each side's snapshot as PREFIX-N.csv (key,value)",
+	  .off = AT(snap) },
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+#undef AT
+
+static const struct cli_cmd configs_cmd = {
+	.prog = PROG " configs",
+	.usage = "Usage: wakebench-figdata configs [--diff FILE] [--provenance FILE]\n"
+		 "                                 [--snapshots PREFIX] [LABEL SNAPSHOT CMDLINE]...",
+	.about = "Compares the sides' snapshot.json (key by key) and cmdline.txt (option by\n"
+		 "option); '-' for a file a side does not have. Prints the number of rows\n"
+		 "that differ.\n",
+	.col = 24,
+	.max_args = INT_MAX,
+	.opts = configs_options,
+};
+
+/* ---- figures ----------------------------------------------------------- */
+
+struct out {
+	const char *dir;
+	char path[4096];
+};
+
+static FILE *create(struct out *o, const char *name)
+{
+	FILE *f;
+
+	if ((size_t)snprintf(o->path, sizeof(o->path), "%s/%s", o->dir, name) >=
+	    sizeof(o->path))
+		opt_die(PROG, "%s: path too long", o->dir);
+	f = fopen(o->path, "w");
+	if (!f)
+		opt_die(PROG, "cannot write %s: %s", o->path, strerror(errno));
+	return f;
+}
+
+static void done(struct out *o, FILE *f)
+{
+	if (ferror(f) | fclose(f))
+		opt_die(PROG, "writing into %s failed", o->dir);
+}
+
+/* One figure's status line. */
+static void status(int fig, int n, const char *why, const char *err)
+{
+	if (n > 0)
+		printf("fig%d ok\n", fig);
+	else if (n < 0)
+		printf("fig%d missing %s\n", fig, err);
+	else
+		printf("fig%d missing %s\n", fig, why);
+}
+
+/* "A:B" in ms, A < B (A may be negative: before the first request) */
+static void parse_window(const char *s, struct figtrace_window *w)
+{
+	char buf[64], *colon;
+
+	if (strlen(s) >= sizeof(buf))
+		opt_usage(PROG, "--window-ms wants A:B in ms, e.g. 10:30: '%s'", s);
+	strcpy(buf, s);
+	colon = strchr(buf, ':');
+	if (!colon)
+		opt_usage(PROG, "--window-ms wants A:B in ms, e.g. 10:30: '%s'", s);
+	*colon = '\0';
+	if (csvtable_num(buf, &w->a_ms) || csvtable_num(colon + 1, &w->b_ms) ||
+	    !(w->a_ms < w->b_ms))
+		opt_usage(PROG, "--window-ms wants A:B in ms with A < B, e.g. 10:30: '%s'", s);
+}
+
+static int figures(int argc, char **argv)
+{
+	struct figures_opts o = { .requests = 3 };
+	struct figtrace_window w = { 0 };
+	struct figsum sum;
+	struct figdist_src *ds;
+	struct figtrace_src *ts;
+	struct figtraj_src *js;
+	size_t nds = 0, nts = 0, njs = 0, nsum = 0, nloads = 0;
+	unsigned char *cpus = NULL;
+	struct out out;
+	char err[2048];
+	int first, n, nruns = 0;
+	FILE *a, *b, *v;
+
+	first = cli_parse(&figures_cmd, argc, argv, &o);
+	if (!o.out)
+		opt_usage(PROG, "figures needs --out DIR");
+	if ((argc - first) % 4)
+		opt_usage(PROG, "sources come in fours: KIND SIDE ARG PATH");
+	if (o.window)
+		parse_window(o.window, &w);
+	if (o.cpus) {
+		cpus = calloc(MAXCPU, 1);
+		if (!cpus)
+			opt_die(PROG, "out of memory");
+		if (cpu_parse_list(o.cpus, cpus, MAXCPU) < 0)
+			opt_usage(PROG, "--cpus wants a list like 0,2-3: '%s'", o.cpus);
+		w.cpus = cpus;
+		w.ncpus = MAXCPU;
+	}
+	w.requests = (int)o.requests;
+	out.dir = o.out;
+	n = (argc - first) / 4;
+	ds = calloc((size_t)n + 1, sizeof(*ds));
+	ts = calloc((size_t)n + 1, sizeof(*ts));
+	js = calloc((size_t)n + 1, sizeof(*js));
+	if (!ds || !ts || !js)
+		opt_die(PROG, "out of memory");
+	figsum_init(&sum);
+	for (int i = first; i < argc; i += 4) {
+		const char *kind = argv[i], *side = argv[i + 1], *arg = argv[i + 2],
+			   *path = argv[i + 3];
+		int si = figsum_side(&sum, side), ret = 0;
+		char p[4096];
+
+		if (si < 0)
+			opt_die(PROG, "out of memory");
+		if (!strcmp(kind, "run")) {
+			ds[nds++] = (struct figdist_src){ side, arg, path, 0 };
+			snprintf(p, sizeof(p), "%s/summary.csv", path);
+			ret = figsum_add_run(&sum, p, si, o.include_behind, err, sizeof(err));
+			nruns++;
+			if (ret == 1)
+				printf("note run %s: %s: left out of figures 1, 2, 7 and 11%s\n",
+				       arg, err, strstr(err, "behind") ?
+				       " (--include-behind draws it)" : "");
+			else if (ret < 0)
+				printf("note run %s: %s\n", arg, err);
+			nsum += ret == 0;
+		} else if (!strcmp(kind, "sweep")) {
+			ds[nds++] = (struct figdist_src){ side, side, path, 1 };
+			ret = figsum_add_sweep(&sum, arg, si, err, sizeof(err));
+			if (ret < 0)
+				printf("note sweep %s: %s\n", path, err);
+			nsum += ret == 0;
+		} else if (!strcmp(kind, "trace")) {
+			ts[nts++] = (struct figtrace_src){ arg, path };
+		} else if (!strcmp(kind, "traj")) {
+			js[njs++] = (struct figtraj_src){ arg, path };
+		} else {
+			opt_usage(PROG, "unknown source kind '%s' (run, sweep, trace, traj)", kind);
+		}
+	}
+
+	/* 1, 2: pairs; 7: load; 11: energy */
+	a = create(&out, "fig1.dat");
+	b = create(&out, "fig2.dat");
+	v = create(&out, "fig1.vars");
+	n = figsum_write_pairs(&sum, a, b, v);
+	done(&out, a);
+	done(&out, b);
+	done(&out, v);
+	if (n < 0)
+		opt_die(PROG, "out of memory");
+	snprintf(err, sizeof(err), "%s", nsum ? "no configuration with pre-query has one "
+		 "without it (equal in every other parameter)" : nruns ?
+		 "no run left to pair (the notes say why; --include-behind keeps runs "
+		 "behind their schedule)" :
+		 "needs a sweep summary.csv (wakebench stats) or runs with and without "
+		 "pre-query");
+	status(1, n, err, "");
+	status(2, n, err, "");
+	a = create(&out, "fig7.dat");
+	v = create(&out, "fig7.vars");
+	n = figsum_write_load(&sum, a, v, &nloads);
+	done(&out, a);
+	done(&out, v);
+	if (n < 0)
+		opt_die(PROG, "out of memory");
+	/* a line needs two loads */
+	status(7, nloads >= 2 ? n : 0,
+	       "needs a sweep summary.csv with at least two intervals or rates", "");
+	a = create(&out, "fig11.dat");
+	v = create(&out, "fig11.vars");
+	n = figsum_write_energy(&sum, a, v);
+	done(&out, a);
+	done(&out, v);
+	if (n < 0)
+		opt_die(PROG, "out of memory");
+	status(11, n, nsum ? "no energy measured (energy_per_request empty in every "
+	       "summary: no RAPL on the machine that ran them)" : err, "");
+
+	/* 3, 4: distributions */
+	a = create(&out, "fig3.dat");
+	v = create(&out, "fig3.vars");
+	n = figdist_cdf(ds, nds, o.include_behind, a, v, err, sizeof(err));
+	done(&out, a);
+	done(&out, v);
+	status(3, n, nds ? "no client run's requests.csv with two answered requests "
+	       "(a sweep summary alone has none)" :
+	       "no client run (requests.csv) found", err);
+	a = create(&out, "fig4.dat");
+	v = create(&out, "fig4.vars");
+	n = figdist_gaps(ds, nds, o.include_behind, a, v, err, sizeof(err));
+	done(&out, a);
+	done(&out, v);
+	status(4, n, nds ? "no client run's requests.csv with send times and a known "
+	       "distribution and mean gap" :
+	       "no client run (requests.csv) found", err);
+
+	/* 5, 6, 9, 10: traces */
+	a = create(&out, "fig5-ivs.dat");
+	b = create(&out, "fig5-marks.dat");
+	v = create(&out, "fig5.vars");
+	n = nts ? figtrace_timeline(ts, nts, &w, a, b, v, err, sizeof(err)) : 0;
+	done(&out, a);
+	done(&out, b);
+	done(&out, v);
+	status(5, n, nts ? "no C-state intervals of the traced CPUs in the window" :
+	       "no trace directory (wakebench trace record) found", err);
+	a = create(&out, "fig6.dat");
+	v = create(&out, "fig6.vars");
+	n = nts ? figtrace_residency(ts, nts, a, v, err, sizeof(err)) : 0;
+	done(&out, a);
+	done(&out, v);
+	status(6, n, nts ? "the traces have no CPU with idle events" :
+	       "no trace directory found", err);
+	a = create(&out, "fig9.dat");
+	v = create(&out, "fig9.vars");
+	n = nts ? figtrace_states(ts, nts, a, v, err, sizeof(err)) : 0;
+	done(&out, a);
+	done(&out, v);
+	status(9, n, "no attribution (wakebench trace attribute) found", err);
+	a = create(&out, "fig10.dat");
+	v = create(&out, "fig10.vars");
+	n = nts ? figtrace_breakdown(ts, nts, a, v, err, sizeof(err)) : 0;
+	done(&out, a);
+	done(&out, v);
+	status(10, n, "no wake breakdown (breakdown.csv of wakebench trace attribute "
+	       "with the server's thread known) found", err);
+
+	/* 8: trajectories */
+	a = create(&out, "fig8.dat");
+	v = create(&out, "fig8.vars");
+	n = figtraj_write(js, njs, a, v, err, sizeof(err));
+	done(&out, a);
+	done(&out, v);
+	status(8, n, "no adaptive trajectory (prequery-trajectory.csv or "
+	       "*.trajectory.csv) found", err);
+	figsum_free(&sum);
+	free(ds);
+	free(ts);
+	free(js);
+	free(cpus);
+	return 0;
+}
+
+/* ---- table, configs ---------------------------------------------------- */
+
+static int table(int argc, char **argv)
+{
+	struct table_opts o = { 0 };
+	struct csvtable *t;
+	const char **labels;
+	char err[1024];
+	int first = cli_parse(&table_cmd, argc, argv, &o), n, ret;
+
+	if (first == argc || (argc - first) % 2)
+		opt_usage(PROG, "table needs LABEL FILE pairs");
+	n = (argc - first) / 2;
+	t = calloc((size_t)n, sizeof(*t));
+	labels = calloc((size_t)n, sizeof(*labels));
+	if (!t || !labels)
+		opt_die(PROG, "out of memory");
+	for (int i = 0; i < n; i++) {
+		labels[i] = argv[first + 2 * i];
+		if (csvtable_read(argv[first + 2 * i + 1], MAX_TABLE, &t[i], err, sizeof(err)))
+			opt_die(PROG, "%s", err);
+	}
+	/* one table keeps its columns; several are named by a column */
+	ret = (o.markdown ? figtable_markdown : figtable_html)(t, n > 1 ? labels : NULL,
+							    (size_t)n, o.first, stdout);
+	for (int i = 0; i < n; i++)
+		csvtable_free(&t[i]);
+	free(t);
+	free(labels);
+	if (ret)
+		opt_die(PROG, "out of memory");
+	if (fflush(stdout) || ferror(stdout))
+		opt_die(PROG, "writing the table failed");
+	return 0;
+}
+
+static int configs(int argc, char **argv)
+{
+	struct configs_opts o = { 0 };
+	struct cfgdiff_side *s;
+	char err[2048];
+	int first = cli_parse(&configs_cmd, argc, argv, &o), n, ret;
+
+	if ((argc - first) % 3)
+		opt_usage(PROG, "sides come in threes: LABEL SNAPSHOT CMDLINE");
+	n = (argc - first) / 3;
+	s = calloc((size_t)n + 1, sizeof(*s));
+	if (!s)
+		opt_die(PROG, "out of memory");
+	for (int i = 0; i < n; i++) {
+		char **x = argv + first + 3 * i;
+
+		s[i] = (struct cfgdiff_side){ x[0], strcmp(x[1], "-") ? x[1] : NULL,
+					      strcmp(x[2], "-") ? x[2] : NULL };
+	}
+	ret = cfgdiff_write(s, (size_t)n, o.diff, o.prov, o.snap, err, sizeof(err));
+	free(s);
+	if (ret < 0)
+		opt_die(PROG, "%s", err);
+	printf("%d\n", ret);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*run)(int, char **);
+	} verbs[] = { { "figures", figures }, { "table", table }, { "configs", configs } };
+
+	if (argc < 2)
+		opt_usage(PROG, "which command? figures, table or configs");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		cli_help(&figures_cmd, stdout);
+		printf("\n");
+		cli_help(&table_cmd, stdout);
+		printf("\n");
+		cli_help(&configs_cmd, stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(argv[1], verbs[i].name))
+			return verbs[i].run(argc - 1, argv + 1);
+	opt_usage(PROG, "unknown command '%s'", argv[1]);
+}

@@ -1,0 +1,901 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The data of wakebench report's figures and pages: lib/csvtable,
+ * lib/figcfg, lib/figgp, lib/figsum, lib/figdist, lib/figtrace,
+ * lib/figtraj, lib/figtable, lib/jsonflat, lib/cfgdiff.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "unit.h"
+#include "cfgdiff.h"
+#include "csvtable.h"
+#include "figcfg.h"
+#include "figdist.h"
+#include "figgp.h"
+#include "figsum.h"
+#include "figtable.h"
+#include "figtrace.h"
+#include "figtraj.h"
+#include "jsonflat.h"
+
+static char err[2048];
+static char dir[64];
+
+/* A scratch directory per test. */
+static void mkscratch(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/wb-figdata-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static const char *path_of(const char *rel)
+{
+	static char p[16][512];
+	static int k;
+
+	k = (k + 1) % 16;
+	snprintf(p[k], sizeof(p[k]), "%s/%s", dir, rel);
+	return p[k];
+}
+
+static void put(const char *rel, const char *text)
+{
+	char p[512], *s;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	/* the directories on the way */
+	for (s = p + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	unit_put(p, text);
+}
+
+/* A memory stream and its text. */
+struct mem {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static FILE *mopen(struct mem *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	ck_assert_ptr_nonnull(m->f);
+	return m->f;
+}
+
+static char *mtext(struct mem *m)
+{
+	fclose(m->f);
+	return m->buf;
+}
+
+/* ---- csvtable ------------------------------------------------------------ */
+
+START_TEST(csvtable_rows)
+{
+	struct csvtable t;
+	const char *text = "a,b,c\n1,\"x,y\",2.5\n\n3\r\n4,,-1e3\n";
+	double v;
+
+	ck_assert_int_eq(csvtable_parse(text, strlen(text), "t.csv", &t, err, sizeof(err)), 0);
+	ck_assert_uint_eq(t.n, 3);
+	ck_assert_str_eq(csvtable_get(&t, 0, csvtable_col(&t, "b")), "x,y");
+	/* a short row reads "" in its missing fields */
+	ck_assert_str_eq(csvtable_get(&t, 1, 2), "");
+	ck_assert_str_eq(csvtable_get(&t, 1, csvtable_col(&t, "nope")), "");
+	ck_assert_int_eq(csvtable_getnum(&t, 2, 2, &v, err, sizeof(err)), 1);
+	ck_assert(v == -1000);
+	ck_assert_int_eq(csvtable_getnum(&t, 2, 1, &v, err, sizeof(err)), 0);
+	ck_assert_int_eq(csvtable_getnum(&t, 0, 1, &v, err, sizeof(err)), -EINVAL);
+	/* the line in the file, the blank one counted */
+	ck_assert_str_eq(err, "t.csv:2: column 'b': 'x,y' is not a number");
+	ck_assert_uint_eq(t.ln[2], 5);
+	csvtable_free(&t);
+	ck_assert_int_eq(csvtable_parse("a\n\"x\n", 5, "q.csv", &t, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "q.csv:2: a stray quote");
+	ck_assert_int_eq(csvtable_parse("", 0, "e.csv", &t, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(csvtable_parse("a\0b", 3, "z.csv", &t, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
+START_TEST(csvtable_numbers)
+{
+	double v;
+
+	ck_assert_int_eq(csvtable_num("12", &v), 0);
+	ck_assert(v == 12);
+	ck_assert_int_eq(csvtable_num(".5", &v), 0);
+	ck_assert_int_eq(csvtable_num("-0.25e-2", &v), 0);
+	ck_assert(fabs(v + 0.0025) < 1e-12);
+	ck_assert_int_eq(csvtable_num("", &v), -EINVAL);
+	ck_assert_int_eq(csvtable_num(" 1", &v), -EINVAL);
+	ck_assert_int_eq(csvtable_num("1 ", &v), -EINVAL);
+	ck_assert_int_eq(csvtable_num("0x10", &v), -EINVAL);
+	ck_assert_int_eq(csvtable_num("inf", &v), -EINVAL);
+	ck_assert_int_eq(csvtable_num("nan", &v), -EINVAL);
+	ck_assert_int_eq(csvtable_num("1e999", &v), -EINVAL);
+	ck_assert_int_eq(csvtable_num("off", &v), -EINVAL);
+}
+END_TEST
+
+/* ---- figcfg -------------------------------------------------------------- */
+
+static void cfg(struct figcfg *c, const char *dist, const char *iv, const char *pq)
+{
+	const char *p[FIGCFG_NPARAMS] = { dist, iv, pq };
+
+	figcfg_from_params(c, p);
+}
+
+START_TEST(figcfg_words_and_order)
+{
+	struct figcfg a, b, c[3];
+	unsigned char mask[FIGCFG_NPARAMS];
+	char w[256];
+
+	cfg(&a, "exp", "5000.000", "50");
+	figcfg_words(&a, NULL, FIGCFG_W_PQ, w, sizeof(w));
+	ck_assert_str_eq(w, "exp 5 ms, lead 50 µs");
+	cfg(&a, "fixed", "250", "off");
+	figcfg_words(&a, NULL, FIGCFG_W_PQ, w, sizeof(w));
+	ck_assert_str_eq(w, "fixed 250 µs, no pre-query");
+	cfg(&a, "poisson", "1500", "adaptive");
+	figcfg_words(&a, NULL, FIGCFG_W_PQ | FIGCFG_W_NOGAP, w, sizeof(w));
+	ck_assert_str_eq(w, "adaptive lead");
+	/* three tiers: the midtier's delay is the pre-query */
+	snprintf(a.v[7], FIGCFG_VLEN, "3");
+	snprintf(a.v[18], FIGCFG_VLEN, "20");
+	figcfg_words(&a, NULL, FIGCFG_W_PQ, w, sizeof(w));
+	ck_assert_str_eq(w, "poisson 1.5 ms, delay 20 µs");
+	/* what varies is named; "" (a file without the column) is not a value */
+	cfg(&c[0], "exp", "1000", "off");
+	cfg(&c[1], "exp", "1000", "50");
+	cfg(&c[2], "exp", "2000", "off");
+	snprintf(c[0].v[4], FIGCFG_VLEN, "on");
+	snprintf(c[1].v[4], FIGCFG_VLEN, "off");
+	snprintf(c[1].v[5], FIGCFG_VLEN, "20");
+	figcfg_varying(c, 3, mask);
+	ck_assert_int_eq(mask[FIGCFG_INTERVAL], 1);
+	ck_assert_int_eq(mask[FIGCFG_DIST], 0);
+	ck_assert_int_eq(mask[4], 1);
+	ck_assert_int_eq(mask[5], 0);
+	figcfg_words(&c[1], mask, FIGCFG_W_PQ, w, sizeof(w));
+	ck_assert_str_eq(w, "exp 1 ms, C-states off, lead 50 µs");
+	/* order: distribution, gap as a number, pre-query ("off" first) */
+	cfg(&a, "exp", "10000", "off");
+	cfg(&b, "exp", "2000", "off");
+	ck_assert_int_gt(figcfg_cmp(&a, &b), 0);
+	cfg(&a, "exp", "2000", "300");
+	cfg(&b, "exp", "2000", "50");
+	ck_assert_int_gt(figcfg_cmp(&a, &b), 0);
+	cfg(&a, "exp", "2000", "off");
+	ck_assert_int_lt(figcfg_cmp(&a, &b), 0);
+	cfg(&a, "fixed", "100", "off");
+	ck_assert_int_gt(figcfg_cmp(&a, &b), 0);
+	ck_assert(figcfg_is_off(&a));
+	ck_assert(!figcfg_is_off(&b));
+	snprintf(c[2].v[4], FIGCFG_VLEN, "on");
+	ck_assert(figcfg_same_except(&c[0], &c[2], FIGCFG_INTERVAL));
+	ck_assert(!figcfg_same_except(&c[0], &c[1], FIGCFG_PREQUERY));
+}
+END_TEST
+
+START_TEST(figcfg_client_summary)
+{
+	struct csvtable t;
+	struct figcfg c;
+	const char *text = "status,dist,interval_us,prequery,prequery_lead_us,closed,proto,cstates\n"
+			   "ok,exp,200.000,fixed,50.000,1,memcached,off\n";
+
+	ck_assert_int_eq(csvtable_parse(text, strlen(text), "s", &t, err, sizeof(err)), 0);
+	figcfg_from_client_row(&c, &t, 0);
+	csvtable_free(&t);
+	ck_assert_str_eq(c.v[FIGCFG_INTERVAL], "200");
+	ck_assert_str_eq(c.v[FIGCFG_PREQUERY], "50");
+	ck_assert_str_eq(c.v[8], "yes");
+	ck_assert_str_eq(c.v[21], "memcached");
+	ck_assert_str_eq(c.v[4], "off");
+}
+END_TEST
+
+/* ---- figgp --------------------------------------------------------------- */
+
+START_TEST(figgp_quoting)
+{
+	struct mem m;
+	FILE *f = mopen(&m);
+
+	figgp_label(f, "a \"b\"\tc");
+	fputc('\n', f);
+	figgp_var_str(f, "x", "it's 'q'\n");
+	figgp_var_num(f, "n", NAN);
+	figgp_array(f, "a", 0);
+	figgp_elem_num(f, "a", 1, 2.5);
+	ck_assert_str_eq(mtext(&m), "\"a 'b'?c\"\nx = 'it''s ''q''?'\nn = NaN\n"
+			 "array a[1]\na[1] = 2.5\n");
+	free(m.buf);
+	ck_assert_uint_eq(figgp_chars("5 µs"), 4);
+}
+END_TEST
+
+/* ---- figsum -------------------------------------------------------------- */
+
+#define SUM_HDR "point,dist,interval_us,prequery,warmup,cstates,service_us,n," \
+	"avg_median_us,avg_ci_lo_us,avg_ci_hi_us,p50_median_us,p50_ci_lo_us,p50_ci_hi_us," \
+	"p99_median_us,p99_ci_lo_us,p99_ci_hi_us,n_behind,ci_label," \
+	"energy_per_request_median_uj,energy_per_request_ci_lo_uj,energy_per_request_ci_hi_uj," \
+	"power_median_w,power_ci_lo_w,power_ci_hi_w\n"
+
+START_TEST(figsum_pairs_from_a_sweep)
+{
+	struct figsum s;
+	struct mem b, sp, v;
+	char *bt, *st, *vt;
+
+	mkscratch();
+	put("sum.csv", SUM_HDR
+	    /* the off point of exp 10 ms; its lead-50 point overlaps it in p50 */
+	    "a,exp,10000,off,0,on,0,5,100,90,110,80,70,90,400,300,500,0,93.8 % CI (min-max of n=5),200,190,210,1,0.9,1.1\n"
+	    "b,exp,10000,50,0,on,0,5,80,75,85,75,72,78,300,250,350,1,93.8 % CI (min-max of n=5),250,240,260,1.2,1.1,1.3\n"
+	    "c,exp,1000,off,0,on,0,5,60,50,70,50,45,55,200,150,250,0,93.8 % CI (min-max of n=5),,,,,,\n"
+	    "d,exp,1000,50,0,on,0,5,50,40,55,40,38,44,150,120,170,0,93.8 % CI (min-max of n=5),,,,,,\n"
+	    /* no run in its medians: left out */
+	    "e,exp,500,50,0,on,0,0,,,,,,,,,,0,,,,,,,\n");
+	figsum_init(&s);
+	ck_assert_int_eq(figsum_add_sweep(&s, path_of("sum.csv"), figsum_side(&s, "x"),
+					  err, sizeof(err)), 0);
+	ck_assert_uint_eq(s.n, 4);
+	mopen(&b);
+	mopen(&sp);
+	mopen(&v);
+	ck_assert_int_eq(figsum_write_pairs(&s, b.f, sp.f, v.f), 2);
+	bt = mtext(&b);
+	st = mtext(&sp);
+	vt = mtext(&v);
+	/* sorted by the gap as a number: 1 ms before 10 ms; p50 columns */
+	ck_assert_str_eq(bt,
+		"0 \"exp 1 ms, lead 50 µs\" 5 5 60 50 70 50 40 55 50 45 55 40 38 44 200 150 250 150 120 170\n"
+		"1 \"exp 10 ms, lead 50 µs [!1_behind]\" 5 5 100 90 110 80 75 85 80 70 90 75 72 78 400 300 500 300 250 350\n");
+	/* speedups: the ratio of medians; 1 where the intervals overlap */
+	ck_assert_str_eq(st,
+		"0 \"exp 1 ms, lead 50 µs\" 1.2 1.25 1.33333 1 0 1\n"
+		"1 \"exp 10 ms, lead 50 µs [!1_behind]\" 1.25 1.06667 1.33333 0 1 1\n");
+	ck_assert_ptr_nonnull(strstr(vt, "npairs = 2\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "cilabel = '93.8 % CI (min-max of n=5)'\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "minmax = 1\n"));
+	free(bt);
+	free(st);
+	free(vt);
+	/* energy: the one pair that has it */
+	mopen(&b);
+	mopen(&v);
+	ck_assert_int_eq(figsum_write_energy(&s, b.f, v.f), 1);
+	bt = mtext(&b);
+	ck_assert_str_eq(bt, "0 \"exp 10 ms, lead 50 µs [!1_behind]\" 5 5 200 190 210 250 240 260 "
+			 "1 0.9 1.1 1.2 1.1 1.3\n");
+	free(bt);
+	free(mtext(&v));
+	figsum_free(&s);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* Figure 7: one series per full configuration, not per pre-query: at one
+ * load a fixed and an exp point are two lines. */
+START_TEST(figsum_load_series)
+{
+	struct figsum s;
+	struct mem d, v;
+	size_t nloads;
+	char *dt, *vt;
+
+	mkscratch();
+	put("sum.csv", SUM_HDR
+	    "a,exp,1000,off,0,on,0,3,1,1,1,10,9,11,20,19,21,0,x,,,,,,\n"
+	    "b,exp,2000,off,0,on,0,3,1,1,1,12,11,13,22,21,23,0,x,,,,,,\n"
+	    "c,fixed,1000,off,0,on,0,3,1,1,1,14,13,15,24,23,25,0,x,,,,,,\n"
+	    "d,fixed,2000,off,0,on,0,3,1,1,1,16,15,17,26,25,27,0,x,,,,,,\n");
+	figsum_init(&s);
+	ck_assert_int_eq(figsum_add_sweep(&s, path_of("sum.csv"), figsum_side(&s, "x"),
+					  err, sizeof(err)), 0);
+	mopen(&d);
+	mopen(&v);
+	ck_assert_int_eq(figsum_write_load(&s, d.f, v.f, &nloads), 2);
+	dt = mtext(&d);
+	vt = mtext(&v);
+	ck_assert_uint_eq(nloads, 2);
+	/* two series, loads ascending, x shifted either side of the load */
+	ck_assert_str_eq(dt,
+		"500 491.439 12 11 13 22 21 23 3\n"
+		"1000 982.879 10 9 11 20 19 21 3\n"
+		"\n\n"
+		"500 508.71 16 15 17 26 25 27 3\n"
+		"1000 1017.42 14 13 15 24 23 25 3\n");
+	ck_assert_ptr_nonnull(strstr(vt, "names[1] = 'exp, no pre-query'\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "names[2] = 'fixed, no pre-query'\n"));
+	free(dt);
+	free(vt);
+	figsum_free(&s);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* Single runs: paired within their side, else with the one other side
+ * that has the baseline; a run behind schedule left out unless asked. */
+START_TEST(figsum_runs_and_sides)
+{
+	struct figsum s;
+	struct mem b, sp, v;
+	char *bt;
+	const char *h = "status,lat_avg_us,lat_p50_us,lat_p99_us,dist,interval_us,prequery,"
+			"prequery_lead_us,behind_schedule,energy_per_request_uj,power_w\n";
+	char text[512];
+
+	mkscratch();
+	snprintf(text, sizeof(text), "%sok,100,90,300,exp,5000.000,off,,0,,\n", h);
+	put("a/off/summary.csv", text);
+	snprintf(text, sizeof(text), "%sok,80,60,200,exp,5000.000,fixed,100.000,0,,\n", h);
+	put("b/on/summary.csv", text);
+	snprintf(text, sizeof(text), "%sok,70,50,150,exp,5000.000,fixed,100.000,1,,\n", h);
+	put("b/late/summary.csv", text);
+	figsum_init(&s);
+	ck_assert_int_eq(figsum_add_run(&s, path_of("a/off/summary.csv"), figsum_side(&s, "A"),
+					0, err, sizeof(err)), 0);
+	ck_assert_int_eq(figsum_add_run(&s, path_of("b/on/summary.csv"), figsum_side(&s, "B"),
+					0, err, sizeof(err)), 0);
+	ck_assert_int_eq(figsum_add_run(&s, path_of("b/late/summary.csv"), figsum_side(&s, "B"),
+					0, err, sizeof(err)), 1);
+	ck_assert_str_eq(err, "it fell behind its schedule");
+	mopen(&b);
+	mopen(&sp);
+	mopen(&v);
+	ck_assert_int_eq(figsum_write_pairs(&s, b.f, sp.f, v.f), 1);
+	bt = mtext(&b);
+	ck_assert_str_eq(bt, "0 \"B vs A: exp 5 ms, lead 100 µs\" 1 1 100 100 100 80 80 80 "
+			 "90 90 90 60 60 60 300 300 300 200 200 200\n");
+	free(bt);
+	bt = mtext(&sp);
+	/* no interval: overlap unknown */
+	ck_assert_str_eq(bt, "0 \"B vs A: exp 5 ms, lead 100 µs\" 1.25 1.5 1.5 -1 -1 -1\n");
+	free(bt);
+	bt = mtext(&v);
+	ck_assert_ptr_nonnull(strstr(bt, "cilabel = 'single runs, no interval'"));
+	free(bt);
+	/* no energy: no pair */
+	mopen(&b);
+	mopen(&v);
+	ck_assert_int_eq(figsum_write_energy(&s, b.f, v.f), 0);
+	free(mtext(&b));
+	free(mtext(&v));
+	figsum_free(&s);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* ---- figdist ------------------------------------------------------------- */
+
+START_TEST(figdist_ranks_and_curve)
+{
+	double v[100], a[4] = { 1, 2, 3, 4 }, b[4] = { 10, 20, 30, 40 };
+	double c[4] = { 5, 6, 7, 8 }, *reps[3] = { a, b, c };
+	size_t n[3] = { 4, 4, 4 };
+	struct mem m;
+	char *t, *last;
+
+	for (int i = 0; i < 100; i++)
+		v[i] = i + 1;
+	ck_assert(figdist_rank(v, 100, 0.99) == 99);
+	ck_assert(figdist_rank(v, 100, 0.5) == 50);
+	ck_assert(figdist_rank(v, 100, 0) == 1);
+	ck_assert(figdist_rank(v, 100, 1) == 100);
+	mopen(&m);
+	/* the median across three repetitions of each quantile; the curve
+	 * ends at p = 1 - 1/4 */
+	ck_assert(fabs(figdist_curve(m.f, reps, n, 3) - log10(4)) < 1e-12);
+	t = mtext(&m);
+	ck_assert(!strncmp(t, "5 0 0.0000\n", 11));
+	last = t + strlen(t) - 1;
+	while (last > t && last[-1] != '\n')
+		last--;
+	ck_assert_str_eq(last, "7 0.75 0.6021\n");
+	free(t);
+	mopen(&m);
+	n[0] = 1;
+	ck_assert(figdist_curve(m.f, reps, n, 3) == 0);
+	t = mtext(&m);
+	ck_assert_str_eq(t, "");
+	free(t);
+}
+END_TEST
+
+START_TEST(figdist_targets)
+{
+	/* exp: e^-a/m - e^-b/m */
+	ck_assert(fabs(figdist_expected("exp", 100, 0, 100) - (1 - exp(-1))) < 1e-12);
+	ck_assert(fabs(figdist_expected("exp", 100, -5, 0)) < 1e-12);
+	/* Poisson(4): P(3) + P(4) = 2 * 4^4 e^-4 / 24 */
+	ck_assert(fabs(figdist_expected("poisson", 4, 2.5, 4.5) -
+		       2 * 256 * exp(-4) / 24) < 1e-12);
+	ck_assert(figdist_expected("fixed", 200, 199.5, 200.5) == 1);
+	ck_assert(figdist_expected("fixed", 200, 200.5, 201.5) == 0);
+	ck_assert(isnan(figdist_expected("zipf", 1, 0, 1)));
+	/* sums to one over the support */
+	ck_assert(fabs(figdist_expected("poisson", 1e6, 0, 2e6) - 1) < 1e-9);
+}
+END_TEST
+
+#define REQ_HDR "seq,intended_ns,sent_ns,recv_ns,latency_ns,status\n"
+
+/* Figure 4: the sent gaps, not the planned ones: a request sent 30 us
+ * late makes a gap of 130 us and one of 70 us from a fixed 100 us; an
+ * unanswered request was sent all the same. */
+START_TEST(figdist_sent_gaps)
+{
+	struct figdist_src src[1];
+	struct mem d, v;
+	char *dt, *vt;
+
+	mkscratch();
+	put("run/requests.csv", REQ_HDR
+	    "0,1000000,1000000,1050000,50000,ok\n"
+	    "1,1100000,1100000,1150000,50000,ok\n"
+	    "2,1200000,1230000,1280000,80000,ok\n"
+	    "3,1300000,1300000,1350000,50000,ok\n"
+	    "4,1400000,1400000,,,unanswered\n"
+	    "5,1500000,1500000,1560000,60000,ok\n");
+	put("run/summary.csv", "status,dist,interval_us,prequery\nok,fixed,100.000,off\n");
+	src[0] = (struct figdist_src){ "x", "run", path_of("run"), 0 };
+	mopen(&d);
+	mopen(&v);
+	ck_assert_int_eq(figdist_gaps(src, 1, 0, d.f, v.f, err, sizeof(err)), 1);
+	dt = mtext(&d);
+	vt = mtext(&v);
+	/* gaps 100, 130, 70, 100, 100: bins of 2 us from 70 */
+	ck_assert_ptr_nonnull(strstr(vt, "ptitle[1] = 'fixed, mean 100 µs: bins of 2 µs'"));
+	ck_assert_ptr_nonnull(strstr(dt, "\n\n71 0.2\n"));
+	ck_assert_ptr_nonnull(strstr(dt, "\n101 0.6\n"));
+	ck_assert_ptr_nonnull(strstr(dt, "\n131 0.2\n"));
+	/* the target: all in the bin holding 100 */
+	ck_assert_ptr_nonnull(strstr(dt, "\n101 1\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "names[2] = 'run: no pre-query (5 gaps)'"));
+	free(dt);
+	free(vt);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* Figure 3 for a sweep: a curve per point, every point, from its runs. */
+START_TEST(figdist_sweep_curves)
+{
+	struct figdist_src src[1];
+	struct mem d, v;
+	char *vt, line[256];
+	const char *h = "point,rep,status,dist,interval_us,prequery,warmup,cstates,service_us,"
+			"requests,seed,count,lat_avg_us,lat_p50_us,lat_p90_us,lat_p99_us,"
+			"lat_p999_us,svc_p50_us,pace_p99_us,late_sends,prequeries_sent,"
+			"prequeries_skipped,dir\n";
+	char sw[8192];
+	size_t off;
+
+	mkscratch();
+	off = (size_t)snprintf(sw, sizeof(sw), "%s", h);
+	for (int p = 0; p < 10; p++) {
+		for (int r = 1; r <= 2; r++) {
+			char rel[128];
+
+			off += (size_t)snprintf(sw + off, sizeof(sw) - off,
+				"p%d,%d,ok,exp,%d,off,0,on,0,3,%d,3,1,1,1,1,1,1,0.5,0,0,0,p%d/rep-%d\n",
+				p, r, 100 * (p + 1), r, p, r);
+			snprintf(rel, sizeof(rel), "sw/p%d/rep-%d/client/requests.csv", p, r);
+			snprintf(line, sizeof(line), REQ_HDR "0,0,0,1000,%d,ok\n1,0,0,2000,%d,ok\n"
+				 "2,0,0,3000,%d,ok\n", 1000 * r, 2000 * r, 3000 * r);
+			put(rel, line);
+		}
+	}
+	put("sw/sweep.csv", sw);
+	src[0] = (struct figdist_src){ "x", "x", path_of("sw"), 1 };
+	mopen(&d);
+	mopen(&v);
+	ck_assert_int_eq(figdist_cdf(src, 1, 0, d.f, v.f, err, sizeof(err)), 10);
+	free(mtext(&d));
+	vt = mtext(&v);
+	/* every point (the report used to draw the first 8 runs) */
+	ck_assert_ptr_nonnull(strstr(vt, "ncurves = 10\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "names[10] = 'exp 1 ms, no pre-query'\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "names[1] = 'exp 100 µs, no pre-query'\n"));
+	free(vt);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* ---- figtrace ------------------------------------------------------------ */
+
+static void trace_dir(const char *rel, int pq)
+{
+	char p[256], text[2048];
+
+	snprintf(p, sizeof(p), "%s/meta.txt", rel);
+	put(p, "wakebench-trace 1\nncpus 2\nstart_ns 1000000000\n");
+	snprintf(p, sizeof(p), "%s/cstate-cpu0.csv", rel);
+	/* idle 0-10 ms, C0 10-10.2, idle to 15, C0 to 15.1, idle to 20 */
+	put(p, "Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause\n"
+	    "1,10.000000,C1,10.000000,ipi:call_function_single\n"
+	    "2,10.200000,C0,0.200000,\n"
+	    "3,15.000000,C1,4.800000,timer\n"
+	    "4,15.100000,C0,0.100000,\n"
+	    "5,20.000000,C1,4.900000,\n");
+	snprintf(p, sizeof(p), "%s/cstate-cpu1.csv", rel);
+	put(p, "Sample #,Continuous Time (ms),C-State,Duration (ms)\n1,20.000000,unknown,20.000000\n");
+	snprintf(p, sizeof(p), "%s/markers.csv", rel);
+	snprintf(text, sizeof(text), "ts_ns,cpu,text\n"
+		 "%s"
+		 "1010000000,1,wb send 0\n1010050000,0,wb recv 0\n"
+		 "1015000000,1,wb send 1\n1015040000,0,wb recv 1\n"
+		 "1019000000,1,wb send 2\n1019060000,0,wb recv 2\n",
+		 pq ? "1009900000,0,wb pqrecv 0\n" : "");
+	put(p, text);
+	snprintf(p, sizeof(p), "%s/residency.csv", rel);
+	put(p, "cpu,state,percent,entries,avg_stay_us,time_ms,note\n"
+	    "0,C0,1.5,2,150,0.3,\n0,C1,98.5,3,6566,19.7,\n"
+	    "1,unknown,100,1,20000,20,no cpu_idle events recorded for this CPU\n");
+}
+
+START_TEST(figtrace_timeline_rows)
+{
+	struct figtrace_src src[2];
+	struct figtrace_window w = { .requests = 3 };
+	struct mem iv, mk, v;
+	char *it, *mt, *vt;
+
+	mkscratch();
+	trace_dir("off", 0);
+	trace_dir("on", 1);
+	src[0] = (struct figtrace_src){ "off", path_of("off") };
+	src[1] = (struct figtrace_src){ "on", path_of("on") };
+	mopen(&iv);
+	mopen(&mk);
+	mopen(&v);
+	ck_assert_int_gt(figtrace_timeline(src, 2, &w, iv.f, mk.f, v.f, err, sizeof(err)), 0);
+	it = mtext(&iv);
+	mt = mtext(&mk);
+	vt = mtext(&v);
+	/* stacked: the first trace on top; CPU 1 (no idle events) left out;
+	 * time from the first send; the window: sends 0-9 ms, receive at
+	 * 9.06, and 0.906 ms either side */
+	ck_assert_ptr_nonnull(strstr(vt, "nrows = 2\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "rowname[1] = 'off cpu0'\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "rowname[2] = 'on cpu0'\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "x0 = -0.906\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "x1 = 9.966\n"));
+	/* intervals clipped to the window, coloured by state */
+	ck_assert(!strncmp(it, "1 -0.906000 0.000000 10406625\n1 0.000000 0.200000 3253076\n", 58));
+	/* the wake causes at each idle exit, requests and pre-queries */
+	ck_assert_ptr_nonnull(strstr(mt, "0.000000 1 3\n"));	/* IPI */
+	ck_assert_ptr_nonnull(strstr(mt, "5.000000 1 4\n"));	/* timer */
+	ck_assert_ptr_nonnull(strstr(mt, "0.050000 1 0\n"));	/* request */
+	ck_assert_ptr_nonnull(strstr(mt, "-0.100000 0 1\n"));	/* pre-query */
+	/* only what is there is in the legend */
+	ck_assert_ptr_nonnull(strstr(vt, "kcount[3] = 0\n"));	/* no IRQ */
+	ck_assert_ptr_nonnull(strstr(vt, "kcount[2] = 1\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "sname[1] = 'C0'\nscolor[1] = '#31a354'\n"
+				     "sname[2] = 'C1'\n"));
+	free(it);
+	free(mt);
+	free(vt);
+	/* a window of one's own */
+	w.a_ms = 4;
+	w.b_ms = 6;
+	mopen(&iv);
+	mopen(&mk);
+	mopen(&v);
+	ck_assert_int_gt(figtrace_timeline(src, 1, &w, iv.f, mk.f, v.f, err, sizeof(err)), 0);
+	it = mtext(&iv);
+	ck_assert_str_eq(it, "0 4.000000 5.000000 10406625\n0 5.000000 5.100000 3253076\n"
+			 "0 5.100000 6.000000 10406625\n");
+	free(it);
+	free(mtext(&mk));
+	free(mtext(&v));
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+START_TEST(figtrace_residency_rows)
+{
+	struct figtrace_src src[2];
+	struct mem d, v;
+	char *dt;
+
+	mkscratch();
+	trace_dir("off", 0);
+	trace_dir("on", 1);
+	put("on/residency.csv", "cpu,state,percent,entries,avg_stay_us,time_ms\n"
+	    "0,unknown,1,1,1,0.2\n0,C0,3,4,15,0.6\n0,C1,96,4,4800,19.2\n");
+	src[0] = (struct figtrace_src){ "off", path_of("off") };
+	src[1] = (struct figtrace_src){ "on", path_of("on") };
+	mopen(&d);
+	mopen(&v);
+	ck_assert_int_eq(figtrace_residency(src, 2, d.f, v.f, err, sizeof(err)), 1);
+	dt = mtext(&d);
+	/* C0 share and idle entries per second of known time: 3 in 20 ms,
+	 * 4 in 19.8 ms; CPU 1 has no events */
+	ck_assert_str_eq(dt, "0 \"cpu0\" 1.5 3 150 202.02\n");
+	free(dt);
+	free(mtext(&v));
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+START_TEST(figtrace_states_and_breakdown)
+{
+	struct figtrace_src src[1];
+	struct mem d, v;
+	char *dt, *vt, text[16384];
+	size_t off;
+
+	mkscratch();
+	off = (size_t)snprintf(text, sizeof(text),
+		"seq,recv_ns,state,idle_end_ns,exit_to_recv_us,prequery_woke,latency_us,prequery\n");
+	/* 100 requests found C0 after a pre-query woke it: p99 shown; 3 found
+	 * "idle x": p99 left out */
+	for (int i = 0; i < 100; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off,
+					"%d,1,C0,,,1,%d,woke\n", i, i + 1);
+	for (int i = 0; i < 3; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off,
+					"%d,1,\"idle x\",,,0,%d,none\n", 100 + i, 10 * (i + 1));
+	put("t/attribution.csv", text);
+	put("t/breakdown.csv", "state,prequery,count,complete,hw_exit_avg_us,kernel_avg_us,"
+	    "sched_avg_us,wake_avg_us\n"
+	    "unknown,none,4,0,,,,\n"
+	    "idle x,none,3,3,1.5,6,20,27.5\n"
+	    "C0,woke,100,100,0,0.5,11,11.5\n");
+	src[0] = (struct figtrace_src){ "t", path_of("t") };
+	mopen(&d);
+	mopen(&v);
+	ck_assert_int_eq(figtrace_states(src, 1, d.f, v.f, err, sizeof(err)), 1);
+	dt = mtext(&d);
+	vt = mtext(&v);
+	ck_assert_str_eq(dt, "0 \"C0, pre-query woke (n=100)\" 100 50 90 99\n"
+			 "1 \"idle x, pre-query none (n=3)\" 3 20 30 NaN\n");
+	ck_assert_ptr_nonnull(strstr(vt, "metric = 'client latency'\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "hidden = 1\n"));
+	free(dt);
+	free(vt);
+	mopen(&d);
+	mopen(&v);
+	/* C0 before the idle state; the unknown row has no breakdown */
+	ck_assert_int_eq(figtrace_breakdown(src, 1, d.f, v.f, err, sizeof(err)), 2);
+	dt = mtext(&d);
+	vt = mtext(&v);
+	ck_assert_str_eq(dt, "0 \"C0, woke (n=100)\" 0 0.5 11 11.5 100\n"
+			 "1 \"idle x, none (n=3)\" 1.5 6 20 27.5 3\n");
+	ck_assert_ptr_nonnull(strstr(vt, "tname[1] = 't'\ntx[1] = 0.5\n"));
+	free(dt);
+	free(vt);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* ---- figtraj --------------------------------------------------------------- */
+
+START_TEST(figtraj_lead_used)
+{
+	struct figtraj_src src[2];
+	struct mem d, v;
+	char *dt, *vt;
+
+	mkscratch();
+	/* now: value_us is the lead used during the window */
+	put("new.csv", "window,value_us,step_us,window_avg_ns,best_us,next_us\n"
+	    "1,0,100,50000,0,100\n2,100,50,30000,100,150\n3,150,25,40000,100,125\n");
+	/* before next_us: value_us was the lead chosen after the window */
+	put("old.csv", "window,value_us,step_us,window_avg_ns,best_us\n"
+	    "1,100,50,50000,0\n2,150,25,30000,100\n3,125,12.5,40000,100\n");
+	src[0] = (struct figtraj_src){ "new", path_of("new.csv") };
+	src[1] = (struct figtraj_src){ "old", path_of("old.csv") };
+	mopen(&d);
+	mopen(&v);
+	ck_assert_int_eq(figtraj_write(src, 2, d.f, v.f, err, sizeof(err)), 2);
+	dt = mtext(&d);
+	vt = mtext(&v);
+	ck_assert_str_eq(dt, "1 0 50 0\n2 100 30 100\n3 150 40 100\n\n\n"
+			 "1 0 50 0\n2 100 30 100\n3 150 40 100\n");
+	ck_assert_ptr_nonnull(strstr(vt, "bestw[1] = 2\nbestlead[1] = 100\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "maxwindow = 3\n"));
+	free(dt);
+	free(vt);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* ---- figtable -------------------------------------------------------------- */
+
+START_TEST(figtable_html_and_md)
+{
+	struct csvtable t[2];
+	const char *labels[2] = { "a<b", "c" };
+	struct mem m;
+	char *s;
+
+	ck_assert_int_eq(csvtable_parse("x,y\n1,<i>\n", 10, "1", &t[0], err, sizeof(err)), 0);
+	ck_assert_int_eq(csvtable_parse("y,z\n\"p|q\",2\n", 12, "2", &t[1], err, sizeof(err)), 0);
+	mopen(&m);
+	ck_assert_int_eq(figtable_html(t, labels, 2, "z", m.f), 0);
+	s = mtext(&m);
+	ck_assert_str_eq(s, "<div class=\"wide\"><table>\n<thead><tr><th>source</th><th>z</th>"
+			 "<th>x</th><th>y</th></tr></thead>\n<tbody>\n"
+			 "<tr><td>a&lt;b</td><td></td><td class=\"n\">1</td><td>&lt;i&gt;</td></tr>\n"
+			 "<tr><td>c</td><td class=\"n\">2</td><td></td><td>p|q</td></tr>\n"
+			 "</tbody></table></div>\n");
+	free(s);
+	mopen(&m);
+	ck_assert_int_eq(figtable_markdown(&t[1], NULL, 1, NULL, m.f), 0);
+	s = mtext(&m);
+	ck_assert_str_eq(s, "| y | z |\n| --- | --- |\n| p\\|q | 2 |\n");
+	free(s);
+	csvtable_free(&t[0]);
+	csvtable_free(&t[1]);
+}
+END_TEST
+
+/* ---- jsonflat, cfgdiff ------------------------------------------------------ */
+
+static int collect(void *ctx, const char *path, const char *value)
+{
+	FILE *f = ctx;
+
+	fprintf(f, "%s=%s\n", path, value);
+	return 0;
+}
+
+static int walk(const char *text, char **out)
+{
+	struct mem m;
+	int ret;
+
+	mopen(&m);
+	ret = jsonflat_walk(text, strlen(text), collect, m.f, err, sizeof(err));
+	*out = mtext(&m);
+	return ret;
+}
+
+START_TEST(jsonflat_paths)
+{
+	char *s;
+
+	ck_assert_int_eq(walk("{\"a\": {\"b\": [1, -2.5e3, {\"c\": null}]}, \"d\": \"x\\ty\\u00e9\","
+			      " \"e\": [], \"f\": {}, \"g\": true, \"h\": \"\\ud83d\\ude00\"}", &s), 0);
+	ck_assert_str_eq(s, "a.b[0]=1\na.b[1]=-2.5e3\na.b[2].c=null\nd=x\ty\xc3\xa9\ne=[]\n"
+			 "f={}\ng=true\nh=\xf0\x9f\x98\x80\n");
+	free(s);
+	ck_assert_int_eq(walk("{\"a\": 1} x", &s), -EINVAL);
+	ck_assert_str_eq(err, "offset 9: text after the JSON value");
+	free(s);
+	ck_assert_int_eq(walk("{\"a\": 01}", &s), -EINVAL);
+	free(s);
+	ck_assert_int_eq(walk("{\"a\": \"x\ny\"}", &s), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "control byte"));
+	free(s);
+	ck_assert_int_eq(walk("[1,]", &s), -EINVAL);
+	free(s);
+	ck_assert_int_eq(walk("{\"a\" 1}", &s), -EINVAL);
+	free(s);
+	ck_assert_int_eq(walk("\"\\u0000\"", &s), -EINVAL);
+	free(s);
+	{
+		char deep[200];
+
+		memset(deep, '[', 100);
+		deep[100] = '\0';
+		ck_assert_int_eq(walk(deep, &s), -EINVAL);
+		ck_assert_ptr_nonnull(strstr(err, "nested too deep"));
+		free(s);
+	}
+}
+END_TEST
+
+START_TEST(cfgdiff_split_words)
+{
+	char **w;
+	size_t n;
+
+	ck_assert_int_eq(cfgdiff_split("a 'b c' \"d\\\"e\" f\\ g $'h\\ti' ''", &w, &n), 0);
+	ck_assert_uint_eq(n, 6);
+	ck_assert_str_eq(w[0], "a");
+	ck_assert_str_eq(w[1], "b c");
+	ck_assert_str_eq(w[2], "d\"e");
+	ck_assert_str_eq(w[3], "f g");
+	ck_assert_str_eq(w[4], "h\ti");
+	ck_assert_str_eq(w[5], "");
+	cfgdiff_free_words(w, n);
+	ck_assert_int_eq(cfgdiff_split("a 'b", &w, &n), -EINVAL);
+}
+END_TEST
+
+START_TEST(cfgdiff_tables)
+{
+	struct cfgdiff_side s[2];
+	char *t;
+
+	mkscratch();
+	put("a/snapshot.json", "{\"wakebench_version\": \"0.1.0\", \"hostname\": \"h1\", "
+	    "\"time_utc\": \"2026-01-01T00:00:00Z\", \"cpuidle\": {\"driver\": \"none\", "
+	    "\"governor\": \"menu\"}, \"x\": [1]}");
+	put("b/snapshot.json", "{\"wakebench_version\": \"0.1.0\", \"hostname\": \"h1\", "
+	    "\"time_utc\": \"2026-01-02T00:00:00Z\", \"cpuidle\": {\"driver\": \"intel_idle\", "
+	    "\"governor\": \"menu\"}}");
+	put("a/cmdline.txt", "/x/build/bin/wakebench-client --dist exp --requests 10 -q\n");
+	put("b/cmdline.txt", "/y/bin/wakebench-client --dist exp --prequery-lead-us 100 "
+	    "--requests=20 -q\n");
+	s[0] = (struct cfgdiff_side){ "A", path_of("a/snapshot.json"), path_of("a/cmdline.txt") };
+	s[1] = (struct cfgdiff_side){ "B, \"2\"", path_of("b/snapshot.json"),
+				      path_of("b/cmdline.txt") };
+	ck_assert_int_eq(cfgdiff_write(s, 2, path_of("diff.csv"), path_of("prov.csv"),
+				       path_of("snap"), err, sizeof(err)), 4);
+	t = unit_slurp(path_of("diff.csv"));
+	/* the program's directory is no difference; the time is elsewhere */
+	ck_assert_str_eq(t, "what,A,\"B, \"\"2\"\"\"\n"
+			 "command line: --requests,10,20\n"
+			 "command line: --prequery-lead-us,(absent),100\n"
+			 "snapshot: cpuidle.driver,none,intel_idle\n"
+			 "snapshot: x[0],1,(absent)\n");
+	t = unit_slurp(path_of("prov.csv"));
+	ck_assert_str_eq(t, "source,wakebench,host,when,command\n"
+			 "A,0.1.0,h1,2026-01-01T00:00:00Z,/x/build/bin/wakebench-client --dist exp "
+			 "--requests 10 -q\n"
+			 "\"B, \"\"2\"\"\",0.1.0,h1,2026-01-02T00:00:00Z,/y/bin/wakebench-client "
+			 "--dist exp --prequery-lead-us 100 --requests=20 -q\n");
+	t = unit_slurp(path_of("snap-2.csv"));
+	ck_assert_ptr_nonnull(strstr(t, "cpuidle.driver,intel_idle\n"));
+	/* a side without files: absent everywhere, no snapshot table */
+	s[1] = (struct cfgdiff_side){ "C", NULL, path_of("nowhere") };
+	ck_assert_int_eq(cfgdiff_write(s, 2, path_of("diff2.csv"), NULL, NULL, err,
+				       sizeof(err)), 9);
+	/* malformed JSON is an error */
+	put("bad.json", "{\"a\":");
+	s[1] = (struct cfgdiff_side){ "D", path_of("bad.json"), NULL };
+	ck_assert_int_eq(cfgdiff_write(s, 2, path_of("diff3.csv"), NULL, NULL, err,
+				       sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "bad.json: offset"));
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+Suite *figdata_suite(void)
+{
+	Suite *s = suite_create("figdata");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, csvtable_rows);
+	tcase_add_test(tc, csvtable_numbers);
+	tcase_add_test(tc, figcfg_words_and_order);
+	tcase_add_test(tc, figcfg_client_summary);
+	tcase_add_test(tc, figgp_quoting);
+	tcase_add_test(tc, figsum_pairs_from_a_sweep);
+	tcase_add_test(tc, figsum_load_series);
+	tcase_add_test(tc, figsum_runs_and_sides);
+	tcase_add_test(tc, figdist_ranks_and_curve);
+	tcase_add_test(tc, figdist_targets);
+	tcase_add_test(tc, figdist_sent_gaps);
+	tcase_add_test(tc, figdist_sweep_curves);
+	tcase_add_test(tc, figtrace_timeline_rows);
+	tcase_add_test(tc, figtrace_residency_rows);
+	tcase_add_test(tc, figtrace_states_and_breakdown);
+	tcase_add_test(tc, figtraj_lead_used);
+	tcase_add_test(tc, figtable_html_and_md);
+	tcase_add_test(tc, jsonflat_paths);
+	tcase_add_test(tc, cfgdiff_split_words);
+	tcase_add_test(tc, cfgdiff_tables);
+	suite_add_tcase(s, tc);
+	return s;
+}
