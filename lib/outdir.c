@@ -103,3 +103,21 @@ int outdir_prepare(const char *dir, const char *const *owned, int force,
 	unlink(probe);
 	return 0;
 }
+
+int outdir_split(const char *file, char *dir, size_t dlen, char *base,
+		 size_t blen)
+{
+	const char *slash = strrchr(file, '/');
+	const char *b = slash ? slash + 1 : file;
+
+	if (!*b || !strcmp(b, ".") || !strcmp(b, "..") || strlen(b) >= blen)
+		return -EINVAL;
+	snprintf(base, blen, "%s", b);
+	if (!slash)
+		snprintf(dir, dlen, ".");
+	else if (slash == file)
+		snprintf(dir, dlen, "/");
+	else
+		snprintf(dir, dlen, "%.*s", (int)(slash - file), file);
+	return 0;
+}

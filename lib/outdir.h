@@ -20,5 +20,13 @@
  */
 int outdir_prepare(const char *dir, const char *const *owned, int force,
 		   char *err, size_t errlen);
+/*
+ * An output FILE split into the directory it goes into ("." without a
+ * slash) and its name (at most blen - 1 bytes), for writing it beside its
+ * place and renaming it there. -EINVAL when FILE names no file ("dir/",
+ * ".", "..").
+ */
+int outdir_split(const char *file, char *dir, size_t dlen, char *base,
+		 size_t blen);
 
 #endif

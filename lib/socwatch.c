@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "arr.h"
 #include "socwatch.h"
 
 /* ---- strings ------------------------------------------------------------------ */
@@ -94,20 +95,7 @@ const char *socwatch_str(const struct sw_file *f, uint32_t idx)
 
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
 {
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*arr, ncap * size);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
+	return arr_grow(arr, cap, need, size, 16);
 }
 
 /* ---- numbers -------------------------------------------------------------------- */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include "arr.h"
 #include "timeline.h"
 
 #define IRQ_STACK 16
@@ -89,20 +90,7 @@ struct timeline {
 
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
 {
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*arr, ncap * size);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
+	return arr_grow(arr, cap, need, size, 256);
 }
 
 static int intern(struct timeline *t, const char *s, uint32_t *idx)

@@ -11,6 +11,7 @@
 #include <event-parse.h>
 
 #include "opt.h"
+#include "rfile.h"
 #include "tracefile.h"
 
 __attribute__((format(printf, 3, 4)))
@@ -183,29 +184,6 @@ const char *tracefile_state_name(const struct trace_meta *m, uint32_t cpu,
 	return buf;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !(buf = malloc((size_t)st.st_size + 1))) {
-		close(fd);
-		return NULL;
-	}
-	n = read(fd, buf, (size_t)st.st_size);
-	close(fd);
-	if (n != st.st_size) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = (size_t)n;
-	return buf;
-}
 
 /* The IPI and timer vectors a wake cause can be (irq_vectors:*). */
 static const struct { const char *name; int type; uint32_t arg; } vectors[] = {
@@ -229,18 +207,20 @@ struct tf_decoder {
 	struct tep_format_field *common_pid, *common_type;
 };
 
+/* A format file is a few kB; a trace's are not trusted. */
+#define FORMAT_MAX (1u << 20)
+
 static int load_event(struct tf_decoder *d, const char *dir, const char *sys,
 		      const char *name)
 {
-	char path[4096];
+	char path[4096], why[512];
 	size_t len;
 	char *buf;
 	struct tep_event *ev = NULL;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/formats/%s/%s/format", dir, sys, name);
-	buf = slurp(path, &len);
-	if (!buf)
+	if (rfile_slurp(path, FORMAT_MAX, &buf, &len, why, sizeof(why)))
 		return -1;	/* not recorded */
 	ret = tep_parse_format(d->tep, &ev, buf, len, sys);
 	free(buf);
@@ -272,9 +252,8 @@ static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
 	tep_set_local_bigendian(d->tep, TEP_LITTLE_ENDIAN);
 	tep_set_long_size(d->tep, sizeof(long));
 	snprintf(path, sizeof(path), "%s/formats/header_page", dir);
-	hp = slurp(path, &len);
-	if (!hp)
-		return err_set(err, errlen, "%s: missing", path);
+	if (rfile_slurp(path, FORMAT_MAX, &hp, &len, err, errlen))
+		return -EINVAL;
 	if (tep_parse_header_page(d->tep, hp, len, sizeof(long))) {
 		free(hp);
 		return err_set(err, errlen, "%s: cannot parse", path);
@@ -702,24 +681,6 @@ static int collect(void *arg, const struct tf_event *ev)
 	return 0;
 }
 
-/* Reads up to len bytes; returns how many (short only at end of file). */
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
 
 /*
  * One corrupt page: an error, or with skip_corrupt a count and the first
@@ -764,7 +725,7 @@ static int load_page(struct tf_stream *s, struct cpu_reader *r, char *err,
 		if (r->fd >= 0 && r->off == r->len) {
 			/* many pages a read(): a syscall per page is a
 			 * tenth of an analysis */
-			ssize_t g = read_full(r->fd, r->rbuf, r->rcap);
+			ssize_t g = rfile_read_full(r->fd, r->rbuf, r->rcap);
 
 			if (g < 0) {
 				snprintf(err, errlen, "%s: %s", r->name, strerror((int)-g));

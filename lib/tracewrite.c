@@ -609,18 +609,6 @@ out:
 
 /* ---- close -------------------------------------------------------------------- */
 
-static int write_text(const char *path, const char *text, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = wfile_write_all(fd, text, len);
-	if (close(fd) && !ret)
-		ret = -errno;
-	return ret;
-}
 
 /* path/SYS/NAME/format with text; directories made as needed. */
 static int put_format(const char *base, const char *sys, const char *name,
@@ -635,7 +623,7 @@ static int put_format(const char *base, const char *sys, const char *name,
 	if (mkdir(path, 0755) && errno != EEXIST)
 		return -errno;
 	snprintf(path, sizeof(path), "%s/%s/%s/format", base, sys, name);
-	return write_text(path, text, len);
+	return wfile_write_new(path, text, len);
 }
 
 /* One format file, its text built in memory first. */
@@ -673,7 +661,7 @@ static int write_formats(const struct tracewrite *w, const char *base)
 		     "\tfield: char data;\toffset:%u;\tsize:%zu;\tsigned:0;\n",
 		     LONG, 8 + LONG, w->data_size);
 	snprintf(path, sizeof(path), "%s/header_page", base);
-	ret = write_text(path, text, (size_t)n);
+	ret = wfile_write_new(path, text, (size_t)n);
 	if (!ret)
 		ret = one_format(base, "power", "cpu_idle", ID_IDLE,
 				 "\tfield:u32 state;\toffset:8;\tsize:4;\tsigned:0;\n"
@@ -863,7 +851,7 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 	 * complete trace */
 	ret = stage_add(w->st, "meta.txt", meta_tmp, sizeof(meta_tmp));
 	if (!ret)
-		ret = write_text(meta_tmp, text, len);
+		ret = wfile_write_new(meta_tmp, text, len);
 	free(text);
 	if (ret) {
 		snprintf(err, errlen, "%s/meta.txt: %s", w->dir, strerror(-ret));

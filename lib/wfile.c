@@ -36,6 +36,19 @@ int wfile_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int wfile_write_new(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = wfile_write_all(fd, buf, len);
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
 static ssize_t out_write(void *cookie, const char *buf, size_t n)
 {
 	struct out_fd *o = cookie;

@@ -20,5 +20,8 @@ FILE *wfile_open(const char *path);
 int wfile_close(FILE *f);
 /* Writes all of buf to fd, retrying short writes and EINTR: 0 or -errno. */
 int wfile_write_all(int fd, const void *buf, size_t len);
+/* A file (created or truncated, 0644) holding exactly buf: 0, or -errno
+ * of the call that failed (the close's too). */
+int wfile_write_new(const char *path, const void *buf, size_t len);
 
 #endif

@@ -442,19 +442,6 @@ static char *meta_text(struct rec *r, uint64_t start, uint64_t end,
 	return buf;
 }
 
-/* Writes text to path (a new file). Returns 0 or -errno of the failing call. */
-static int write_file(const char *path, const char *text, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = wfile_write_all(fd, text, len);
-	if (close(fd) && !ret)
-		ret = -errno;
-	return ret;
-}
 
 /*
  * Removes the wakebench instances whose owner is gone (wbinst_stale), or
@@ -941,7 +928,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 		char *names = tracefs_instance_file_read(NULL, "saved_cmdlines",
 							 &size);
 
-		ret = write_file(cmdlines_tmp, names ? names : "",
+		ret = wfile_write_new(cmdlines_tmp, names ? names : "",
 				 names && size > 0 ? (size_t)size : 0);
 		free(names);
 		if (ret) {
@@ -956,7 +943,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 		size_t len = 0;
 		char *text = meta_text(&r, start, end, events, nevents, cmdline,
 				       buffer_kb, &len);
-		ret = text ? write_file(meta_tmp, text, len) : -ENOMEM;
+		ret = text ? wfile_write_new(meta_tmp, text, len) : -ENOMEM;
 		free(text);
 		if (ret)
 			fprintf(stderr, "%s: cannot write %s/meta.txt: %s\n", TRACE_PROG,

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cpu.h"
+#include "outdir.h"
 #include "socwatch.h"
 #include "stage.h"
 #include "sysfs.h"
@@ -293,27 +294,10 @@ static int tokens(const struct timeline *t, struct trace_meta *m,
 	return 0;
 }
 
-/* FILE split into its directory and name, for the stage. */
-static int split_path(const char *file, char *dir, size_t dlen, const char **base)
-{
-	const char *slash = strrchr(file, '/');
-
-	*base = slash ? slash + 1 : file;
-	if (!**base)
-		return -EISDIR;
-	if (!slash)
-		snprintf(dir, dlen, ".");
-	else if (slash == file)
-		snprintf(dir, dlen, "/");
-	else
-		snprintf(dir, dlen, "%.*s", (int)(slash - file), file);
-	return 0;
-}
 
 int trace_export_socwatch(const struct trace_xfer *x)
 {
-	char err[6000], dir[4096], tmp[4200];
-	const char *base;
+	char err[6000], dir[4096], tmp[4200], base[256];
 	struct trace_meta m;
 	struct timeline *t = NULL;
 	struct tf_decode o = { .skip_corrupt = x->skip_corrupt };
@@ -332,7 +316,7 @@ int trace_export_socwatch(const struct trace_xfer *x)
 			S_ISDIR(sb.st_mode) ? "is a directory" : "exists (--force replaces it)");
 		return 1;
 	}
-	if (split_path(x->file, dir, sizeof(dir), &base)) {
+	if (outdir_split(x->file, dir, sizeof(dir), base, sizeof(base))) {
 		fprintf(stderr, "%s: export: %s names no file\n", TRACE_PROG, x->file);
 		return 1;
 	}

@@ -28,6 +28,8 @@
 
 #include <event-parse.h>
 
+#include "outdir.h"
+#include "rfile.h"
 #include "stage.h"
 #include "timeline.h"
 #include "trace.h"
@@ -155,68 +157,6 @@ static void pathf(char *buf, size_t len, const char *fmt, ...)
 		buf[0] = '\0';
 }
 
-/*
- * The whole of a regular file of at most max bytes, NUL-terminated, in
- * *buf (free it) and *len. -ENOENT when it is not there; other errors
- * with "path: cause" in err.
- */
-static int slurp(const char *path, size_t max, char **buf, size_t *len,
-		 char *err, size_t errlen)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), ret = 0;
-	struct stat st;
-	size_t got = 0;
-	char *b = NULL;
-
-	*buf = NULL;
-	if (fd < 0) {
-		ret = -errno;
-		if (ret != -ENOENT)
-			snprintf(err, errlen, "%s: %s", path,
-				 ret == -ELOOP ? "a symbolic link, not a file" :
-				 strerror(-ret));
-		return ret;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		close(fd);
-		return -EINVAL;
-	}
-	if ((uint64_t)st.st_size > max) {
-		snprintf(err, errlen, "%s: %lld bytes, more than the %zu a trace's file may have",
-			 path, (long long)st.st_size, max);
-		close(fd);
-		return -EFBIG;
-	}
-	b = malloc((size_t)st.st_size + 1);
-	if (!b) {
-		close(fd);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, b + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -errno : -EIO;
-			snprintf(err, errlen, "%s: %s", path,
-				 n < 0 ? strerror(errno) : "shorter than it was");
-			break;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	if (ret) {
-		free(b);
-		return ret;
-	}
-	b[got] = '\0';
-	*buf = b;
-	*len = got;
-	return 0;
-}
 
 /* A new file with text (registered for removal first). */
 static int put_file(const char *path, const char *text, size_t len, char *err,
@@ -400,7 +340,7 @@ static int read_header_page(struct exp *e, char *err, size_t errlen)
 	int ret, sub;
 
 	pathf(src, sizeof(src), "%s/formats/header_page", dir);
-	ret = slurp(src, MAX_FORMAT_BYTES, &e->hp, &e->hplen, err, errlen);
+	ret = rfile_slurp(src, MAX_FORMAT_BYTES, &e->hp, &e->hplen, err, errlen);
 	if (ret == -ENOENT)
 		snprintf(err, errlen, "%s: missing (not a wakebench trace directory?)", src);
 	if (ret)
@@ -478,7 +418,7 @@ static int build_tracing_dir(struct exp *e, char *err, size_t errlen)
 	/* Saved by trace record since header_event export; the kernel's text
 	 * otherwise (it is a constant). */
 	pathf(src, sizeof(src), "%s/formats/header_event", dir);
-	ret = slurp(src, MAX_FORMAT_BYTES, &buf, &len, err, errlen);
+	ret = rfile_slurp(src, MAX_FORMAT_BYTES, &buf, &len, err, errlen);
 	if (ret && ret != -ENOENT)
 		goto out;
 	pathf(dst, sizeof(dst), "%s/events/header_event", e->tmp);
@@ -498,7 +438,7 @@ static int build_tracing_dir(struct exp *e, char *err, size_t errlen)
 
 		pathf(src, sizeof(src), "%s/formats/%s/%s/format", dir, f->sys,
 			 f->name);
-		ret = slurp(src, MAX_FORMAT_BYTES, &buf, &len, err, errlen);
+		ret = rfile_slurp(src, MAX_FORMAT_BYTES, &buf, &len, err, errlen);
 		if (ret == -ENOENT)
 			snprintf(err, errlen, "%s: missing", src);
 		if (ret)
@@ -541,7 +481,7 @@ static int build_tracing_dir(struct exp *e, char *err, size_t errlen)
 
 	/* Process names for trace-cmd report, when trace record saved them. */
 	pathf(src, sizeof(src), "%s/saved_cmdlines", dir);
-	ret = slurp(src, MAX_CMDLINES_BYTES, &buf, &len, err, errlen);
+	ret = rfile_slurp(src, MAX_CMDLINES_BYTES, &buf, &len, err, errlen);
 	if (!ret) {
 		pathf(dst, sizeof(dst), "%s/saved_cmdlines", e->tmp);
 		ret = put_file(dst, buf, len, err, errlen);
@@ -556,24 +496,6 @@ out:
 	return ret;
 }
 
-/* Reads up to len bytes; how many (short only at the end), or -errno. */
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
 
 /* The first len bytes of in (from its start) to out. */
 static int copy_head(int in, int out, uint64_t len, void *buf, size_t bufsz)
@@ -648,7 +570,7 @@ static int clean_cpu(struct exp *e, uint32_t cpu, uint64_t *left, char *err,
 		goto done;
 	}
 	for (uint64_t pg = 0;; pg++) {
-		ssize_t got = read_full(fd, page, sub);
+		ssize_t got = rfile_read_full(fd, page, sub);
 		uint64_t before = o.corrupt_pages;
 
 		if (got < 0) {
@@ -780,24 +702,6 @@ static int good_clock(const char *c)
 	return n && strspn(c, "abcdefghijklmnopqrstuvwxyz0123456789_-") == n;
 }
 
-/* FILE's directory and name; -EINVAL when it names no file. */
-static int split_file(const char *file, char *dir, size_t dlen, char *base,
-		      size_t blen)
-{
-	const char *slash = strrchr(file, '/');
-	const char *b = slash ? slash + 1 : file;
-
-	if (!*b || !strcmp(b, ".") || !strcmp(b, "..") || strlen(b) >= blen)
-		return -EINVAL;
-	snprintf(base, blen, "%s", b);
-	if (!slash)
-		snprintf(dir, dlen, ".");
-	else if (slash == file)
-		snprintf(dir, dlen, "/");
-	else
-		snprintf(dir, dlen, "%.*s", (int)(slash - file), file);
-	return 0;
-}
 
 static int export(struct exp *e, char *err, size_t errlen)
 {
@@ -819,7 +723,7 @@ static int export(struct exp *e, char *err, size_t errlen)
 			 MAX_ARG);
 		return -ENAMETOOLONG;
 	}
-	if (split_file(x->file, outdir, sizeof(outdir), base, sizeof(base))) {
+	if (outdir_split(x->file, outdir, sizeof(outdir), base, sizeof(base))) {
 		snprintf(err, errlen, "%s: not a file name", x->file);
 		return -EINVAL;
 	}
