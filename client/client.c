@@ -38,6 +38,46 @@ static int parse_key_dist(const char *arg, void *dest)
 	return keydist_parse(arg, dest);
 }
 
+/* --cpu N or a list ("0,1", "0-3"): the CPUs in ascending order. */
+static int parse_cpus(const char *arg, void *dest)
+{
+	struct client_cpus *c = dest;
+	int n = cpu_count(), k;
+	unsigned char *mask = calloc((size_t)(n > 0 ? n : 1), 1);
+
+	k = mask ? cpu_parse_list(arg, mask, n) : -1;
+	if (k < 1 || k > CLIENT_MAX_THREADS) {
+		free(mask);
+		return -1;
+	}
+	c->n = 0;
+	for (int i = 0; i < n; i++)
+		if (mask[i])
+			c->cpu[c->n++] = i;
+	free(mask);
+	return 0;
+}
+
+/* --raw all, sample:K (K >= 1) or none */
+static int parse_raw(const char *arg, void *dest)
+{
+	struct client_raw *raw = dest;
+	uint64_t k;
+
+	if (!strcmp(arg, "all")) {
+		raw->mode = RAW_ALL;
+	} else if (!strcmp(arg, "none")) {
+		raw->mode = RAW_NONE;
+	} else if (!strncmp(arg, "sample:", 7) &&
+		   !opt_u64(arg + 7, 1, 1000000000, &k)) {
+		raw->mode = RAW_SAMPLE;
+		raw->every = k;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
 /* --dist also takes "exponential" for exp (lib/arrival). */
 static int parse_dist(const char *arg, void *dest)
 {
@@ -104,7 +144,17 @@ static const struct cli_opt client_options[] = {
 	{ .name = "seed", .kind = CLI_UINT, .arg = "N",
 	  .max = 18446744073709551615.0,
 	  .help = "generator seed (default 1)", .off = AT(seed) },
-	CLI_OPT_CPU(struct client_opts, cpu, "pin the client to CPU N"),
+	{ .name = "cpu", .short_name = 'c', .kind = CLI_CUSTOM,
+	  .arg = "N|LIST", .parse = parse_cpus,
+	  .hint = "a CPU of this machine, or a list such as 0,1 or 2-3",
+	  .help = "pin the client to CPU N; with --threads, one CPU\n"
+		  "per thread (a list: 0,1 or 0-3)",
+	  .off = AT(cpus) },
+	{ .name = "threads", .kind = CLI_UINT, .arg = "N", .min = 1,
+	  .max = CLIENT_MAX_THREADS, .hint = CLI_RANGE,
+	  .help = "N sending threads (default 1), each with its own\n"
+		  "connections; thread k sends requests k, k+N, ...",
+	  .off = AT(threads) },
 	{ .name = "wait", .kind = CLI_ENUM, .names = wait_names,
 	  .help = "pacing (default spin); hybrid sleeps until\n"
 		  "--spin-margin-us (default 50) before, then spins",
@@ -113,7 +163,8 @@ static const struct cli_opt client_options[] = {
 	  .max = 1e7, .scale = 1e3, .hidden = 1, .off = AT(spin_margin_ns) },
 	{ .name = "connections", .kind = CLI_UINT, .arg = "N", .min = 1,
 	  .max = 10000, .hint = CLI_RANGE,
-	  .help = "connections, requests round-robin (default 1)",
+	  .help = "connections (per thread), requests round-robin\n"
+		  "(default 1)",
 	  .off = AT(connections) },
 	{ .name = "service-us", .kind = CLI_REAL, .arg = "US",
 	  .max = MAX_SERVICE_US, .scale = 1e3,
@@ -167,6 +218,17 @@ static const struct cli_opt client_options[] = {
 		  "kernel's default 50000 makes them overshoot like\n"
 		  "the thesis' usleep)",
 	  .off = AT(timer_slack_ns) },
+	{ .name = "start-at", .kind = CLI_UINT, .arg = "NS",
+	  .max = 18446744073709551615.0,
+	  .help = "start the schedule at NS, CLOCK_REALTIME nanoseconds\n"
+		  "(within a day; several clients start together)",
+	  .off = AT(start_at_ns), .seen = AT(have_start_at) },
+	{ .name = "exact-samples", .kind = CLI_UINT, .arg = "N", .min = 1,
+	  .max = 1e9, .hint = CLI_RANGE,
+	  .help = "percentiles exact up to N samples of each\n"
+		  "distribution (default 1000000); past N from the\n"
+		  "histogram, within 0.39 %: memory stays flat",
+	  .off = AT(exact_samples) },
 	{ .name = "percentile-rule", .kind = CLI_ENUM,
 	  .names = percentile_rule_names,
 	  .help = "nearest-rank (default): sorted value at rank\n"
@@ -223,6 +285,12 @@ static const struct cli_opt client_options[] = {
 		  "files appear together once all are written, or\n"
 		  "none does (full disk: the file and the cause)",
 	  .off = AT(out_dir) },
+	{ .name = "raw", .kind = CLI_CUSTOM, .arg = "all|sample:K|none",
+	  .parse = parse_raw, .hint = "all, sample:K (K >= 1) or none",
+	  .help = "rows of requests.csv: every measured request\n"
+		  "(default), every K-th, or no file (the summaries\n"
+		  "still count every request)",
+	  .off = AT(raw) },
 	{ .name = "force", .kind = CLI_FLAG,
 	  .help = "reuse a non-empty DIR: first remove the files a\n"
 		  "client run writes (and nothing else)",
@@ -236,8 +304,9 @@ static const struct cli_cmd client_cmd = {
 	.prog = PROG,
 	.usage = "Usage: wakebench client --server HOST:PORT [options]",
 	.about =
-"Open-loop load generator: the send schedule is drawn before the run and\n"
-"latency is measured from each request's intended send time.\n",
+"Open-loop load generator: the send schedule is drawn as the run goes (the\n"
+"same seed, the same schedule) and latency is measured from each request's\n"
+"intended send time. Memory does not grow with the run's length.\n",
 	.footer =
 "requests.csv: seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,\n"
 "server_recv_ns,server_send_ns,prequery_sent_ns,status,prequery_lead_us,\n"
@@ -253,6 +322,36 @@ static const struct cli_cmd client_cmd = {
 	.opts = client_options,
 };
 
+/* --start-at at most a day ahead. */
+#define START_AT_MAX_NS (86400ull * 1000000000ull)
+
+/*
+ * --threads and --cpu. A mode that cannot be split among threads is
+ * refused: the closed loop is one outstanding request, and the adaptive
+ * hill climb is one controller fed by every reply in send order (split,
+ * each thread would climb on its share and the server would see two
+ * leads at once).
+ */
+static void check_threads(struct client_opts *o)
+{
+	o->cpu = o->cpus.n ? o->cpus.cpu[0] : -1;
+	if (o->threads == 1) {
+		if (o->cpus.n > 1)
+			opt_usage(PROG, "--cpu lists %d CPUs: one per thread, with --threads %d",
+				  o->cpus.n, o->cpus.n);
+		return;
+	}
+	if (o->cpus.n && o->cpus.n != (int)o->threads)
+		opt_usage(PROG, "--threads %llu needs one CPU per thread in --cpu (got %d: %s)",
+			  (unsigned long long)o->threads, o->cpus.n,
+			  o->cpus.n == 1 ? "two threads on one CPU take turns" :
+			  "list as many as threads");
+	if (o->closed)
+		opt_usage(PROG, "--closed is one outstanding request: it takes no --threads");
+	if (o->adaptive)
+		opt_usage(PROG, "--prequery-policy adaptive is one controller fed by every reply in order: it takes no --threads (a fixed --prequery-lead-us does)");
+}
+
 static void parse_opts(struct client_opts *o, int argc, char **argv)
 {
 	*o = (struct client_opts){
@@ -261,7 +360,8 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		.spin_margin_ns = CLOCK_HYBRID_MARGIN_NS, .connections = 1,
 		.timeout_ns = 1000000000ull, .late_ns = 10000,
 		.timer_slack_ns = 1, .get_ratio = 0.9, .keys = 10000,
-		.key_size = 16, .value_size = 64,
+		.key_size = 16, .value_size = 64, .threads = 1,
+		.exact_samples = 1000000,
 	};
 	hillclimb_defaults(&o->hc);
 	cli_parse(&client_cmd, argc, argv, o);
@@ -343,6 +443,59 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 	if (o->prequery_port && o->prequery_port == o->server.port &&
 	    !o->wire->keyed)
 		opt_usage(PROG, "--prequery-port must differ from the server port");
+	check_threads(o);
+	if (o->have_start_at) {
+		struct timespec ts;
+		uint64_t now;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		if (o->start_at_ns <= now)
+			opt_usage(PROG, "--start-at %llu is %.3f s in the past (CLOCK_REALTIME nanoseconds, e.g. $(date +%%s%%N))",
+				  (unsigned long long)o->start_at_ns,
+				  (double)(now - o->start_at_ns) / 1e9);
+		if (o->start_at_ns - now > START_AT_MAX_NS)
+			opt_usage(PROG, "--start-at %llu is %.0f s ahead: more than a day (CLOCK_REALTIME nanoseconds, not microseconds?)",
+				  (unsigned long long)o->start_at_ns,
+				  (double)(o->start_at_ns - now) / 1e9);
+	}
+}
+
+/*
+ * --cstates on the client's CPUs: --cpu's (one, or one per thread), every
+ * CPU without it.
+ */
+static struct cstate_session *cstates_begin(const struct client_opts *o,
+					    char *err, size_t errlen)
+{
+	struct cstate_session *cs;
+	unsigned char *mask;
+	int n = cpu_count();
+
+	if (o->cpus.n <= 1)
+		return cstate_run_begin(&o->cstates, o->cpu, o->cmdline, err,
+					errlen);
+	mask = calloc((size_t)n, 1);
+	if (!mask) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (int i = 0; i < o->cpus.n; i++)
+		mask[o->cpus.cpu[i]] = 1;
+	cs = cstate_run_begin_cpus(&o->cstates, mask, n, o->cmdline, err,
+				   errlen);
+	free(mask);
+	return cs;
+}
+
+/* Restores the idle states; says so when it could not. */
+static void cstates_end(struct cstate_session *cs)
+{
+	int left = cstate_end(cs);
+
+	if (left < 0)
+		fprintf(stderr, "%s: restoring idle states: %s (run 'wakebench cstate restore')\n",
+			PROG, strerror(-left));
 }
 
 int main(int argc, char **argv)
@@ -351,14 +504,15 @@ int main(int argc, char **argv)
 	struct client_opts o;
 	struct run r;
 	char err[4700];
-	int ret, left;
+	int ret;
 
 	parse_opts(&o, argc, argv);
 	/*
 	 * From here SIGINT/SIGTERM/SIGHUP wait for the run (blocked, then
 	 * read from a signalfd; one that comes while a long schedule is
-	 * drawn stops the drawing), with or without --cstates; a closed
-	 * stdout (| head) must not cost the --out files (SIGPIPE ignored).
+	 * counted, or while --start-at is awaited, stops that), with or
+	 * without --cstates; a closed stdout (| head) must not cost the
+	 * --out files (SIGPIPE ignored).
 	 */
 	cstate_run_signals();
 	o.cmdline = opt_cmdline(argc, argv);
@@ -368,28 +522,35 @@ int main(int argc, char **argv)
 	if (o.out_dir &&
 	    outdir_prepare(o.out_dir, client_out_files, o.force, err, sizeof(err)))
 		opt_die(PROG, "--out: %s", err);
-	if (cpu_pin_opt(o.cpu, err, sizeof(err)))
+	/* One thread runs in this one; more pin themselves. */
+	if (o.threads == 1 && cpu_pin_opt(o.cpu, err, sizeof(err)))
 		opt_die(PROG, "%s", err);
 	if (o.have_cstates) {
-		cs = cstate_run_begin(&o.cstates, o.cpu, o.cmdline, err,
-				      sizeof(err));
+		cs = cstates_begin(&o, err, sizeof(err));
 		if (!cs)
 			opt_die(PROG, "--cstates: %s", err);
 	}
-	ret = run_schedule(&r, &o);
+	ret = run_init(&r, &o);
 	if (ret == -EINTR) {
 		/* Nothing sent, nothing written: restore and go. */
 		fprintf(stderr, "%s: interrupted while drawing the schedule\n",
 			PROG);
-		if (cstate_end(cs) < 0)
-			fprintf(stderr, "%s: restoring idle states failed (run 'wakebench cstate restore')\n",
-				PROG);
+		cstates_end(cs);
 		free(o.cmdline);
 		return 1;
 	}
 	if (ret)
 		opt_die(PROG, "cannot build the schedule: %s", strerror(-ret));
 	run_experiment(&r);
+	if (r.start_wait_interrupted) {
+		/* As above: the schedule had not started. */
+		fprintf(stderr, "%s: interrupted while waiting for --start-at\n",
+			PROG);
+		cstates_end(cs);
+		run_free(&r);
+		free(o.cmdline);
+		return 1;
+	}
 	ret = output_write(&r, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "%s: %s\n", PROG, err);
@@ -401,10 +562,7 @@ int main(int argc, char **argv)
 	else if (r.error_replies)
 		fprintf(stderr, "%s: %llu requests answered with an error (backend down or too slow?)\n",
 			PROG, (unsigned long long)r.error_replies);
-	left = cstate_end(cs);
-	if (left < 0)
-		fprintf(stderr, "%s: restoring idle states: %s (run 'wakebench cstate restore')\n",
-			PROG, strerror(-left));
+	cstates_end(cs);
 	run_free(&r);
 	free(o.cmdline);
 	return (ret || r.status != RUN_OK || r.error_replies) ? 1 : 0;

@@ -12,9 +12,31 @@
 #include "keydist.h"
 #include "net.h"
 #include "pqplan.h"
+#include "schedule.h"
 #include "tally.h"
 
 #define PROG "wakebench-client"
+
+/* At most this many --threads (and CPUs in --cpu). */
+#define CLIENT_MAX_THREADS 256
+
+/* --cpu N or LIST: the CPUs in ascending order (thread k on cpu[k]). */
+struct client_cpus {
+	int n;
+	int cpu[CLIENT_MAX_THREADS];
+};
+
+/* --raw: the rows of requests.csv */
+enum raw_mode {
+	RAW_ALL = 0,		/* every measured request */
+	RAW_SAMPLE,		/* every K-th (raw_every) */
+	RAW_NONE,		/* no requests.csv */
+};
+
+struct client_raw {
+	enum raw_mode mode;
+	uint64_t every;		/* K of sample:K */
+};
 
 struct client_opts {
 	struct cli_hostport server;	/* --server HOST:PORT */
@@ -34,10 +56,12 @@ struct client_opts {
 	double duration_s;
 	uint64_t warmup;
 	uint64_t seed;
-	int cpu;
+	int cpu;		/* the first of cpus, or -1 */
+	struct client_cpus cpus;	/* --cpu (n = 0: not given) */
+	uint64_t threads;	/* --threads */
 	enum clock_wait wait;
 	uint64_t spin_margin_ns;
-	uint64_t connections;
+	uint64_t connections;	/* per thread */
 	uint64_t service_ns;
 	uint64_t payload;
 	int closed;
@@ -67,6 +91,10 @@ struct client_opts {
 	int percentile_rule;	/* enum hist_rule */
 	int trace_markers;
 	struct hillclimb_cfg hc;
+	struct client_raw raw;	/* --raw all|sample:K|none */
+	uint64_t exact_samples;	/* --exact-samples: the bound of each distribution */
+	uint64_t start_at_ns;	/* --start-at (CLOCK_REALTIME), 0: none */
+	int have_start_at;
 };
 
 /* --proto: indexed as its names */
@@ -88,24 +116,38 @@ enum run_status {
 	RUN_FAILED,		/* error, see run.err */
 };
 
+/*
+ * What the requests add up to, counted as each one is done (a thread's
+ * own, then all threads' merged): the summary is computed from these,
+ * never from the requests, which are not kept.
+ */
+struct run_acc {
+	struct tally meas, warm;	/* lib/tally: measured; warm-up apart */
+	/* measured: latency (answered with a REPLY), service latency, and
+	 * the pacing error of every send; exact up to --exact-samples */
+	struct hist *lat, *svc, *pace;
+	uint64_t gets, sets, misses;	/* key-value: measured, answered */
+	uint64_t capped;	/* replies the server capped */
+	uint64_t min_applied_ns;	/* the lowest applied among those */
+	uint64_t first_sent_ns, last_sent_ns;	/* of the measured sends */
+	uint64_t rows;		/* records kept for requests.csv */
+};
+
+struct spool;
+
 struct run {
 	const struct client_opts *o;
-	uint64_t total;		/* warmup + measured */
+	struct schedule_cfg sched;	/* the schedule, drawn as it goes */
+	uint64_t total;		/* warmup + measured; 0 until known */
 	uint64_t warmup;	/* of them warm-up (0 with a burst warm-up) */
+	unsigned int nthreads;
 	uint64_t burst_sent;	/* burst warm-up messages sent */
 	uint64_t prequery_acks;	/* replies to pre-queries (--prequery-ack), dropped */
-	uint64_t *gap_ns;	/* [total] */
-	struct req_rec *reqs;	/* [total]; lib/tally.h counts them */
-	uint8_t *op;		/* [total] key-value: enum proto_op, else NULL */
-	uint64_t *key;		/* [total] key-value: key number, else NULL */
 	uint64_t preloaded;	/* keys set by --preload */
 	uint64_t preload_ns;	/* how long that took */
-	uint64_t *applied_ns;	/* [total]: service time the REPLY says the
-				 * server applied (it caps at its
-				 * --max-service-us) */
 	uint64_t sent, received, error_replies;
 	uint64_t start_ns, end_ns;
-	struct pqplan_cost send_cost;	/* a lone pre-query's send() */
+	int start_wait_interrupted;	/* a signal while waiting for --start-at */
 	struct hillclimb hc;
 	struct hillclimb_row *traj;
 	uint64_t ntraj, traj_cap;
@@ -114,12 +156,21 @@ struct run {
 	struct energy energy;
 	int energy_ok;
 	char energy_note[512];
+	struct run_acc acc;	/* every thread's, once they are done */
+	/* each thread's records for requests.csv (none: NULL), in seq order */
+	struct spool **spools;
+	int spool_err;		/* -errno: a spool could not be made */
 	enum run_status status;
 	char err[256];
+	struct run_shared *sh;	/* what the threads share while they run */
 };
 
-/* Generates the schedule (gaps and intended times); 0 or -ENOMEM. */
-int run_schedule(struct run *r, const struct client_opts *o);
+/*
+ * Prepares the run: the schedule's configuration (counted through first
+ * when the burst warm-up must know its length). 0, -EINVAL or -EINTR (a
+ * signal while counting).
+ */
+int run_init(struct run *r, const struct client_opts *o);
 /* Connects and runs the experiment; fills r->status and r->err. */
 void run_experiment(struct run *r);
 void run_free(struct run *r);
@@ -127,11 +178,14 @@ void run_free(struct run *r);
 /*
  * Writes requests.csv, gaps.csv, cmdline.txt, prequery-trajectory.csv,
  * snapshot.json and summary.{txt,csv,json} into o->out_dir (when set) and
- * prints the text summary. Every file is written under a temporary name
- * and all are renamed into place together, summaries last (lib/stage), so
- * a failure leaves none of them under its final name. Returns 0 or -errno
- * of the first failure, with a message naming the file in err.
+ * prints the text summary. requests.csv comes from the records the
+ * threads kept during the run (merged in seq order), gaps.csv from the
+ * schedule drawn again (the same seed, the same gaps). Every file is
+ * written under a temporary name and all are renamed into place together,
+ * summaries last (lib/stage), so a failure leaves none of them under its
+ * final name. Returns 0 or -errno of the first failure, with a message
+ * naming the file in err.
  */
-int output_write(const struct run *r, char *err, size_t errlen);
+int output_write(struct run *r, char *err, size_t errlen);
 
 #endif

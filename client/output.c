@@ -3,11 +3,14 @@
  * Client results: the per-request CSV, the gaps used, and one summary in
  * three forms (text for people, one-row CSV for sweeps, JSON for tools).
  * Every number in a summary is computed from the same records that
- * requests.csv holds, so the two always agree.
+ * requests.csv holds (counted as each request was done, lib/tally and
+ * lib/hist), so the two always agree: exactly while the samples fit
+ * --exact-samples, within HIST_REL_ERROR past it (the summary says which).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -16,7 +19,9 @@
 #include "hist.h"
 #include "kvkey.h"
 #include "runcheck.h"
+#include "schedule.h"
 #include "snapshot.h"
+#include "spool.h"
 #include "stage.h"
 #include "wfile.h"
 #include "wire.h"
@@ -45,6 +50,7 @@ struct dist_summary {
 	uint64_t n;
 	double min, avg, max, pct[NPCT];	/* microseconds */
 	double more[NMORE];
+	int exact;		/* percentiles from every sample */
 };
 
 struct summary {
@@ -58,6 +64,8 @@ struct summary {
 	struct tally meas, warm;	/* measured requests; warm-up apart */
 	int behind;			/* fell behind its schedule */
 	char behind_reason[160];
+	int exact;			/* every percentile is exact */
+	uint64_t total;			/* requests in the schedule */
 };
 
 /* The schedule's mean gap: with --prequery-at sleep-after the lead adds
@@ -132,44 +140,6 @@ static int energy_figures(const struct run *r, const struct summary *s,
 	return 1;
 }
 
-/* Measured gets and sets answered with a reply; gets that missed. */
-static void count_ops(const struct run *r, struct summary *s)
-{
-	if (!keyed(r))
-		return;
-	for (uint64_t i = r->warmup; i < r->sent; i++) {
-		if (!replied(&r->reqs[i]))
-			continue;
-		if (r->op[i] == PROTO_OP_GET) {
-			s->gets++;
-			s->misses += r->reqs[i].miss;
-		} else {
-			s->sets++;
-		}
-	}
-}
-
-/*
- * Measured requests answered with a REPLY whose applied service time is
- * below the one asked (the server capped it); *min_applied_ns: the lowest
- * applied time among them (when any).
- */
-static uint64_t count_capped(const struct run *r, uint64_t *min_applied_ns)
-{
-	uint64_t n = 0, lo = UINT64_MAX;
-
-	for (uint64_t i = r->warmup; i < r->sent; i++) {
-		if (!replied(&r->reqs[i]) || r->applied_ns[i] >= r->o->service_ns)
-			continue;
-		n++;
-		if (r->applied_ns[i] < lo)
-			lo = r->applied_ns[i];
-	}
-	if (min_applied_ns)
-		*min_applied_ns = n ? lo : 0;
-	return n;
-}
-
 static void summarize_hist(struct hist *h, struct dist_summary *d)
 {
 	d->n = hist_count(h);
@@ -180,57 +150,56 @@ static void summarize_hist(struct hist *h, struct dist_summary *d)
 		d->pct[i] = hist_percentile_exact(h, pcts[i]) / 1e3;
 	for (int i = 0; i < NMORE; i++)
 		d->more[i] = hist_percentile_exact(h, more_pcts[i]) / 1e3;
+	d->exact = hist_exact(h);
 }
 
-static int summarize(const struct run *r, struct summary *s)
+/* What the threads counted, request by request (client/run.c finish()). */
+static void summarize(const struct run *r, struct summary *s)
 {
 	const struct client_opts *o = r->o;
-	struct hist *lat = hist_new(1), *svc = hist_new(1), *pace = hist_new(1);
-	uint64_t first_sent = 0, last_sent = 0, nsent = 0;
-	int ret = -ENOMEM;
+	const struct run_acc *a = &r->acc;
 
 	memset(s, 0, sizeof(*s));
-	if (!lat || !svc || !pace)
-		goto out;
-	hist_set_rule(lat, (enum hist_rule)o->percentile_rule);
-	hist_set_rule(svc, (enum hist_rule)o->percentile_rule);
-	hist_set_rule(pace, (enum hist_rule)o->percentile_rule);
 	/* What counts: lib/tally (measured requests only). */
-	tally_run(r->reqs, r->sent, r->warmup, o->late_ns, &s->meas, &s->warm);
+	s->meas = a->meas;
+	s->warm = a->warm;
 	s->count = s->meas.ok;
 	s->errors = s->meas.errors;
 	s->unanswered = s->meas.unanswered;
 	s->late = s->meas.late;
-	s->service_capped = keyed(r) ? 0 : count_capped(r, &s->min_applied_ns);
-	count_ops(r, s);
-	for (uint64_t i = r->warmup; i < r->sent; i++) {
-		const struct req_rec *q = &r->reqs[i];
-
-		if (!nsent++)
-			first_sent = q->sent_ns;
-		last_sent = q->sent_ns;
-		if (hist_add(pace, q->sent_ns - q->intended_ns))
-			goto out;
-		if (!q->recv_ns || q->error)
-			continue;
-		if (hist_add(lat, q->recv_ns - q->intended_ns) ||
-		    hist_add(svc, q->recv_ns - q->sent_ns))
-			goto out;
+	s->service_capped = keyed(r) ? 0 : a->capped;
+	s->min_applied_ns = s->service_capped ? a->min_applied_ns : 0;
+	if (keyed(r)) {
+		s->gets = a->gets;
+		s->sets = a->sets;
+		s->misses = a->misses;
 	}
-	summarize_hist(lat, &s->lat);
-	summarize_hist(svc, &s->svc);
-	summarize_hist(pace, &s->pace);
+	summarize_hist(a->lat, &s->lat);
+	summarize_hist(a->svc, &s->svc);
+	summarize_hist(a->pace, &s->pace);
+	s->exact = s->lat.exact && s->svc.exact && s->pace.exact;
 	s->rate_target = o->closed ? 0 : 1e9 / mean_gap_ns(o);
-	if (nsent > 1 && last_sent > first_sent)
-		s->rate_achieved = (double)(nsent - 1) * 1e9 /
-				   (double)(last_sent - first_sent);
+	if (s->meas.sent > 1 && a->last_sent_ns > a->first_sent_ns)
+		s->rate_achieved = (double)(s->meas.sent - 1) * 1e9 /
+				   (double)(a->last_sent_ns - a->first_sent_ns);
 	check_behind(r, s);
-	ret = 0;
-out:
-	hist_free(lat);
-	hist_free(svc);
-	hist_free(pace);
-	return ret;
+	s->total = r->total;
+}
+
+/* "all", "sample:K", "none" */
+static const char *raw_name(const struct client_opts *o, char *buf, size_t len)
+{
+	if (o->raw.mode == RAW_SAMPLE) {
+		snprintf(buf, len, "sample:%llu", (unsigned long long)o->raw.every);
+		return buf;
+	}
+	return o->raw.mode == RAW_NONE ? "none" : "all";
+}
+
+/* The bound on every percentile's relative error: 0 when exact. */
+static double pct_error(const struct summary *s)
+{
+	return s->exact ? 0 : HIST_REL_ERROR;
 }
 
 static void print_dist(FILE *f, const char *name, const struct dist_summary *d)
@@ -245,11 +214,14 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 {
 	const struct client_opts *o = r->o;
 
-	fprintf(f, "wakebench client: %s %s:%u %s interval=%.3fus wait=%s seed=%llu%s\n",
+	fprintf(f, "wakebench client: %s %s:%u %s interval=%.3fus wait=%s seed=%llu%s",
 		proto_label(o), o->server.host, o->server.port,
 		arrival_dist_name(o->dist), o->interval_ns / 1e3,
 		clock_wait_name(o->wait), (unsigned long long)o->seed,
 		o->closed ? " closed-loop" : "");
+	if (o->threads > 1)
+		fprintf(f, " threads=%llu", (unsigned long long)o->threads);
+	fputc('\n', f);
 	fprintf(f, "requests: %llu measured, %llu warm-up%s, %llu errors, %llu unanswered\n",
 		(unsigned long long)s->count, (unsigned long long)o->warmup,
 		o->warmup_mode == WARMUP_BURST ? " (a burst of pre-queries)" : "",
@@ -260,6 +232,14 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 	print_dist(f, "latency", &s->lat);
 	print_dist(f, "service latency", &s->svc);
 	print_dist(f, "pacing error", &s->pace);
+	if (s->exact)
+		fprintf(f, "percentiles: exact (%s over every sample)\n",
+			o->percentile_rule == HIST_FLOOR_INDEX ? "floor index" :
+			"nearest rank");
+	else
+		fprintf(f, "percentiles: from the histogram (more than %llu samples), within %.2f %% of the exact value%s\n",
+			(unsigned long long)o->exact_samples, HIST_REL_ERROR * 100,
+			s->lat.exact && s->svc.exact ? " (pacing error only)" : "");
 	fprintf(f, "rate: target %.1f/s achieved %.1f/s; late sends (> %.1f us): %llu\n",
 		s->rate_target, s->rate_achieved, o->late_ns / 1e3,
 		(unsigned long long)s->late);
@@ -321,6 +301,15 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 		fprintf(f, "warm-up prequeries (not counted above): sent %llu skipped %llu\n",
 			(unsigned long long)s->warm.prequeries_sent,
 			(unsigned long long)s->warm.prequeries_skipped);
+	if (o->raw.mode != RAW_ALL && o->out_dir) {
+		if (o->raw.mode == RAW_NONE)
+			fprintf(f, "requests.csv: not written (--raw none)\n");
+		else
+			fprintf(f, "requests.csv: every %llu-th measured request (--raw sample:%llu): %llu rows\n",
+				(unsigned long long)o->raw.every,
+				(unsigned long long)o->raw.every,
+				(unsigned long long)r->acc.rows);
+	}
 	if (s->behind)
 		fprintf(f, "WARNING: behind schedule: %s; this run is not the workload it claims to be\n",
 			s->behind_reason);
@@ -372,7 +361,8 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 "warmup_prequeries_skipped,behind_schedule,behind_reason,"
 		 "service_capped,lat_p95_us,lat_p9999_us,gets,sets,misses,"
 		 "get_ratio,keys,key_size,value_size,key_dist,energy_j,power_w,"
-		 "energy_per_request_uj",
+		 "energy_per_request_uj,threads,raw,raw_rows,percentiles_exact,"
+		 "percentile_rel_error",
 		 lat, svc, pace);
 	csv_header(c, hdr);
 	csv_str(c, status_name(r->status));
@@ -450,6 +440,15 @@ static int write_summary_csv(const char *path, const struct run *r,
 			csv_empty(c);
 		}
 	}
+	{
+		char raw[32];
+
+		csv_u64(c, o->threads);
+		csv_str(c, raw_name(o, raw, sizeof(raw)));
+		csv_u64(c, r->acc.rows);
+		csv_u64(c, (uint64_t)s->exact);
+		csv_double(c, pct_error(s), 8);
+	}
 	csv_end_row(c);
 	return csv_close(c);
 }
@@ -465,6 +464,7 @@ static void json_dist(struct json *j, const char *key,
 	for (int i = 0; i < NMORE; i++)
 		json_double(j, more_pct_names[i], d->more[i]);
 	json_double(j, "max", d->max);
+	json_bool(j, "exact", d->exact);
 	json_obj_end(j);
 }
 
@@ -498,7 +498,7 @@ static int write_summary_json(const char *path, const struct run *r,
 	}
 	json_str(j, "dist", arrival_dist_name(o->dist));
 	json_double(j, "interval_us", o->interval_ns / 1e3);
-	json_u64(j, "requests", r->total - r->warmup);
+	json_u64(j, "requests", s->total - r->warmup);
 	json_u64(j, "warmup", o->warmup);
 	json_str(j, "warmup_mode", o->warmup_mode == WARMUP_BURST ? "burst" :
 		 "schedule");
@@ -523,6 +523,22 @@ static int write_summary_json(const char *path, const struct run *r,
 							sizeof(cs)));
 	} else {
 		json_str(j, "cstates", NULL);
+	}
+	{
+		char raw[32], cpus[CLIENT_MAX_THREADS * 6] = "";
+		size_t off = 0;
+
+		json_u64(j, "threads", o->threads);
+		for (int i = 0; i < o->cpus.n && off < sizeof(cpus); i++)
+			off += (size_t)snprintf(cpus + off, sizeof(cpus) - off,
+						"%s%d", i ? "," : "", o->cpus.cpu[i]);
+		json_str(j, "cpus", o->cpus.n ? cpus : NULL);
+		json_str(j, "raw", raw_name(o, raw, sizeof(raw)));
+		json_u64(j, "exact_samples", o->exact_samples);
+		if (o->start_at_ns)
+			json_u64(j, "start_at_ns", o->start_at_ns);
+		else
+			json_str(j, "start_at_ns", NULL);
 	}
 	json_obj_end(j);
 	json_u64(j, "count", s->count);
@@ -585,95 +601,159 @@ static int write_summary_json(const char *path, const struct run *r,
 		json_double(j, "best_lead_us", r->hc.best_us);
 	}
 	json_obj_end(j);
+	json_obj_begin(j, "percentiles");
+	json_bool(j, "exact", s->exact);
+	json_double(j, "rel_error", pct_error(s));
+	json_str(j, "rule", o->percentile_rule == HIST_FLOOR_INDEX ?
+		 "floor-index" : "nearest-rank");
+	json_obj_end(j);
+	json_u64(j, "raw_rows", r->acc.rows);
 	json_obj_end(j);
 	return json_close(j);
 }
 
+static void write_row(struct csv *c, const struct run *r,
+		      const struct req_rec *q)
+{
+	csv_u64(c, q->seq);
+	csv_u64(c, q->intended_ns);
+	csv_u64(c, q->sent_ns);
+	if (q->recv_ns) {
+		csv_u64(c, q->recv_ns);
+		csv_u64(c, q->recv_ns - q->intended_ns);
+		csv_u64(c, q->recv_ns - q->sent_ns);
+		/* a real server says nothing of its times */
+		if (q->server_recv_ns || q->server_send_ns) {
+			csv_u64(c, q->server_recv_ns);
+			csv_u64(c, q->server_send_ns);
+		} else {
+			csv_empty(c);
+			csv_empty(c);
+		}
+	} else {
+		for (int k = 0; k < 5; k++)
+			csv_empty(c);
+	}
+	if (q->prequery_sent_ns)
+		csv_u64(c, q->prequery_sent_ns);
+	else
+		csv_empty(c);
+	csv_str(c, !q->recv_ns ? "unanswered" : q->error ? "error" : "ok");
+	if (r->o->prequery)
+		csv_double(c, q->lead_us, 3);
+	else
+		csv_empty(c);
+	if (q->pq == REQ_PQ_SENT) {
+		csv_u64(c, pqplan_effective_lead(q->prequery_sent_ns, q->sent_ns));
+		csv_u64(c, q->prequery_plan_ns);
+	} else {
+		csv_empty(c);
+		csv_empty(c);
+	}
+	if (replied(q) && !keyed(r))
+		csv_u64(c, q->applied_ns);
+	else
+		csv_empty(c);
+	if (keyed(r)) {
+		char key[KVKEY_MAX + 1];
+
+		csv_str(c, q->op == PROTO_OP_GET ? "get" : "set");
+		kvkey_text(q->key, (unsigned)r->o->key_size, key);
+		csv_str(c, key);
+		if (replied(q) && q->op == PROTO_OP_GET)
+			csv_u64(c, q->miss);
+		else
+			csv_empty(c);
+	} else {
+		csv_empty(c);
+		csv_empty(c);
+		csv_empty(c);
+	}
+	csv_end_row(c);
+}
+
+/*
+ * requests.csv from the threads' spools: each holds its thread's rows in
+ * seq order, so taking the lowest seq of the threads' next rows each time
+ * puts the file in seq order, one row of each thread in memory.
+ */
 static int write_requests(const char *path, const struct run *r)
 {
-	struct csv *c = csv_open(path);
+	unsigned int n = r->nthreads;
+	struct req_rec *head = calloc(n, sizeof(*head));
+	int *have = calloc(n, sizeof(*have));
+	struct csv *c = NULL;
+	int ret = 0, wret;
 
-	if (!c)
-		return -errno;
+	if (!head || !have) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (unsigned int k = 0; k < n && !ret; k++) {
+		if (!r->spools || !r->spools[k]) {
+			/* the spool could not be made: the run said why */
+			ret = r->spool_err ? r->spool_err : -EIO;
+			goto out;
+		}
+		ret = spool_rewind(r->spools[k]);
+		if (!ret) {
+			ret = spool_next(r->spools[k], &head[k]);
+			have[k] = ret > 0;
+			ret = ret < 0 ? ret : 0;
+		}
+	}
+	if (ret)
+		goto out;
+	c = csv_open(path);
+	if (!c) {
+		ret = -errno;
+		goto out;
+	}
 	csv_header(c, "seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,"
 		   "server_recv_ns,server_send_ns,prequery_sent_ns,status,"
 		   "prequery_lead_us,prequery_lead_ns,prequery_planned_ns,"
 		   "applied_service_ns,op,key,miss");
-	for (uint64_t i = r->warmup; i < r->sent; i++) {
-		const struct req_rec *q = &r->reqs[i];
+	for (;;) {
+		unsigned int best = n;
 
-		csv_u64(c, i);
-		csv_u64(c, q->intended_ns);
-		csv_u64(c, q->sent_ns);
-		if (q->recv_ns) {
-			csv_u64(c, q->recv_ns);
-			csv_u64(c, q->recv_ns - q->intended_ns);
-			csv_u64(c, q->recv_ns - q->sent_ns);
-			/* a real server says nothing of its times */
-			if (q->server_recv_ns || q->server_send_ns) {
-				csv_u64(c, q->server_recv_ns);
-				csv_u64(c, q->server_send_ns);
-			} else {
-				csv_empty(c);
-				csv_empty(c);
-			}
-		} else {
-			for (int k = 0; k < 5; k++)
-				csv_empty(c);
-		}
-		if (q->prequery_sent_ns)
-			csv_u64(c, q->prequery_sent_ns);
-		else
-			csv_empty(c);
-		csv_str(c, !q->recv_ns ? "unanswered" : q->error ? "error" :
-			"ok");
-		if (r->o->prequery)
-			csv_double(c, q->lead_us, 3);
-		else
-			csv_empty(c);
-		if (q->pq == REQ_PQ_SENT) {
-			csv_u64(c, pqplan_effective_lead(q->prequery_sent_ns,
-							 q->sent_ns));
-			csv_u64(c, q->prequery_plan_ns);
-		} else {
-			csv_empty(c);
-			csv_empty(c);
-		}
-		if (replied(q) && !keyed(r))
-			csv_u64(c, r->applied_ns[i]);
-		else
-			csv_empty(c);
-		if (keyed(r)) {
-			char key[KVKEY_MAX + 1];
-
-			csv_str(c, r->op[i] == PROTO_OP_GET ? "get" : "set");
-			kvkey_text(r->key[i], (unsigned)r->o->key_size, key);
-			csv_str(c, key);
-			if (replied(q) && r->op[i] == PROTO_OP_GET)
-				csv_u64(c, q->miss);
-			else
-				csv_empty(c);
-		} else {
-			csv_empty(c);
-			csv_empty(c);
-			csv_empty(c);
-		}
-		csv_end_row(c);
+		for (unsigned int k = 0; k < n; k++)
+			if (have[k] && (best == n || head[k].seq < head[best].seq))
+				best = k;
+		if (best == n)
+			break;
+		write_row(c, r, &head[best]);
+		ret = spool_next(r->spools[best], &head[best]);
+		if (ret < 0)
+			break;
+		have[best] = ret > 0;
+		ret = 0;
 	}
-	return csv_close(c);
+out:
+	wret = c ? csv_close(c) : 0;
+	free(head);
+	free(have);
+	return ret ? ret : wret;
 }
 
+/* The schedule drawn again: the same configuration gives the same gaps. */
 static int write_gaps(const char *path, const struct run *r)
 {
-	struct csv *c = csv_open(path);
+	struct schedule_gen g;
+	struct schedule_req q;
+	struct schedule_cfg cfg = r->sched;
+	struct csv *c;
 
+	cfg.keyed = 0;	/* gaps only */
+	if (schedule_gen_init(&g, &cfg))
+		return -EINVAL;
+	c = csv_open(path);
 	if (!c)
 		return -errno;
 	csv_header(c, "seq,gap_ns,warmup");
-	for (uint64_t i = 0; i < r->total; i++) {
-		csv_u64(c, i);
-		csv_u64(c, r->gap_ns[i]);
-		csv_u64(c, i < r->warmup);
+	while (schedule_gen_next(&g, &q)) {
+		csv_u64(c, q.seq);
+		csv_u64(c, q.gap_ns);
+		csv_u64(c, q.seq < r->warmup);
 		csv_end_row(c);
 	}
 	return csv_close(c);
@@ -755,11 +835,11 @@ static int out_snapshot(const char *path, const struct run *r,
 	return snapshot_write_json(path, "client", r->o->cmdline);
 }
 
-int output_write(const struct run *r, char *err, size_t errlen)
+int output_write(struct run *r, char *err, size_t errlen)
 {
 	/* The summaries say "this run is done": renamed last. */
 	const struct out_file files[] = {
-		{ "requests.csv", out_requests },
+		{ "requests.csv", r->o->raw.mode != RAW_NONE ? out_requests : NULL },
 		{ "gaps.csv", out_gaps },
 		{ "cmdline.txt", out_cmdline },
 		{ "prequery-trajectory.csv", r->o->adaptive ? out_trajectory : NULL },
@@ -774,11 +854,7 @@ int output_write(const struct run *r, char *err, size_t errlen)
 	char tmp[4096], why[512];
 	int ret;
 
-	ret = summarize(r, &s);
-	if (ret) {
-		snprintf(err, errlen, "summary: %s", strerror(-ret));
-		return ret;
-	}
+	summarize(r, &s);
 	if (!o->quiet)
 		print_text(stdout, r, &s);
 	if (s.service_capped)
@@ -788,6 +864,14 @@ int output_write(const struct run *r, char *err, size_t errlen)
 	/* The directory was made ready before the run (outdir_prepare). */
 	if (!o->out_dir)
 		return 0;
+	if (!s.total) {
+		/* by a duration: the schedule's length, counted through */
+		struct schedule_cfg cfg = r->sched;
+
+		cfg.cancel = NULL;
+		schedule_count(&cfg, &s.total);
+		r->total = s.total;
+	}
 	st = stage_new(o->out_dir);
 	if (!st) {
 		snprintf(err, errlen, "cannot write %s: %s", o->out_dir,

@@ -1,30 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The client's event loop: one thread sends every request at its intended
- * time (open loop, the schedule is fixed before the run) and collects the
- * replies in between, so a slow reply never delays the next send.
- * Latency is reply time minus intended time (coordinated-omission free,
- * as in wrk2); the pacing error sent - intended is kept for every request.
+ * The client's event loop: a thread sends every request of its share at
+ * its intended time (open loop) and collects the replies in between, so
+ * a slow reply never delays the next send. Latency is reply time minus
+ * intended time (coordinated-omission free, as in wrk2); the pacing error
+ * sent - intended is kept for every request.
+ *
+ * Memory does not grow with the run (DESIGN.md "Bounded memory"): each
+ * thread draws the schedule as it goes (lib/schedule), keeps a request
+ * only from its draw until it is done (the ring below: what is in flight,
+ * bounded by the rate times --timeout-ms, never by the run's length),
+ * then adds it to its counts and histograms and streams its record to a
+ * spool (lib/spool) that output.c turns into requests.csv after the run.
+ *
+ * --threads N: thread k sends requests k, k + N, k + 2N, ... of the one
+ * schedule, on its own connections, pinned to the k-th CPU of --cpu. Each
+ * thread draws the whole schedule and keeps its share (a draw costs tens
+ * of nanoseconds), so the requests, their times, ops and keys are the
+ * very ones a single thread would send. The threads start together at
+ * one start time and their counts merge after the run.
  */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "client.h"
-#include "keydist.h"
+#include "cpu.h"
+#include "hist.h"
 #include "marker.h"
 #include "proto.h"
-#include "schedule.h"
+#include "spool.h"
 #include "wire.h"
 
 /* Below this distance to a send time we stop polling and spin on the clock. */
@@ -33,33 +51,71 @@
 /* Requests already due when the client is behind go out in one send()
  * of at most this many bytes (TCP); see send_due(). */
 #define TX_BATCH_BYTES 16384
+/* The in-flight ring's first size (it doubles when more are in flight). */
+#define RING_INITIAL 4096
+/* --start-at: block until this long before the start, then pace as usual. */
+#define START_MARGIN_NS 2000000ull
+
+/* What the threads share while they run. */
+struct run_shared {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	atomic_int stop;	/* a thread failed, or a signal: every one stops */
+	atomic_int energy_started;
+	int stop_fd;		/* eventfd, readable once stop is set */
+	unsigned int arrived;	/* threads ready to start */
+	int go;			/* the start time is set */
+};
 
 struct conn {
 	int fd;
 	struct wire_conn w;
 };
 
-struct loop {
+/* A request from its draw until it is done. */
+struct slot {
+	struct req_rec q;
+	uint64_t gap_ns;	/* closed loop: waited after each reply */
+	uint64_t prev_ns;	/* the schedule's previous request's intended time */
+};
+
+struct worker {
 	struct run *r;
 	const struct client_opts *o;
 	const struct wb_proto_ops *wire;
+	unsigned int id, n;	/* thread k of n */
+	int cpu;		/* to pin to (n > 1), or -1 */
+	pthread_t tid;
+	int started;		/* the thread was created */
+	/* the schedule, drawn as the run goes */
+	struct schedule_gen gen;
+	uint64_t last_t;	/* relative time of the last request drawn */
+	int gen_done;
+	/* the ring of requests drawn and not yet done, by local index j
+	 * (seq = id + j * n): head (oldest not done) <= sent <= drawn */
+	struct slot *ring;
+	uint64_t cap, mask;
+	uint64_t head, sent, drawn;
 	struct conn *conns;
 	uint64_t nconns;
 	struct conn *pq;	/* pre-query connection, NULL: in-band */
 	int marker_fd;		/* trace_marker, or -1 */
 	int epfd, sigfd;
-	uint64_t oldest;	/* lowest seq that may still be outstanding */
 	uint64_t polls;
 	uint64_t behind;	/* sends made late in a row */
 	uint8_t *txbuf;
 	size_t txlen;
+	struct pqplan_cost send_cost;	/* a lone pre-query's send() */
+	struct run_acc acc;
+	struct spool *spool;	/* records kept for requests.csv, or NULL */
+	uint64_t received, error_replies, prequery_acks, burst_sent;
 	uint8_t rx[RX_BUF];
 };
 
 /*
  * SIGINT, SIGTERM (and SIGHUP, turned into SIGTERM) are blocked from
  * before the first C-state change and read from a signalfd once the run
- * starts; one pending while a long schedule is drawn stops the drawing.
+ * starts; one pending while a long schedule is counted stops the count.
  */
 static int signal_pending(void *arg)
 {
@@ -71,36 +127,7 @@ static int signal_pending(void *arg)
 				     sigismember(&set, SIGHUP) == 1);
 }
 
-/*
- * Key-value protocols: each request's operation and key, drawn from a
- * generator of their own (seeded from --seed), so the gaps are the same
- * as those of the same seed over wakebench's protocol.
- */
-static int draw_keys(struct run *r, const struct client_opts *o)
-{
-	struct keydist kd;
-	struct prng p;
-
-	if (!o->wire->keyed)
-		return 0;
-	if (keydist_init(&kd, &o->key_dist, o->keys))
-		return -EINVAL;
-	r->op = malloc(r->total ? r->total : 1);
-	r->key = malloc((r->total ? r->total : 1) * sizeof(*r->key));
-	if (!r->op || !r->key)
-		return -ENOMEM;
-	prng_seed(&p, o->seed ^ 0x6b65792d6f707321ull);
-	for (uint64_t i = 0; i < r->total; i++) {
-		if (!(i % SCHEDULE_CANCEL_EVERY) && signal_pending(NULL))
-			return -EINTR;
-		r->op[i] = prng_uniform(&p) < o->get_ratio ? PROTO_OP_GET :
-			   PROTO_OP_SET;
-		r->key[i] = keydist_next(&kd, &p);
-	}
-	return 0;
-}
-
-int run_schedule(struct run *r, const struct client_opts *o)
+int run_init(struct run *r, const struct client_opts *o)
 {
 	struct schedule_cfg cfg = {
 		.dist = o->dist, .mean_ns = o->interval_ns, .seed = o->seed,
@@ -112,60 +139,60 @@ int run_schedule(struct run *r, const struct client_opts *o)
 		.gap_add_ns = o->prequery && o->prequery_at == PQPLAN_AT_SLEEP_AFTER ?
 			      (uint64_t)llround(o->lead_us * 1e3) : 0,
 		.duration_ns = o->requests ? 0 : (uint64_t)(o->duration_s * 1e9),
+		.keyed = o->wire->keyed, .get_ratio = o->get_ratio,
+		.keys = o->keys, .key_dist = o->key_dist,
 		.cancel = signal_pending,
 	};
-	struct schedule sch;
+	struct schedule_gen g;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->o = o;
-	pqplan_cost_init(&r->send_cost);
-	ret = schedule_build(&sch, &cfg);
+	r->sched = cfg;
+	r->warmup = cfg.warmup;
+	r->nthreads = (unsigned int)o->threads;
+	ret = schedule_gen_init(&g, &cfg);
 	if (ret)
 		return ret;
-	r->total = sch.n;
-	r->warmup = sch.warmup;
-	r->reqs = calloc(r->total, sizeof(*r->reqs));
-	r->applied_ns = calloc(r->total, sizeof(*r->applied_ns));
-	if (!r->reqs || !r->applied_ns) {
-		free(r->reqs);
-		free(r->applied_ns);
-		r->reqs = NULL;
-		r->applied_ns = NULL;
-		schedule_free(&sch);
-		return -ENOMEM;
-	}
-	/*
-	 * Relative until run_experiment() adds the start time. Filling a
-	 * long run's rows faults in gigabytes and takes longer than the
-	 * drawing: a stop signal is honoured here too.
-	 */
-	for (uint64_t i = 0; i < r->total; i++) {
-		if (!(i % SCHEDULE_CANCEL_EVERY) && signal_pending(NULL)) {
-			run_free(r);
-			schedule_free(&sch);
-			return -EINTR;
-		}
-		r->reqs[i].intended_ns = sch.intended_ns[i];
-	}
-	r->gap_ns = sch.gap_ns;
-	free(sch.intended_ns);
-	ret = draw_keys(r, o);
-	if (ret) {
-		run_free(r);
-		return ret;
-	}
+	if (o->requests)
+		r->total = cfg.warmup + o->requests;
+	/* The burst's sequence numbers follow the schedule's last: by a
+	 * duration, it is counted through first (no memory, ~10 ns a gap). */
+	else if (o->warmup_mode == WARMUP_BURST)
+		return schedule_count(&cfg, &r->total);
 	return 0;
 }
 
 void run_free(struct run *r)
 {
-	free(r->gap_ns);
-	free(r->reqs);
-	free(r->applied_ns);
 	free(r->traj);
-	free(r->op);
-	free(r->key);
+	hist_free(r->acc.lat);
+	hist_free(r->acc.svc);
+	hist_free(r->acc.pace);
+	for (unsigned int k = 0; r->spools && k < r->nthreads; k++)
+		spool_close(r->spools[k]);
+	free(r->spools);
+	r->traj = NULL;
+	r->spools = NULL;
+	r->acc.lat = r->acc.svc = r->acc.pace = NULL;
+}
+
+/* Every thread stops at its next look (the ring's eventfd wakes those
+ * blocked in epoll). */
+static void stop_all(struct run *r)
+{
+	uint64_t one = 1;
+
+	if (atomic_exchange(&r->sh->stop, 1))
+		return;
+	if (write(r->sh->stop_fd, &one, sizeof(one)) < 0) {
+		/* the flag alone stops the threads that spin */
+	}
+}
+
+static int stopped(const struct run *r)
+{
+	return atomic_load_explicit(&r->sh->stop, memory_order_relaxed);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -173,12 +200,24 @@ static void fail(struct run *r, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (r->status == RUN_FAILED)
-		return;	/* keep the first error */
-	va_start(ap, fmt);
-	vsnprintf(r->err, sizeof(r->err), fmt, ap);
-	va_end(ap);
-	r->status = RUN_FAILED;
+	pthread_mutex_lock(&r->sh->lock);
+	if (r->status != RUN_FAILED) {	/* keep the first error */
+		va_start(ap, fmt);
+		vsnprintf(r->err, sizeof(r->err), fmt, ap);
+		va_end(ap);
+		r->status = RUN_FAILED;
+	}
+	pthread_mutex_unlock(&r->sh->lock);
+	stop_all(r);
+}
+
+static void interrupted(struct run *r)
+{
+	pthread_mutex_lock(&r->sh->lock);
+	if (r->status == RUN_OK)
+		r->status = RUN_INTERRUPTED;
+	pthread_mutex_unlock(&r->sh->lock);
+	stop_all(r);
 }
 
 static void traj_add(struct run *r)
@@ -195,20 +234,203 @@ static void traj_add(struct run *r)
 	r->traj[r->ntraj++] = r->hc.row;
 }
 
-static int on_reply(struct loop *l, const struct proto_msg *m, uint64_t now)
+static inline struct slot *slot_of(struct worker *w, uint64_t j)
 {
-	struct run *r = l->r;
+	return &w->ring[j & w->mask];
+}
+
+/* Room for one more request in the ring: it doubles, in order. */
+static int ring_grow(struct worker *w)
+{
+	uint64_t ncap = w->cap ? 2 * w->cap : RING_INITIAL;
+	struct slot *n = malloc(ncap * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (uint64_t j = w->head; j < w->drawn; j++)
+		n[j & (ncap - 1)] = *slot_of(w, j);
+	free(w->ring);
+	w->ring = n;
+	w->cap = ncap;
+	w->mask = ncap - 1;
+	return 0;
+}
+
+/*
+ * Draws the schedule up to this thread's next request and puts it in the
+ * ring. 1, 0 when the schedule has ended, -1 (out of memory).
+ */
+static int draw(struct worker *w)
+{
+	struct run *r = w->r;
+	struct schedule_req sr;
+	struct slot *s;
+
+	for (;;) {
+		uint64_t prev_t = w->last_t;
+
+		if (w->gen_done || !schedule_gen_next(&w->gen, &sr)) {
+			w->gen_done = 1;
+			return 0;
+		}
+		w->last_t = sr.t_ns;
+		if (w->n > 1 && sr.seq % w->n != w->id)
+			continue;
+		if (w->drawn - w->head == w->cap && ring_grow(w)) {
+			fail(r, "out of memory: %llu requests in flight",
+			     (unsigned long long)(w->drawn - w->head));
+			return -1;
+		}
+		s = slot_of(w, w->drawn);
+		memset(s, 0, sizeof(*s));
+		s->q.seq = sr.seq;
+		s->q.intended_ns = r->start_ns + sr.t_ns;
+		s->q.op = sr.op;
+		s->q.key = sr.key;
+		s->gap_ns = sr.gap_ns;
+		/* the first request's previous is the start */
+		s->prev_ns = r->start_ns + prev_t;
+		w->drawn++;
+		return 1;
+	}
+}
+
+/* 1 when local request j is in the ring (drawn now if need be), 0 past
+ * the schedule's end, -1 on a fatal error. */
+static int have(struct worker *w, uint64_t j)
+{
+	while (w->drawn <= j) {
+		int d = draw(w);
+
+		if (d <= 0)
+			return d;
+	}
+	return 1;
+}
+
+/* A REPLY (not an ERROR) carries the service time the server applied. */
+static int replied(const struct req_rec *q)
+{
+	return q->recv_ns && !q->error;
+}
+
+/*
+ * The energy window: from the first measured request (before its
+ * pre-query; a batch that crossed from the warm-up opens it at the next
+ * send) to the last reply. One thread opens it.
+ */
+static void energy_begin(struct run *r, uint64_t seq)
+{
+	if (seq < r->warmup || !r->energy.n ||
+	    atomic_load_explicit(&r->sh->energy_started, memory_order_relaxed) ||
+	    atomic_exchange(&r->sh->energy_started, 1))
+		return;
+	if (energy_start(&r->energy, r->energy_note, sizeof(r->energy_note)))
+		r->energy.n = 0;	/* the note says why */
+}
+
+static void energy_end(struct run *r)
+{
+	if (r->energy.n && r->energy.start_ns &&
+	    !energy_stop(&r->energy, r->energy_note, sizeof(r->energy_note)))
+		r->energy_ok = 1;
+}
+
+/* Whether request seq's row goes to requests.csv (--raw). */
+static int keep_row(const struct worker *w, uint64_t seq)
+{
+	const struct client_opts *o = w->o;
+
+	if (!w->spool || seq < w->r->warmup)
+		return 0;
+	return o->raw.mode == RAW_ALL ||
+	       (o->raw.mode == RAW_SAMPLE &&
+		(seq - w->r->warmup) % o->raw.every == 0);
+}
+
+/*
+ * Request q is done (answered, or never will be): it counts, and its
+ * record goes to the spool. What the summary of the old, array-based
+ * client computed after the run, one request at a time. 0 or -1.
+ */
+static int finish(struct worker *w, const struct req_rec *q)
+{
+	struct run *r = w->r;
+	struct run_acc *a = &w->acc;
+	int ret;
+
+	if (q->seq < r->warmup) {
+		tally_add(&a->warm, q, w->o->late_ns);
+		return 0;
+	}
+	tally_add(&a->meas, q, w->o->late_ns);
+	if (a->meas.sent == 1)
+		a->first_sent_ns = q->sent_ns;
+	a->last_sent_ns = q->sent_ns;
+	if (hist_add(a->pace, q->sent_ns - q->intended_ns))
+		goto nomem;
+	if (replied(q)) {
+		if (hist_add(a->lat, q->recv_ns - q->intended_ns) ||
+		    hist_add(a->svc, q->recv_ns - q->sent_ns))
+			goto nomem;
+		if (w->wire->keyed) {
+			if (q->op == PROTO_OP_GET) {
+				a->gets++;
+				a->misses += q->miss;
+			} else {
+				a->sets++;
+			}
+		} else if (q->applied_ns < w->o->service_ns) {
+			a->capped++;
+			if (q->applied_ns < a->min_applied_ns)
+				a->min_applied_ns = q->applied_ns;
+		}
+	}
+	if (!keep_row(w, q->seq))
+		return 0;
+	ret = spool_add(w->spool, q);
+	if (ret) {
+		fail(r, "cannot write %s/requests.csv: %s (run stopped)",
+		     w->o->out_dir, strerror(-ret));
+		return -1;
+	}
+	a->rows++;
+	return 0;
+nomem:
+	fail(r, "out of memory for the latency samples");
+	return -1;
+}
+
+/* The oldest requests, once answered, are done, in order. */
+static int retire(struct worker *w)
+{
+	while (w->head < w->sent) {
+		struct slot *s = slot_of(w, w->head);
+
+		if (!s->q.recv_ns)
+			return 0;
+		if (finish(w, &s->q))
+			return -1;
+		w->head++;
+	}
+	return 0;
+}
+
+static int on_reply(struct worker *w, const struct proto_msg *m, uint64_t now)
+{
+	struct run *r = w->r;
 	struct req_rec *q;
+	uint64_t j;
 
 	/* A reply to a pre-query (--prequery-ack): read, dropped. */
 	if (m->type == PROTO_REPLY && (m->flags & PROTO_F_ACK)) {
 		/* memcached and Redis answer every pre-query (mn, PING) */
-		if (!l->o->prequery_ack && !l->wire->keyed) {
+		if (!w->o->prequery_ack && !w->wire->keyed) {
 			fail(r, "reply to a pre-query that asked for none (seq %llu)",
 			     (unsigned long long)m->seq);
 			return -1;
 		}
-		r->prequery_acks++;
+		w->prequery_acks++;
 		return 0;
 	}
 	if (m->type != PROTO_REPLY && m->type != PROTO_ERROR) {
@@ -216,12 +438,14 @@ static int on_reply(struct loop *l, const struct proto_msg *m, uint64_t now)
 		     proto_type_name(m->type), (unsigned long long)m->seq);
 		return -1;
 	}
-	if (m->seq >= r->sent || r->reqs[m->seq].recv_ns) {
+	j = m->seq / w->n;
+	if (m->seq % w->n != w->id || j < w->head || j >= w->sent ||
+	    slot_of(w, j)->q.recv_ns) {
 		fail(r, "reply does not match any outstanding request (seq %llu)",
 		     (unsigned long long)m->seq);
 		return -1;
 	}
-	q = &r->reqs[m->seq];
+	q = &slot_of(w, j)->q;
 	if (m->client_send_ns != q->sent_ns) {
 		fail(r, "reply to seq %llu echoes send time %llu, sent at %llu",
 		     (unsigned long long)m->seq,
@@ -233,23 +457,24 @@ static int on_reply(struct loop *l, const struct proto_msg *m, uint64_t now)
 	q->server_recv_ns = m->server_recv_ns;
 	q->server_send_ns = m->server_send_ns;
 	/* What the server applied: it caps at its --max-service-us. */
-	r->applied_ns[m->seq] = m->service_ns;
-	r->received++;
-	/* Only replies to requests sent under the current value count. */
-	if (l->o->adaptive && m->type == PROTO_REPLY &&
+	q->applied_ns = m->service_ns;
+	w->received++;
+	/* Only replies to requests sent under the current value count
+	 * (adaptive runs have one thread). */
+	if (w->o->adaptive && m->type == PROTO_REPLY &&
 	    q->window == r->hc.windows &&
 	    hillclimb_add(&r->hc, q->recv_ns - q->sent_ns))
 		traj_add(r);
 	if (m->type == PROTO_ERROR) {
 		q->error = 1;
-		r->error_replies++;
+		w->error_replies++;
 	}
 	q->miss = !!(m->flags & PROTO_F_MISS);
-	return 0;
+	return j == w->head ? retire(w) : 0;
 }
 
 struct feed_ctx {
-	struct loop *l;
+	struct worker *w;
 	uint64_t now;
 };
 
@@ -257,23 +482,23 @@ static int on_stream_msg(const struct proto_msg *m, void *arg)
 {
 	struct feed_ctx *ctx = arg;
 
-	return on_reply(ctx->l, m, ctx->now) ? 1 : 0;
+	return on_reply(ctx->w, m, ctx->now) ? 1 : 0;
 }
 
 /* Drains one connection; returns -1 after a fatal error. */
-static int conn_drain(struct loop *l, struct conn *c)
+static int conn_drain(struct worker *w, struct conn *c)
 {
-	struct run *r = l->r;
+	struct run *r = w->r;
 
 	for (;;) {
-		ssize_t n = net_read(c->fd, l->rx, sizeof(l->rx));
+		ssize_t n = net_read(c->fd, w->rx, sizeof(w->rx));
 		uint64_t now = clock_now_ns();
 
 		if (n == -EAGAIN)
 			return 0;
 		if (n == -ECONNREFUSED) {
 			fail(r, "server refused the datagram (is it running on %s:%u?)",
-			     l->o->server.host, l->o->server.port);
+			     w->o->server.host, w->o->server.port);
 			return -1;
 		}
 		if (n == -ECONNRESET) {
@@ -288,36 +513,40 @@ static int conn_drain(struct loop *l, struct conn *c)
 			fail(r, "server closed the connection");
 			return -1;
 		}
-		if (l->o->proto == NET_UDP) {
+		if (w->o->proto == NET_UDP) {
 			struct proto_msg m;
-			int err = l->wire->decode(l->rx, (size_t)n,
+			int err = w->wire->decode(w->rx, (size_t)n,
 						  PROTO_MAX_PAYLOAD, &m);
 
 			if (err) {
 				fail(r, "malformed reply: %s",
-				     l->wire->strerror(err));
+				     w->wire->strerror(err));
 				return -1;
 			}
-			if (on_reply(l, &m, now))
+			if (on_reply(w, &m, now))
 				return -1;
 			continue;
 		}
-		struct feed_ctx ctx = { l, now };
-		int ret = wire_feed(&c->w, l->rx, (size_t)n, on_stream_msg, &ctx);
+		struct feed_ctx ctx = { w, now };
+		int ret = wire_feed(&c->w, w->rx, (size_t)n, on_stream_msg, &ctx);
 
 		if (ret < 0)
 			fail(r, "malformed reply: %s", wire_conn_error(&c->w) ?
-			     wire_conn_error(&c->w) : l->wire->strerror(ret));
+			     wire_conn_error(&c->w) : w->wire->strerror(ret));
 		if (ret)
 			return -1;
 	}
 }
 
+/* The epoll tags of the signalfd and of the run's stop eventfd. */
+#define TAG_SIGNAL NULL
+static char tag_stop;
+
 /*
  * Waits for events for at most timeout_ns (0: poll) and handles them.
- * Returns -1 after a fatal error or a signal.
+ * Returns -1 after a fatal error, a signal, or another thread's stop.
  */
-static int poll_replies(struct loop *l, uint64_t timeout_ns)
+static int poll_replies(struct worker *w, uint64_t timeout_ns)
 {
 	struct epoll_event evs[16];
 	struct timespec ts = clock_ts(timeout_ns);
@@ -328,38 +557,40 @@ static int poll_replies(struct loop *l, uint64_t timeout_ns)
 	 * where epoll plus recv is two, and it is the path every reply
 	 * takes in spin mode. Signals are checked every 1024 polls.
 	 */
-	if (!timeout_ns && l->nconns == 1 && (++l->polls & 1023))
-		return conn_drain(l, &l->conns[0]);
-	n = epoll_pwait2(l->epfd, evs, 16, &ts, NULL);
+	if (!timeout_ns && w->nconns == 1 && (++w->polls & 1023))
+		return conn_drain(w, &w->conns[0]);
+	n = epoll_pwait2(w->epfd, evs, 16, &ts, NULL);
 
 	if (n < 0) {
 		if (errno == EINTR)
 			return 0;
-		fail(l->r, "epoll_pwait2: %s", strerror(errno));
+		fail(w->r, "epoll_pwait2: %s", strerror(errno));
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
-		if (evs[i].data.ptr == NULL) {
-			l->r->status = RUN_INTERRUPTED;
+		if (evs[i].data.ptr == TAG_SIGNAL) {
+			interrupted(w->r);
 			return -1;
 		}
-		if (conn_drain(l, evs[i].data.ptr))
+		if (evs[i].data.ptr == &tag_stop)
+			return -1;
+		if (conn_drain(w, evs[i].data.ptr))
 			return -1;
 	}
 	return 0;
 }
 
-static int check_timeouts(struct loop *l, uint64_t now)
+static int check_timeouts(struct worker *w, uint64_t now)
 {
-	struct run *r = l->r;
+	const struct req_rec *q;
 
-	while (l->oldest < r->sent && r->reqs[l->oldest].recv_ns)
-		l->oldest++;
-	if (l->oldest < r->sent &&
-	    now - r->reqs[l->oldest].sent_ns > l->o->timeout_ns) {
-		fail(r, "no reply to request %llu within %llu ms",
-		     (unsigned long long)l->oldest,
-		     (unsigned long long)(l->o->timeout_ns / 1000000));
+	if (w->head == w->sent)
+		return 0;
+	q = &slot_of(w, w->head)->q;
+	if (now - q->sent_ns > w->o->timeout_ns) {
+		fail(w->r, "no reply to request %llu within %llu ms",
+		     (unsigned long long)q->seq,
+		     (unsigned long long)(w->o->timeout_ns / 1000000));
 		return -1;
 	}
 	return 0;
@@ -371,15 +602,15 @@ static int check_timeouts(struct loop *l, uint64_t now)
  * SPIN_GUARD_NS; sleep: block in epoll until the target; hybrid: block
  * until margin before, then as spin.
  */
-static int wait_until(struct loop *l, uint64_t target)
+static int wait_until(struct worker *w, uint64_t target)
 {
-	const struct client_opts *o = l->o;
+	const struct client_opts *o = w->o;
 
 	for (;;) {
 		uint64_t now = clock_now_ns();
 		uint64_t left;
 
-		if (check_timeouts(l, now))
+		if (check_timeouts(w, now) || stopped(w->r))
 			return -1;
 		if (now >= target) {
 			/*
@@ -387,18 +618,18 @@ static int wait_until(struct loop *l, uint64_t target)
 			 * or a server whose replies go unread blocks (and
 			 * drops us) while we catch up.
 			 */
-			if (!(++l->behind & 7) && poll_replies(l, 0))
+			if (!(++w->behind & 7) && poll_replies(w, 0))
 				return -1;
 			return 0;
 		}
-		l->behind = 0;
+		w->behind = 0;
 		left = target - now;
 		if (o->wait == WAIT_SLEEP ||
 		    (o->wait == WAIT_HYBRID && left > o->spin_margin_ns)) {
 			uint64_t block = o->wait == WAIT_SLEEP ? left :
 					 left - o->spin_margin_ns;
 
-			if (poll_replies(l, block))
+			if (poll_replies(w, block))
 				return -1;
 			continue;
 		}
@@ -406,20 +637,21 @@ static int wait_until(struct loop *l, uint64_t target)
 			clock_spin_until(target);
 			return 0;
 		}
-		if (poll_replies(l, 0))
+		if (poll_replies(w, 0))
 			return -1;
 	}
 }
 
 /*
- * Message seq of the run. Key-value protocols: request seq's operation
- * and key (seq past the schedule: a set, the largest message, which is
- * what frame_len asks for).
+ * A message of the run. Key-value protocols: the request's operation and
+ * key (no request: a set, the largest message, which is what frame_len
+ * asks for).
  */
-static struct proto_msg message(const struct loop *l, uint8_t type,
-				uint64_t seq, uint64_t now)
+static struct proto_msg message(const struct worker *w, uint8_t type,
+				const struct req_rec *q, uint64_t seq,
+				uint64_t now)
 {
-	const struct client_opts *o = l->o;
+	const struct client_opts *o = w->o;
 	struct proto_msg m = {
 		.type = type, .seq = seq, .client_send_ns = now,
 		.flags = type == PROTO_PREQUERY && o->prequery_ack ? PROTO_F_ACK : 0,
@@ -427,11 +659,9 @@ static struct proto_msg message(const struct loop *l, uint8_t type,
 		.payload_len = type == PROTO_REQUEST ? (uint32_t)o->payload : 0,
 	};
 
-	if (l->wire->keyed && type == PROTO_REQUEST) {
-		int known = seq < l->r->total;
-
-		m.op = known ? l->r->op[seq] : PROTO_OP_SET;
-		m.key = known ? l->r->key[seq] : 0;
+	if (w->wire->keyed && type == PROTO_REQUEST) {
+		m.op = q ? q->op : PROTO_OP_SET;
+		m.key = q ? q->key : 0;
 		m.key_size = (uint16_t)o->key_size;
 		m.payload_len = m.op == PROTO_OP_SET ? (uint32_t)o->value_size : 0;
 	}
@@ -440,74 +670,83 @@ static struct proto_msg message(const struct loop *l, uint8_t type,
 
 /* A request or pre-query for connection c at buf (txbuf has room for a
  * pre-query and a request, or a batch of requests: see send_due). */
-static size_t encode(struct loop *l, struct conn *c, uint8_t type,
-		     uint64_t seq, uint64_t now, uint8_t *buf)
+static size_t encode(struct worker *w, struct conn *c, uint8_t type,
+		     const struct req_rec *q, uint64_t seq, uint64_t now,
+		     uint8_t *buf)
 {
-	struct proto_msg m = message(l, type, seq, now);
-	ssize_t len = l->wire->encode(&c->w, &m, buf,
-				      l->txlen - (size_t)(buf - l->txbuf));
+	struct proto_msg m = message(w, type, q, seq, now);
+	ssize_t len = w->wire->encode(&c->w, &m, buf,
+				      w->txlen - (size_t)(buf - w->txbuf));
 
 	return len < 0 ? 0 : (size_t)len;
 }
 
-static size_t frame_len(struct loop *l, uint8_t type)
+static size_t frame_len(struct worker *w, uint8_t type)
 {
-	struct proto_msg m = message(l, type, UINT64_MAX, 0);
+	struct proto_msg m = message(w, type, NULL, UINT64_MAX, 0);
 
-	return l->wire->msg_len(&m);
+	return w->wire->msg_len(&m);
 }
 
-static int send_msg(struct loop *l, struct conn *c, uint8_t type,
-		    uint64_t seq, uint64_t *sent_ns)
+/* The connection of local request j: round-robin. */
+static struct conn *conn_of(struct worker *w, uint64_t j)
 {
+	return &w->conns[j % w->nconns];
+}
+
+static int send_msg(struct worker *w, struct conn *c, uint8_t type,
+		    const struct req_rec *q, uint64_t *sent_ns)
+{
+	size_t len;
 	int err;
 
-	size_t len;
-
 	*sent_ns = clock_now_ns();
-	len = encode(l, c, type, seq, *sent_ns, l->txbuf);
-	err = len ? net_send_all(c->fd, l->txbuf, len, l->o->timeout_ns) :
+	len = encode(w, c, type, q, q->seq, *sent_ns, w->txbuf);
+	err = len ? net_send_all(c->fd, w->txbuf, len, w->o->timeout_ns) :
 	      -EMSGSIZE;
 	/* What a pre-query's own send() costs decides how early it must go. */
 	if (!err && type == PROTO_PREQUERY)
-		pqplan_cost_add(&l->r->send_cost, clock_now_ns() - *sent_ns);
-	if (!err && l->marker_fd >= 0)
-		marker_write(l->marker_fd, type == PROTO_REQUEST ? "send" : "pq", seq);
+		pqplan_cost_add(&w->send_cost, clock_now_ns() - *sent_ns);
+	if (!err && w->marker_fd >= 0)
+		marker_write(w->marker_fd, type == PROTO_REQUEST ? "send" : "pq",
+			     q->seq);
 	if (err) {
-		fail(l->r, "send %s %llu: %s", proto_type_name(type),
-		     (unsigned long long)seq, strerror(-err));
+		fail(w->r, "send %s %llu: %s", proto_type_name(type),
+		     (unsigned long long)q->seq, strerror(-err));
 		return -1;
 	}
 	return 0;
 }
 
 /*
- * Pre-query and request i in one system call, so the request does not
- * wait for a send() of its own pre-query: one send() on TCP, one
+ * Pre-query and the next request in one system call, so the request does
+ * not wait for a send() of its own pre-query: one send() on TCP, one
  * sendmmsg() of two datagrams on UDP. Both share one send time.
  */
-static int send_together(struct loop *l, uint64_t i)
+static int send_together(struct worker *w)
 {
-	const struct client_opts *o = l->o;
-	struct run *r = l->r;
-	struct req_rec *q = &r->reqs[i];
-	struct conn *c = &l->conns[i % l->nconns];
+	const struct client_opts *o = w->o;
+	struct run *r = w->r;
+	uint64_t j = w->sent;
+	struct req_rec *q = &slot_of(w, j)->q;
+	struct conn *c = conn_of(w, j);
 	uint64_t now = clock_now_ns();
 	/* the lengths encoded: a key-value request's varies */
-	size_t pql = encode(l, c, PROTO_PREQUERY, i, now, l->txbuf);
-	size_t rql = pql ? encode(l, c, PROTO_REQUEST, i, now, l->txbuf + pql) : 0;
+	size_t pql = encode(w, c, PROTO_PREQUERY, q, q->seq, now, w->txbuf);
+	size_t rql = pql ? encode(w, c, PROTO_REQUEST, q, q->seq, now,
+				  w->txbuf + pql) : 0;
 	int err = 0;
 
 	if (!rql) {
 		fail(r, "send request %llu with its pre-query: cannot encode them",
-		     (unsigned long long)i);
+		     (unsigned long long)q->seq);
 		return -1;
 	}
 	if (o->proto == NET_TCP) {
-		err = net_send_all(c->fd, l->txbuf, pql + rql, o->timeout_ns);
+		err = net_send_all(c->fd, w->txbuf, pql + rql, o->timeout_ns);
 	} else {
 		struct iovec iov[2] = {
-			{ l->txbuf, pql }, { l->txbuf + pql, rql },
+			{ w->txbuf, pql }, { w->txbuf + pql, rql },
 		};
 		struct mmsghdr mm[2] = {
 			{ .msg_hdr = { .msg_iov = &iov[0], .msg_iovlen = 1 } },
@@ -537,56 +776,57 @@ static int send_together(struct loop *l, uint64_t i)
 	}
 	if (err) {
 		fail(r, "send request %llu with its pre-query: %s",
-		     (unsigned long long)i, strerror(-err));
+		     (unsigned long long)q->seq, strerror(-err));
 		return -1;
 	}
 	/* A send that carries a pre-query, alone or not, wakes the server
 	 * alike: it is a sample of the cost too, so the estimate keeps
 	 * following the host while pre-queries go together. */
-	pqplan_cost_add(&r->send_cost, clock_now_ns() - now);
-	if (l->marker_fd >= 0) {
-		marker_write(l->marker_fd, "pq", i);
-		marker_write(l->marker_fd, "send", i);
+	pqplan_cost_add(&w->send_cost, clock_now_ns() - now);
+	if (w->marker_fd >= 0) {
+		marker_write(w->marker_fd, "pq", q->seq);
+		marker_write(w->marker_fd, "send", q->seq);
 	}
 	q->prequery_sent_ns = q->sent_ns = now;
 	q->pq = REQ_PQ_SENT;
-	r->sent = i + 1;
+	w->sent = j + 1;
 	return 0;
 }
 
-static int send_request(struct loop *l, uint64_t i)
+static int send_request(struct worker *w)
 {
-	struct run *r = l->r;
-	struct conn *c = &l->conns[i % l->nconns];
+	uint64_t j = w->sent;
+	struct req_rec *q = &slot_of(w, j)->q;
 
-	if (send_msg(l, c, PROTO_REQUEST, i, &r->reqs[i].sent_ns))
+	if (send_msg(w, conn_of(w, j), PROTO_REQUEST, q, &q->sent_ns))
 		return -1;
-	r->sent = i + 1;
+	w->sent = j + 1;
 	return 0;
 }
 
 /*
- * The pre-query for request i, due at send_ns with the previous one due
- * at prev_ns, as lib/pqplan plans it: skipped, sent alone ahead of the
- * request (done here), or to go together with the request (returns 1).
- * Returns 0 when the request goes alone, 1 together, -1 on a fatal error.
+ * The pre-query for the next request, due at send_ns with the previous
+ * one of the schedule due at prev_ns, as lib/pqplan plans it: skipped,
+ * sent alone ahead of the request (done here), or to go together with the
+ * request (returns 1). Returns 0 when the request goes alone, 1 together,
+ * -1 on a fatal error.
  */
-static int prequery(struct loop *l, uint64_t i, uint64_t prev_ns,
-		    uint64_t send_ns)
+static int prequery(struct worker *w, uint64_t prev_ns, uint64_t send_ns)
 {
-	struct run *r = l->r;
-	struct req_rec *q = &r->reqs[i];
-	int in_band = !l->pq;
+	struct run *r = w->r;
+	uint64_t j = w->sent;
+	struct req_rec *q = &slot_of(w, j)->q;
+	int in_band = !w->pq;
 	struct pqplan p;
 	uint64_t lead_ns;
 
-	if (!l->o->prequery)
+	if (!w->o->prequery)
 		return 0;
-	q->lead_us = l->o->adaptive ? hillclimb_value_us(&r->hc) : l->o->lead_us;
+	q->lead_us = w->o->adaptive ? hillclimb_value_us(&r->hc) : w->o->lead_us;
 	q->window = (uint32_t)r->hc.windows;
 	lead_ns = (uint64_t)llround(q->lead_us * 1e3);
-	p = pqplan_decide_at((enum pqplan_at)l->o->prequery_at, prev_ns,
-			     send_ns, lead_ns, pqplan_cost_ns(&r->send_cost),
+	p = pqplan_decide_at((enum pqplan_at)w->o->prequery_at, prev_ns,
+			     send_ns, lead_ns, pqplan_cost_ns(&w->send_cost),
 			     in_band);
 	if (p.action == PQPLAN_SKIP) {
 		q->pq = REQ_PQ_SKIPPED;
@@ -595,89 +835,93 @@ static int prequery(struct loop *l, uint64_t i, uint64_t prev_ns,
 	q->prequery_plan_ns = p.at_ns;
 	if (p.action == PQPLAN_TOGETHER)
 		return 1;
-	if (wait_until(l, p.at_ns))
+	if (wait_until(w, p.at_ns))
 		return -1;
+	/* The ring may have grown while waiting (replies never draw, but
+	 * keep to the index). */
+	q = &slot_of(w, j)->q;
 	/* Reached too late to go alone: never delay the request for it
 	 * (sleep-after sends it alone anyway, as the thesis' code did). */
-	if (!pqplan_at_strict((enum pqplan_at)l->o->prequery_at) &&
+	if (!pqplan_at_strict((enum pqplan_at)w->o->prequery_at) &&
 	    !pqplan_fits(clock_now_ns(), p.at_ns, send_ns,
-			 pqplan_cost_ns(&r->send_cost))) {
+			 pqplan_cost_ns(&w->send_cost))) {
 		if (in_band)
 			return 1;
 		q->pq = REQ_PQ_MISSED;
 		q->prequery_plan_ns = 0;
 		return 0;
 	}
-	if (send_msg(l, l->pq ? l->pq : &l->conns[i % l->nconns],
-		     PROTO_PREQUERY, i, &q->prequery_sent_ns))
+	if (send_msg(w, w->pq ? w->pq : conn_of(w, j), PROTO_PREQUERY, q,
+		     &q->prequery_sent_ns))
 		return -1;
 	q->pq = REQ_PQ_SENT;
 	return 0;
 }
 
 /* Waits for every outstanding reply, or the timeout. */
-static int drain_all(struct loop *l)
+static int drain_all(struct worker *w)
 {
-	struct run *r = l->r;
-
-	while (r->received < r->sent) {
+	while (w->head < w->sent) {
 		uint64_t now = clock_now_ns();
 
-		if (check_timeouts(l, now))
+		if (check_timeouts(w, now) || stopped(w->r))
 			return -1;
-		if (poll_replies(l, l->o->wait == WAIT_SLEEP ? 1000000 : 0))
+		if (poll_replies(w, w->o->wait == WAIT_SLEEP ? 1000000 : 0))
 			return -1;
 	}
 	return 0;
 }
 
 /*
- * Sends request i and, on a single TCP connection without pre-queries,
- * every following request already due, in one send(): when the client
- * is behind, one syscall per request would keep it behind. They share
- * one send time. Returns the number sent, or -1.
+ * Sends the next request and, on a single TCP connection without
+ * pre-queries, every following request already due, in one send(): when
+ * the client is behind, one syscall per request would keep it behind.
+ * They share one send time. Returns 0 or -1.
  */
-static int64_t send_due(struct loop *l, uint64_t i)
+static int send_due(struct worker *w)
 {
-	struct run *r = l->r;
-	const struct client_opts *o = l->o;
-	size_t frame = frame_len(l, PROTO_REQUEST), off = 0;
-	uint64_t n = 1, now;
-	int err;
+	const struct client_opts *o = w->o;
+	size_t frame = frame_len(w, PROTO_REQUEST), off = 0;
+	uint64_t j = w->sent, n = 1, now;
+	int err, h;
 
-	if (l->nconns != 1 || o->proto != NET_TCP || o->prequery ||
-	    l->txlen < 2 * frame)
-		return send_request(l, i) ? -1 : 1;
+	if (w->nconns != 1 || o->proto != NET_TCP || o->prequery ||
+	    w->txlen < 2 * frame)
+		return send_request(w);
 	now = clock_now_ns();
-	while (i + n < r->total && r->reqs[i + n].intended_ns <= now &&
-	       (n + 1) * frame <= l->txlen)
+	while ((n + 1) * frame <= w->txlen && (h = have(w, j + n)) > 0 &&
+	       slot_of(w, j + n)->q.intended_ns <= now)
 		n++;
+	if (stopped(w->r))
+		return -1;	/* out of memory in have() */
 	if (n == 1)
-		return send_request(l, i) ? -1 : 1;
+		return send_request(w);
 	/* frame is the largest request: a key-value get is shorter */
 	for (uint64_t k = 0; k < n; k++) {
-		size_t len = encode(l, &l->conns[0], PROTO_REQUEST, i + k, now,
-				    l->txbuf + off);
+		struct req_rec *q = &slot_of(w, j + k)->q;
+		size_t len = encode(w, &w->conns[0], PROTO_REQUEST, q, q->seq,
+				    now, w->txbuf + off);
 
 		if (!len) {
-			fail(r, "send request %llu: cannot encode it",
-			     (unsigned long long)(i + k));
+			fail(w->r, "send request %llu: cannot encode it",
+			     (unsigned long long)q->seq);
 			return -1;
 		}
 		off += len;
-		r->reqs[i + k].sent_ns = now;
+		q->sent_ns = now;
 	}
-	err = net_send_all(l->conns[0].fd, l->txbuf, off, o->timeout_ns);
+	err = net_send_all(w->conns[0].fd, w->txbuf, off, o->timeout_ns);
 	if (err) {
-		fail(r, "send request %llu: %s", (unsigned long long)i,
-		     strerror(-err));
+		fail(w->r, "send request %llu: %s",
+		     (unsigned long long)slot_of(w, j)->q.seq, strerror(-err));
 		return -1;
 	}
-	if (l->marker_fd >= 0)
+	if (w->marker_fd >= 0)
 		for (uint64_t k = 0; k < n; k++)
-			marker_write(l->marker_fd, "send", i + k);
-	r->sent = i + n;
-	return (int64_t)n;
+			marker_write(w->marker_fd, "send",
+				     slot_of(w, j + k)->q.seq);
+	w->sent = j + n;
+	return 0;
 }
 
 /*
@@ -686,34 +930,39 @@ static int64_t send_due(struct loop *l, uint64_t i)
  * the request connection); replies, with --prequery-ack, are dropped.
  * Their sequence numbers follow the schedule's last (total, total + 1,
  * ...): a server log or trace joins pre-queries to requests by seq, and
- * a burst message must not pass for request k's pre-query.
+ * a burst message must not pass for request k's pre-query. Thread 0
+ * sends it, before every thread starts.
  */
-static int burst_warmup(struct loop *l)
+static int burst_warmup(struct worker *w)
 {
-	struct conn *c = l->pq ? l->pq : &l->conns[0];
+	struct conn *c = w->pq ? w->pq : &w->conns[0];
+	struct req_rec q = { 0 };
 
 	/* No trace markers and no send-cost samples: they are the run's. */
-	for (uint64_t k = 0; k < l->o->warmup; k++) {
-		size_t len = encode(l, c, PROTO_PREQUERY, l->r->total + k,
-				    clock_now_ns(), l->txbuf);
-		int err = len ? net_send_all(c->fd, l->txbuf, len,
-					     l->o->timeout_ns) : -EMSGSIZE;
+	for (uint64_t k = 0; k < w->o->warmup; k++) {
+		size_t len;
+		int err;
 
+		q.seq = w->r->total + k;
+		len = encode(w, c, PROTO_PREQUERY, &q, q.seq, clock_now_ns(),
+			     w->txbuf);
+		err = len ? net_send_all(c->fd, w->txbuf, len,
+					 w->o->timeout_ns) : -EMSGSIZE;
 		if (err) {
-			fail(l->r, "burst warm-up, message %llu: %s",
+			fail(w->r, "burst warm-up, message %llu: %s",
 			     (unsigned long long)k, strerror(-err));
 			return -1;
 		}
-		l->r->burst_sent++;
+		w->burst_sent++;
 		/* read what came back so far: replies do not pile up */
-		if (poll_replies(l, 0))
+		if (poll_replies(w, 0))
 			return -1;
 	}
 	return 0;
 }
 
 struct preload_ctx {
-	struct loop *l;
+	struct worker *w;
 	uint64_t next;		/* key the next reply must be for */
 };
 
@@ -722,7 +971,7 @@ static int on_preload_reply(const struct proto_msg *m, void *arg)
 	struct preload_ctx *p = arg;
 
 	if (m->type != PROTO_REPLY || m->seq != p->next) {
-		fail(p->l->r, "--preload: set of key %llu: %s",
+		fail(p->w->r, "--preload: set of key %llu: %s",
 		     (unsigned long long)m->seq, m->type == PROTO_ERROR ?
 		     "the server answered with an error" : "unexpected reply");
 		return 1;
@@ -733,16 +982,16 @@ static int on_preload_reply(const struct proto_msg *m, void *arg)
 
 /*
  * --preload: sets every key once, before the schedule starts, in batches
- * on the first connection (each batch answered before the next, so the
- * server's buffers stay bounded); the run's seq numbers are not used:
- * message k of the preload is key k.
+ * on the first connection of thread 0 (each batch answered before the
+ * next, so the server's buffers stay bounded); the run's seq numbers are
+ * not used: message k of the preload is key k.
  */
-static int preload(struct loop *l)
+static int preload(struct worker *w)
 {
-	const struct client_opts *o = l->o;
-	struct run *r = l->r;
-	struct conn *c = &l->conns[0];
-	struct preload_ctx ctx = { l, 0 };
+	const struct client_opts *o = w->o;
+	struct run *r = w->r;
+	struct conn *c = &w->conns[0];
+	struct preload_ctx ctx = { w, 0 };
 	uint64_t start = clock_now_ns();
 
 	for (uint64_t k = 0; k < o->keys;) {
@@ -755,13 +1004,13 @@ static int preload(struct loop *l)
 		uint64_t deadline;
 		int err;
 
-		while (k < o->keys && off + l->wire->msg_len(&m) <= l->txlen &&
+		while (k < o->keys && off + w->wire->msg_len(&m) <= w->txlen &&
 		       k - ctx.next < 256) {
 			ssize_t len;
 
 			m.seq = m.key = k;
-			len = l->wire->encode(&c->w, &m, l->txbuf + off,
-					      l->txlen - off);
+			len = w->wire->encode(&c->w, &m, w->txbuf + off,
+					      w->txlen - off);
 			if (len <= 0) {
 				fail(r, "--preload: cannot encode key %llu",
 				     (unsigned long long)k);
@@ -770,7 +1019,7 @@ static int preload(struct loop *l)
 			off += (size_t)len;
 			k++;
 		}
-		err = net_send_all(c->fd, l->txbuf, off, o->timeout_ns);
+		err = net_send_all(c->fd, w->txbuf, off, o->timeout_ns);
 		if (err) {
 			fail(r, "--preload: send: %s", strerror(-err));
 			return -1;
@@ -788,12 +1037,14 @@ static int preload(struct loop *l)
 				return -1;
 			}
 			if (signal_pending(NULL)) {
-				r->status = RUN_INTERRUPTED;
+				interrupted(r);
 				return -1;
 			}
+			if (stopped(r))
+				return -1;
 			if (poll(&p, 1, 10) <= 0)
 				continue;
-			n = net_read(c->fd, l->rx, sizeof(l->rx));
+			n = net_read(c->fd, w->rx, sizeof(w->rx));
 			if (n == -EAGAIN)
 				continue;
 			if (n <= 0) {
@@ -801,11 +1052,11 @@ static int preload(struct loop *l)
 				     "server closed the connection");
 				return -1;
 			}
-			ret = wire_feed(&c->w, l->rx, (size_t)n, on_preload_reply, &ctx);
+			ret = wire_feed(&c->w, w->rx, (size_t)n, on_preload_reply, &ctx);
 			if (ret < 0)
 				fail(r, "--preload: malformed reply: %s",
 				     wire_conn_error(&c->w) ? wire_conn_error(&c->w) :
-				     l->wire->strerror(ret));
+				     w->wire->strerror(ret));
 			if (ret)
 				return -1;
 		}
@@ -815,219 +1066,519 @@ static int preload(struct loop *l)
 	return 0;
 }
 
-/*
- * The energy window: from the first measured request (before its
- * pre-query; a batch that crossed from the warm-up opens it at the next
- * send) to the last reply.
- */
-static void energy_begin(struct run *r, uint64_t i)
+static int open_loop(struct worker *w)
 {
-	if (i < r->warmup || !r->energy.n || r->energy.start_ns)
-		return;
-	if (energy_start(&r->energy, r->energy_note, sizeof(r->energy_note)))
-		r->energy.n = 0;	/* the note says why */
-}
+	for (;;) {
+		struct slot *s;
+		int together, h = have(w, w->sent);
 
-static void energy_end(struct run *r)
-{
-	if (r->energy.n && r->energy.start_ns &&
-	    !energy_stop(&r->energy, r->energy_note, sizeof(r->energy_note)))
-		r->energy_ok = 1;
-}
-
-static int open_loop(struct loop *l)
-{
-	struct run *r = l->r;
-
-	for (uint64_t i = 0; i < r->total;) {
-		uint64_t prev = i ? r->reqs[i - 1].intended_ns : r->start_ns;
-		int together;
-		int64_t n;
-
-		energy_begin(r, i);
-		together = prequery(l, i, prev, r->reqs[i].intended_ns);
-		if (together < 0 || wait_until(l, r->reqs[i].intended_ns))
+		if (h < 0)
 			return -1;
-		if (together)
-			n = send_together(l, i) ? -1 : 1;
-		else
-			n = send_due(l, i);
-		if (n < 0)
+		if (!h)
+			break;
+		s = slot_of(w, w->sent);
+		energy_begin(w->r, s->q.seq);
+		together = prequery(w, s->prev_ns, s->q.intended_ns);
+		/* (the slot stays put: only draw() grows the ring) */
+		if (together < 0 || wait_until(w, s->q.intended_ns))
 			return -1;
-		i += (uint64_t)n;
+		if (together ? send_together(w) : send_due(w))
+			return -1;
 	}
-	if (drain_all(l))
-		return -1;
-	energy_end(r);
-	return 0;
+	return drain_all(w);
 }
 
-/* The thesis' closed loop: one request outstanding, the gap after each reply. */
-static int closed_loop(struct loop *l)
+/* The thesis' closed loop: one request outstanding, the gap after each
+ * reply (one thread). */
+static int closed_loop(struct worker *w)
 {
-	struct run *r = l->r;
 	uint64_t next = clock_now_ns();
 
-	for (uint64_t i = 0; i < r->total; i++) {
+	for (;;) {
 		uint64_t prev = next;
-		int together;
+		struct req_rec *q;
+		int together, h = have(w, w->sent);
 
-		energy_begin(r, i);
-		next += r->gap_ns[i];
-		together = prequery(l, i, prev, next);
-		if (together < 0 || wait_until(l, next))
+		if (h < 0)
 			return -1;
-		if (together ? send_together(l, i) : send_request(l, i))
+		if (!h)
+			break;
+		q = &slot_of(w, w->sent)->q;
+		energy_begin(w->r, q->seq);
+		next += slot_of(w, w->sent)->gap_ns;
+		together = prequery(w, prev, next);
+		if (together < 0 || wait_until(w, next))
 			return -1;
-		r->reqs[i].intended_ns = r->reqs[i].sent_ns;
-		if (drain_all(l))
+		if (together ? send_together(w) : send_request(w))
+			return -1;
+		q->intended_ns = q->sent_ns;
+		if (drain_all(w))
 			return -1;
 		next = clock_now_ns();
 	}
-	energy_end(r);
 	return 0;
 }
 
-static int loop_setup(struct loop *l)
+static int loop_setup(struct worker *w)
 {
-	const struct client_opts *o = l->o;
+	const struct client_opts *o = w->o;
+	struct run *r = w->r;
 	struct epoll_event ev = { .events = EPOLLIN };
+	uint64_t bound = (o->exact_samples + w->n - 1) / w->n;
+	double expect;
 	sigset_t mask;
 
 	/* sleep and hybrid pacing wake at the send time, not 50 us after
 	 * (unless --timer-slack-ns asks for the thesis' usleep) */
 	clock_timer_slack(o->timer_slack_ns);
-	l->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (l->epfd < 0) {
-		fail(l->r, "epoll_create1: %s", strerror(errno));
+	pqplan_cost_init(&w->send_cost);
+	/* Made by the thread that uses them, so they sit on its CPU's node.
+	 * Each thread keeps its share of the exact samples. */
+	w->acc.lat = hist_new(1);
+	w->acc.svc = hist_new(1);
+	w->acc.pace = hist_new(1);
+	w->acc.min_applied_ns = UINT64_MAX;
+	if (!w->acc.lat || !w->acc.svc || !w->acc.pace || ring_grow(w)) {
+		fail(r, "out of memory");
+		return -1;
+	}
+	hist_set_exact_max(w->acc.lat, bound);
+	hist_set_exact_max(w->acc.svc, bound);
+	hist_set_exact_max(w->acc.pace, bound);
+	/* the samples this thread will keep, in one allocation: growing the
+	 * array as it goes would copy megabytes between two sends */
+	expect = (o->requests ? (double)o->requests :
+		  o->duration_s * 1e9 / o->interval_ns) / w->n * 1.01 + 1024;
+	if (expect < (double)bound)
+		bound = (uint64_t)expect;
+	hist_reserve(w->acc.lat, bound);
+	hist_reserve(w->acc.svc, bound);
+	hist_reserve(w->acc.pace, bound);
+	if (schedule_gen_init(&w->gen, &r->sched)) {
+		fail(r, "invalid schedule");
+		return -1;
+	}
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (w->epfd < 0) {
+		fail(r, "epoll_create1: %s", strerror(errno));
 		return -1;
 	}
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	l->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	ev.data.ptr = NULL;
-	if (l->sigfd < 0 || epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->sigfd, &ev)) {
-		fail(l->r, "signalfd: %s", strerror(errno));
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	w->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	ev.data.ptr = TAG_SIGNAL;
+	if (w->sigfd < 0 || epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->sigfd, &ev)) {
+		fail(r, "signalfd: %s", strerror(errno));
+		return -1;
+	}
+	ev.data.ptr = &tag_stop;
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, r->sh->stop_fd, &ev)) {
+		fail(r, "epoll_ctl: %s", strerror(errno));
 		return -1;
 	}
 	if (o->trace_markers) {
-		l->marker_fd = marker_open(NULL);
-		if (l->marker_fd < 0) {
-			fail(l->r, "--trace-markers: %s", l->marker_fd == -ENOENT ?
+		w->marker_fd = marker_open(NULL);
+		if (w->marker_fd < 0) {
+			fail(r, "--trace-markers: %s", w->marker_fd == -ENOENT ?
 			     "no trace instance (run under 'wakebench trace record -- ...')" :
-			     strerror(-l->marker_fd));
+			     strerror(-w->marker_fd));
 			return -1;
 		}
 	}
 	/* room for a pre-query and its request (send_together) */
-	l->txlen = frame_len(l, PROTO_PREQUERY) + frame_len(l, PROTO_REQUEST);
-	if (l->txlen < TX_BATCH_BYTES)
-		l->txlen = TX_BATCH_BYTES;
-	l->txbuf = calloc(1, l->txlen);
-	l->conns = calloc(o->connections + 1, sizeof(*l->conns));
-	if (!l->txbuf || !l->conns) {
-		fail(l->r, "out of memory");
+	w->txlen = frame_len(w, PROTO_PREQUERY) + frame_len(w, PROTO_REQUEST);
+	if (w->txlen < TX_BATCH_BYTES)
+		w->txlen = TX_BATCH_BYTES;
+	w->txbuf = calloc(1, w->txlen);
+	w->conns = calloc(o->connections + 1, sizeof(*w->conns));
+	if (!w->txbuf || !w->conns) {
+		fail(r, "out of memory");
 		return -1;
 	}
 	for (uint64_t i = 0; i < o->connections; i++) {
-		struct conn *c = &l->conns[i];
+		struct conn *c = &w->conns[i];
 		int fd = net_connect(o->proto, o->server.host, o->server.port);
 
 		if (fd < 0) {
-			fail(l->r, "cannot connect to %s:%u: %s", o->server.host,
+			fail(r, "cannot connect to %s:%u: %s", o->server.host,
 			     o->server.port, strerror(-fd));
 			return -1;
 		}
 		c->fd = fd;
-		l->nconns++;
-		wire_conn_init(&c->w, l->wire, PROTO_MAX_PAYLOAD);
+		w->nconns++;
+		wire_conn_init(&c->w, w->wire, PROTO_MAX_PAYLOAD);
 		ev.data.ptr = c;
-		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-			fail(l->r, "epoll_ctl: %s", strerror(errno));
+		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+			fail(r, "epoll_ctl: %s", strerror(errno));
 			return -1;
 		}
 	}
 	if (o->prequery && o->prequery_port) {
 		/* One extra slot after the request connections. */
-		struct conn *c = &l->conns[o->connections];
+		struct conn *c = &w->conns[o->connections];
 		int fd = net_connect(o->proto, o->server.host, o->prequery_port);
 
 		if (fd < 0) {
-			fail(l->r, "cannot connect to the pre-query port %s:%u: %s",
+			fail(r, "cannot connect to the pre-query port %s:%u: %s",
 			     o->server.host, o->prequery_port, strerror(-fd));
 			return -1;
 		}
 		c->fd = fd;
-		wire_conn_init(&c->w, l->wire, PROTO_MAX_PAYLOAD);
+		wire_conn_init(&c->w, w->wire, PROTO_MAX_PAYLOAD);
 		ev.data.ptr = c;
-		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
-			fail(l->r, "epoll_ctl: %s", strerror(errno));
+			fail(r, "epoll_ctl: %s", strerror(errno));
 			return -1;
 		}
-		l->pq = c;
+		w->pq = c;
 	}
 	return 0;
 }
 
-static void loop_teardown(struct loop *l)
+static void loop_teardown(struct worker *w)
 {
-	if (l->pq) {
-		close(l->pq->fd);
-		wire_conn_free(&l->pq->w);
+	if (w->pq) {
+		close(w->pq->fd);
+		wire_conn_free(&w->pq->w);
 	}
-	for (uint64_t i = 0; i < l->nconns; i++) {
-		close(l->conns[i].fd);
-		wire_conn_free(&l->conns[i].w);
+	for (uint64_t i = 0; i < w->nconns; i++) {
+		close(w->conns[i].fd);
+		wire_conn_free(&w->conns[i].w);
 	}
-	if (l->sigfd >= 0)
-		close(l->sigfd);
-	if (l->marker_fd >= 0)
-		close(l->marker_fd);
-	if (l->epfd >= 0)
-		close(l->epfd);
-	free(l->conns);
-	free(l->txbuf);
+	if (w->sigfd >= 0)
+		close(w->sigfd);
+	if (w->marker_fd >= 0)
+		close(w->marker_fd);
+	if (w->epfd >= 0)
+		close(w->epfd);
+	free(w->conns);
+	free(w->txbuf);
+	free(w->ring);
+	w->conns = NULL;
+	w->txbuf = NULL;
+	w->ring = NULL;
+}
+
+/*
+ * Blocks until target (CLOCK_MONOTONIC), a signal or a stop: 0, or -1
+ * (interrupted: the run's status says so).
+ */
+static int block_until(struct run *r, uint64_t target)
+{
+	sigset_t mask;
+	struct pollfd p[2];
+	int ret = 0;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	p[0].fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	p[1].fd = r->sh->stop_fd;
+	p[0].events = p[1].events = POLLIN;
+	if (p[0].fd < 0) {
+		fail(r, "signalfd: %s", strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		uint64_t now = clock_now_ns();
+		struct timespec ts;
+
+		if (now >= target || stopped(r))
+			break;
+		ts = clock_ts(target - now);
+		if (ppoll(p, 2, &ts, NULL) > 0) {
+			if (p[0].revents) {
+				r->start_wait_interrupted = 1;
+				interrupted(r);
+			}
+			break;
+		}
+	}
+	if (stopped(r))
+		ret = -1;
+	close(p[0].fd);
+	return ret;
+}
+
+/* CLOCK_REALTIME minus CLOCK_MONOTONIC, read back to back (the closest
+ * of a few readings). */
+static int64_t realtime_offset(void)
+{
+	int64_t best = 0;
+	uint64_t span = UINT64_MAX;
+
+	for (int i = 0; i < 5; i++) {
+		struct timespec rt;
+		uint64_t a = clock_now_ns(), b, real;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		b = clock_now_ns();
+		real = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+		if (b - a < span) {
+			span = b - a;
+			best = (int64_t)(real - (a + (b - a) / 2));
+		}
+	}
+	return best;
+}
+
+/*
+ * The schedule's start: one millisecond from now, so set-up costs do not
+ * count, or --start-at (several clients started together), waited for
+ * blocked until shortly before. 0 or -1 (past, or interrupted).
+ */
+static int pick_start(struct run *r)
+{
+	const struct client_opts *o = r->o;
+	int64_t off;
+	uint64_t now;
+
+	if (!o->start_at_ns) {
+		r->start_ns = clock_now_ns() + 1000000;
+		return 0;
+	}
+	off = realtime_offset();
+	now = clock_now_ns();
+	if ((int64_t)o->start_at_ns - off <= (int64_t)now) {
+		fail(r, "--start-at %llu passed %.3f ms before the run could start (set-up took longer)",
+		     (unsigned long long)o->start_at_ns,
+		     ((double)now - ((double)o->start_at_ns - (double)off)) / 1e6);
+		return -1;
+	}
+	r->start_ns = (uint64_t)((int64_t)o->start_at_ns - off);
+	if (r->start_ns > now + START_MARGIN_NS)
+		return block_until(r, r->start_ns - START_MARGIN_NS);
+	return 0;
+}
+
+/*
+ * Threads wait here for the start time: the last to arrive wakes the
+ * caller of run_experiment, which sets it (one thread: it sets it).
+ */
+static void wait_go(struct worker *w)
+{
+	struct run_shared *sh = w->r->sh;
+
+	if (w->n == 1) {
+		if (!stopped(w->r))
+			pick_start(w->r);
+		return;
+	}
+	pthread_mutex_lock(&sh->lock);
+	sh->arrived++;
+	pthread_cond_broadcast(&sh->cv);
+	while (!sh->go)
+		pthread_cond_wait(&sh->cv, &sh->lock);
+	pthread_mutex_unlock(&sh->lock);
+}
+
+static void worker_run(struct worker *w)
+{
+	struct run *r = w->r;
+	const struct client_opts *o = w->o;
+	char msg[256];
+
+	if (w->n > 1 && w->cpu >= 0 && cpu_pin_opt(w->cpu, msg, sizeof(msg)))
+		fail(r, "thread %u: %s", w->id, msg);
+	if (!stopped(r))
+		loop_setup(w);
+	if (!w->id && !stopped(r) && o->preload)
+		preload(w);
+	if (!w->id && !stopped(r) && o->warmup_mode == WARMUP_BURST)
+		burst_warmup(w);
+	wait_go(w);
+	if (!stopped(r)) {
+		if (o->closed)
+			closed_loop(w);
+		else
+			open_loop(w);
+	}
+	/* What was sent and not done (a failure, a signal): unanswered. */
+	while (w->head < w->sent && w->ring) {
+		if (finish(w, &slot_of(w, w->head)->q))
+			break;
+		w->head++;
+	}
+	loop_teardown(w);
+}
+
+static void *worker_thread(void *arg)
+{
+	worker_run(arg);
+	return NULL;
+}
+
+/* Adds thread w's counts to the run's. */
+static void merge(struct run *r, struct worker *w)
+{
+	struct run_acc *a = &r->acc, *b = &w->acc;
+
+	tally_merge(&a->meas, &b->meas);
+	tally_merge(&a->warm, &b->warm);
+	if (b->lat) {
+		int e1 = hist_merge(a->lat, b->lat), e2 = hist_merge(a->svc, b->svc);
+		int e3 = hist_merge(a->pace, b->pace);
+
+		/* still a valid histogram: the percentiles say they are not
+		 * exact, the run goes on */
+		if (e1 || e2 || e3)
+			fprintf(stderr, "%s: out of memory merging the threads' samples: percentiles from the histogram\n",
+				PROG);
+	}
+	a->gets += b->gets;
+	a->sets += b->sets;
+	a->misses += b->misses;
+	a->capped += b->capped;
+	if (b->capped && b->min_applied_ns < a->min_applied_ns)
+		a->min_applied_ns = b->min_applied_ns;
+	if (b->meas.sent && (!a->first_sent_ns || b->first_sent_ns < a->first_sent_ns))
+		a->first_sent_ns = b->first_sent_ns;
+	if (b->meas.sent && b->last_sent_ns > a->last_sent_ns)
+		a->last_sent_ns = b->last_sent_ns;
+	a->rows += b->rows;
+	r->sent += w->sent;
+	r->received += w->received;
+	r->error_replies += w->error_replies;
+	r->prequery_acks += w->prequery_acks;
+	r->burst_sent += w->burst_sent;
+	hist_free(b->lat);
+	hist_free(b->svc);
+	hist_free(b->pace);
+	b->lat = b->svc = b->pace = NULL;
+}
+
+/* The run's spools, one per thread, in --out (none with --raw none). */
+static int open_spools(struct run *r)
+{
+	const struct client_opts *o = r->o;
+	int ret;
+
+	r->spools = calloc(r->nthreads, sizeof(*r->spools));
+	if (!r->spools) {
+		fail(r, "out of memory");
+		return -1;
+	}
+	if (!o->out_dir || o->raw.mode == RAW_NONE)
+		return 0;
+	for (unsigned int k = 0; k < r->nthreads; k++) {
+		ret = spool_open(&r->spools[k], o->out_dir, sizeof(struct req_rec));
+		if (ret) {
+			r->spool_err = ret;
+			fail(r, "cannot write %s/requests.csv: %s", o->out_dir,
+			     strerror(-ret));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 void run_experiment(struct run *r)
 {
-	struct loop *l = calloc(1, sizeof(*l));
+	struct run_shared sh = { .stop_fd = -1 };
+	struct worker *ws;
+	unsigned int n = r->nthreads, created = 0;
+	sigset_t mask;
 
-	if (!l) {
+	pthread_mutex_init(&sh.lock, NULL);
+	pthread_cond_init(&sh.cv, NULL);
+	atomic_init(&sh.stop, 0);
+	atomic_init(&sh.energy_started, 0);
+	r->sh = &sh;
+	ws = calloc(n, sizeof(*ws));
+	r->acc.lat = hist_new(1);
+	r->acc.svc = hist_new(1);
+	r->acc.pace = hist_new(1);
+	r->acc.min_applied_ns = UINT64_MAX;
+	sh.stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!ws || !r->acc.lat || !r->acc.svc || !r->acc.pace) {
 		fail(r, "out of memory");
-		return;
+		goto out;
 	}
-	l->r = r;
-	l->o = r->o;
-	l->wire = r->o->wire;
-	l->epfd = l->sigfd = l->marker_fd = -1;
+	if (sh.stop_fd < 0) {
+		fail(r, "eventfd: %s", strerror(errno));
+		goto out;
+	}
+	hist_set_rule(r->acc.lat, (enum hist_rule)r->o->percentile_rule);
+	hist_set_rule(r->acc.svc, (enum hist_rule)r->o->percentile_rule);
+	hist_set_rule(r->acc.pace, (enum hist_rule)r->o->percentile_rule);
+	if (open_spools(r))
+		goto out;
 	if (r->o->adaptive && hillclimb_init(&r->hc, &r->o->hc)) {
 		fail(r, "invalid adaptive pre-query settings");
 		goto out;
 	}
 	if (energy_open(&r->energy, r->energy_note, sizeof(r->energy_note)) < 0)
 		r->energy.n = 0;
-	if (loop_setup(l))
-		goto out;
-	if (r->o->preload && preload(l))
-		goto out;
-	if (r->o->warmup_mode == WARMUP_BURST && burst_warmup(l))
-		goto out;
-	/* Start one millisecond from now so set-up costs do not count. */
-	r->start_ns = clock_now_ns() + 1000000;
-	for (uint64_t i = 0; i < r->total; i++)
-		r->reqs[i].intended_ns += r->start_ns;
-	if (r->o->closed)
-		closed_loop(l);
-	else
-		open_loop(l);
+	for (unsigned int k = 0; k < n; k++) {
+		struct worker *w = &ws[k];
+
+		w->r = r;
+		w->o = r->o;
+		w->wire = r->o->wire;
+		w->id = k;
+		w->n = n;
+		w->cpu = r->o->cpus.n == (int)n && n > 1 ? r->o->cpus.cpu[k] : -1;
+		w->epfd = w->sigfd = w->marker_fd = -1;
+		w->spool = r->spools[k];
+	}
+	if (n == 1) {
+		worker_run(&ws[0]);
+		created = 1;
+		goto joined;
+	}
+	/* The threads inherit the blocked signals: a signalfd each. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	for (; created < n; created++) {
+		int ret = pthread_create(&ws[created].tid, NULL, worker_thread,
+					 &ws[created]);
+
+		if (ret) {
+			fail(r, "cannot start thread %u: %s", created,
+			     strerror(ret));
+			break;
+		}
+		ws[created].started = 1;
+	}
+	/* Every thread set up (or stopped): the start time, then go. */
+	pthread_mutex_lock(&sh.lock);
+	while (sh.arrived < created)
+		pthread_cond_wait(&sh.cv, &sh.lock);
+	pthread_mutex_unlock(&sh.lock);
+	if (!stopped(r))
+		pick_start(r);
+	pthread_mutex_lock(&sh.lock);
+	sh.go = 1;
+	pthread_cond_broadcast(&sh.cv);
+	pthread_mutex_unlock(&sh.lock);
+	for (unsigned int k = 0; k < created; k++)
+		pthread_join(ws[k].tid, NULL);
+joined:
 	r->end_ns = clock_now_ns();
+	if (r->status == RUN_OK)
+		energy_end(r);
+	for (unsigned int k = 0; k < created; k++)
+		merge(r, &ws[k]);
 out:
 	energy_close(&r->energy);	/* perf counters; the figures stay */
-	loop_teardown(l);
-	free(l);
+	for (unsigned int k = 0; ws && k < n; k++) {
+		hist_free(ws[k].acc.lat);
+		hist_free(ws[k].acc.svc);
+		hist_free(ws[k].acc.pace);
+	}
+	free(ws);
+	if (sh.stop_fd >= 0)
+		close(sh.stop_fd);
+	pthread_cond_destroy(&sh.cv);
+	pthread_mutex_destroy(&sh.lock);
+	r->sh = NULL;
 }

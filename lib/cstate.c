@@ -1181,6 +1181,27 @@ void cstate_run_signals(void)
 		signal(SIGPIPE, SIG_IGN);
 }
 
+struct cstate_session *cstate_run_begin_cpus(const struct cstate_spec *spec,
+					     const unsigned char *mask,
+					     int ncpus, const char *cmdline,
+					     char *err, size_t errlen)
+{
+	struct cstate_session *s;
+
+	cstate_run_signals();
+	s = cstate_begin(cmdline);
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	cstate_end_at_exit(s);
+	if (cstate_apply(s, spec, mask, ncpus, err, errlen)) {
+		cstate_end(s);
+		s = NULL;
+	}
+	return s;
+}
+
 struct cstate_session *cstate_run_begin(const struct cstate_spec *spec,
 					int cpu, const char *cmdline,
 					char *err, size_t errlen)
@@ -1189,28 +1210,17 @@ struct cstate_session *cstate_run_begin(const struct cstate_spec *spec,
 	unsigned char *mask = NULL;
 	int ncpus = idlestate_cpu_count();
 
-	cstate_run_signals();
-	s = cstate_begin(cmdline);
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
 	if (cpu >= 0) {
 		if (cpu >= ncpus)
 			ncpus = cpu + 1;
 		mask = calloc((size_t)ncpus, 1);
 		if (!mask) {
-			cstate_end(s);
 			snprintf(err, errlen, "out of memory");
 			return NULL;
 		}
 		mask[cpu] = 1;
 	}
-	cstate_end_at_exit(s);
-	if (cstate_apply(s, spec, mask, ncpus, err, errlen)) {
-		cstate_end(s);
-		s = NULL;
-	}
+	s = cstate_run_begin_cpus(spec, mask, ncpus, cmdline, err, errlen);
 	free(mask);
 	return s;
 }

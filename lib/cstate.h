@@ -125,6 +125,11 @@ int cstate_changes(const struct cstate_session *s);
 struct cstate_session *cstate_run_begin(const struct cstate_spec *spec,
 					int cpu, const char *cmdline,
 					char *err, size_t errlen);
+/* The same on the CPUs of mask[0..ncpus) (the client's threads). */
+struct cstate_session *cstate_run_begin_cpus(const struct cstate_spec *spec,
+					     const unsigned char *mask,
+					     int ncpus, const char *cmdline,
+					     char *err, size_t errlen);
 const char *cstate_spec_name(const struct cstate_spec *spec, char *buf,
 			     size_t len);
 

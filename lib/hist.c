@@ -87,6 +87,15 @@ void hist_reset(struct hist *h)
 	h->exact_max = exact_max;
 }
 
+/* Past the bound, or out of memory: the histogram alone from now on. */
+static void drop_samples(struct hist *h)
+{
+	free(h->samples);
+	h->samples = NULL;
+	h->nsamples = h->cap = 0;
+	h->keep = 0;
+}
+
 int hist_add(struct hist *h, uint64_t v)
 {
 	double d;
@@ -104,10 +113,7 @@ int hist_add(struct hist *h, uint64_t v)
 		return 0;
 	if (h->exact_max && h->nsamples == h->exact_max) {
 		/* past the bound: the histogram alone, memory stays flat */
-		free(h->samples);
-		h->samples = NULL;
-		h->nsamples = h->cap = 0;
-		h->keep = 0;
+		drop_samples(h);
 		return 0;
 	}
 	if (h->nsamples == h->cap) {
@@ -125,6 +131,61 @@ int hist_add(struct hist *h, uint64_t v)
 	h->samples[h->nsamples++] = v;
 	h->sorted = 0;
 	return 0;
+}
+
+int hist_merge(struct hist *dst, struct hist *src)
+{
+	int exact = hist_exact(dst) && hist_exact(src), ret = 0;
+	uint64_t n;
+	double d;
+
+	if (!src->count)
+		return 0;
+	if (!dst->count || src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	/* Chan et al.'s pairwise update of the Welford sums */
+	n = dst->count + src->count;
+	d = src->mean - dst->mean;
+	dst->m2 += src->m2 + d * d * ((double)dst->count * (double)src->count /
+				      (double)n);
+	dst->mean += d * (double)src->count / (double)n;
+	for (unsigned int b = 0; b < NBUCKETS; b++)
+		dst->buckets[b] += src->buckets[b];
+	if (exact && dst->exact_max && n > dst->exact_max)
+		exact = 0;
+	if (exact && !dst->nsamples) {
+		free(dst->samples);
+		dst->samples = src->samples;
+		dst->nsamples = src->nsamples;
+		dst->cap = src->cap;
+		src->samples = NULL;
+	} else if (exact) {
+		size_t need = dst->nsamples + src->nsamples;
+
+		if (need > dst->cap) {
+			uint64_t *p = realloc(dst->samples, need * sizeof(*p));
+
+			if (!p) {
+				exact = 0;
+				ret = -ENOMEM;
+			} else {
+				dst->samples = p;
+				dst->cap = need;
+			}
+		}
+		if (exact)
+			memcpy(dst->samples + dst->nsamples, src->samples,
+			       src->nsamples * sizeof(*src->samples));
+		dst->nsamples = exact ? need : dst->nsamples;
+	}
+	dst->count = n;
+	dst->sorted = 0;
+	if (!exact)
+		drop_samples(dst);
+	drop_samples(src);
+	return ret;
 }
 
 uint64_t hist_count(const struct hist *h) { return h->count; }
@@ -178,6 +239,22 @@ void hist_set_rule(struct hist *h, enum hist_rule rule)
 void hist_set_exact_max(struct hist *h, size_t max)
 {
 	h->exact_max = max;
+}
+
+int hist_reserve(struct hist *h, size_t n)
+{
+	uint64_t *p;
+
+	if (h->exact_max && n > h->exact_max)
+		n = h->exact_max;
+	if (!h->keep || n <= h->cap)
+		return 0;
+	p = realloc(h->samples, n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	h->samples = p;
+	h->cap = n;
+	return 0;
 }
 
 int hist_exact(const struct hist *h)

@@ -39,11 +39,28 @@ void hist_set_rule(struct hist *h, enum hist_rule rule);
  */
 void hist_set_exact_max(struct hist *h, size_t max);
 int hist_exact(const struct hist *h);
+/*
+ * Room for n exact samples (at most the bound) in one allocation, so that
+ * adding them never copies the array: a client records as it sends, and
+ * a realloc of megabytes would stall a send. The pages are touched only
+ * as samples come. 0, or -ENOMEM (then it grows as it goes).
+ */
+int hist_reserve(struct hist *h, size_t n);
 /* The histogram's bound on a percentile's relative error: half a bucket,
  * a bucket being at most 1/128 of its values. */
 #define HIST_REL_ERROR (1.0 / 256)
 /* Returns 0, or -ENOMEM when the exact sample array cannot grow. */
 int hist_add(struct hist *h, uint64_t v);
+/*
+ * Adds src's samples to dst (count, min, max, mean and variance, the
+ * buckets) and empties src of its exact samples, which dst takes without
+ * a copy when it has none of its own: the threads of one client merge so.
+ * dst stays exact when both were (and dst's bound, if any, holds them
+ * all); otherwise dst lets its samples go and its percentiles come from
+ * the histogram. src is left for its counts only (not exact). Returns 0,
+ * or -ENOMEM (dst then lets its samples go too: still a valid histogram).
+ */
+int hist_merge(struct hist *dst, struct hist *src);
 
 uint64_t hist_count(const struct hist *h);
 uint64_t hist_min(const struct hist *h);	/* 0 when empty */

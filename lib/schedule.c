@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
+#include "proto.h"
 #include "schedule.h"
+
+/* The ops-and-keys generator's seed: its own stream, so the gaps do not
+ * depend on the protocol. */
+#define SCHEDULE_KEY_SEED 0x6b65792d6f707321ull
 
 int schedule_take(uint64_t *sum, uint64_t taken, uint64_t g,
 		  uint64_t duration_ns)
@@ -13,40 +17,23 @@ int schedule_take(uint64_t *sum, uint64_t taken, uint64_t g,
 	return 1;
 }
 
-void schedule_times(const uint64_t *gap_ns, uint64_t n, uint64_t *t)
+int schedule_gen_init(struct schedule_gen *g, const struct schedule_cfg *cfg)
 {
-	uint64_t acc = 0;
-
-	for (uint64_t i = 0; i < n; i++) {
-		acc += gap_ns[i];
-		t[i] = acc;
+	memset(g, 0, sizeof(*g));
+	g->cfg = *cfg;
+	if ((!cfg->requests && !cfg->duration_ns) ||
+	    arrival_init(&g->a, cfg->dist, cfg->mean_ns, cfg->seed))
+		return -EINVAL;
+	if (cfg->warmup_mean_ns > 0 &&
+	    arrival_init(&g->wa, cfg->warmup_dist, cfg->warmup_mean_ns,
+			 cfg->seed + 1))
+		return -EINVAL;
+	if (cfg->keyed) {
+		if (keydist_init(&g->kd, &cfg->key_dist, cfg->keys))
+			return -EINVAL;
+		prng_seed(&g->kp, cfg->seed ^ SCHEDULE_KEY_SEED);
 	}
-}
-
-void schedule_free(struct schedule *s)
-{
-	free(s->gap_ns);
-	free(s->intended_ns);
-	s->gap_ns = s->intended_ns = NULL;
-	s->n = 0;
-}
-
-static int grow(struct schedule *s, uint64_t *cap)
-{
-	uint64_t ncap = *cap ? 2 * *cap : 1024;
-	uint64_t *g = realloc(s->gap_ns, ncap * sizeof(*g));
-
-	if (!g)
-		return -ENOMEM;
-	s->gap_ns = g;
-	*cap = ncap;
 	return 0;
-}
-
-static int cancelled(const struct schedule_cfg *cfg, uint64_t i)
-{
-	return cfg->cancel && !(i % SCHEDULE_CANCEL_EVERY) &&
-	       cfg->cancel(cfg->cancel_arg);
 }
 
 /*
@@ -54,69 +41,71 @@ static int cancelled(const struct schedule_cfg *cfg, uint64_t i)
  * measured generator draws (and drops) one then too, so the measured
  * gaps are the very draws they would be without it.
  */
-static uint64_t next_gap(const struct schedule_cfg *cfg, struct arrival *a,
-			 struct arrival *wa, uint64_t i)
+static uint64_t next_gap(struct schedule_gen *g)
 {
-	uint64_t g = arrival_next_ns(a);
+	uint64_t gap = arrival_next_ns(&g->a);
 
-	if (i < cfg->warmup && cfg->warmup_mean_ns > 0)
-		g = arrival_next_ns(wa);
-	return g + cfg->gap_add_ns;
+	if (g->i < g->cfg.warmup && g->cfg.warmup_mean_ns > 0)
+		gap = arrival_next_ns(&g->wa);
+	return gap + g->cfg.gap_add_ns;
 }
 
-int schedule_build(struct schedule *s, const struct schedule_cfg *cfg)
+int schedule_gen_next(struct schedule_gen *g, struct schedule_req *q)
 {
-	struct arrival a, wa;
-	uint64_t cap = 0, sum = 0, taken = 0;
+	const struct schedule_cfg *cfg = &g->cfg;
+	uint64_t gap;
 
-	memset(s, 0, sizeof(*s));
-	if ((!cfg->requests && !cfg->duration_ns) ||
-	    arrival_init(&a, cfg->dist, cfg->mean_ns, cfg->seed))
-		return -EINVAL;
-	if (cfg->warmup_mean_ns > 0 &&
-	    arrival_init(&wa, cfg->warmup_dist, cfg->warmup_mean_ns,
-			 cfg->seed + 1))
-		return -EINVAL;
-	s->warmup = cfg->warmup;
+	if (g->done)
+		return 0;
+	if (cfg->requests && g->i == cfg->warmup + cfg->requests) {
+		g->done = 1;
+		return 0;
+	}
+	gap = next_gap(g);
+	if (!cfg->requests && g->i >= cfg->warmup) {
+		if (!schedule_take(&g->sum, g->taken, gap, cfg->duration_ns)) {
+			g->done = 1;
+			return 0;
+		}
+		g->taken++;
+	}
+	g->t += gap;
+	q->seq = g->i++;
+	q->gap_ns = gap;
+	q->t_ns = g->t;
+	q->op = 0;
+	q->key = 0;
+	if (cfg->keyed) {
+		q->op = prng_uniform(&g->kp) < cfg->get_ratio ? PROTO_OP_GET :
+			PROTO_OP_SET;
+		q->key = keydist_next(&g->kd, &g->kp);
+	}
+	return 1;
+}
+
+int schedule_count(const struct schedule_cfg *cfg, uint64_t *n)
+{
+	struct schedule_cfg c = *cfg;
+	struct schedule_gen g;
+	struct schedule_req q;
+	int ret;
+
+	*n = 0;
+	c.keyed = 0;	/* the count does not depend on them */
+	ret = schedule_gen_init(&g, &c);
+	if (ret)
+		return ret;
 	if (cfg->requests) {
-		cap = cfg->warmup + cfg->requests;
-		s->gap_ns = malloc(cap * sizeof(*s->gap_ns));
-		if (!s->gap_ns)
-			return -ENOMEM;
-		for (uint64_t i = 0; i < cap; i++) {
-			if (cancelled(cfg, i)) {
-				schedule_free(s);
-				return -EINTR;
-			}
-			s->gap_ns[i] = next_gap(cfg, &a, &wa, i);
-		}
-		s->n = cap;
-	} else {
-		for (uint64_t i = 0;; i++) {
-			uint64_t g = next_gap(cfg, &a, &wa, i);
-
-			if (cancelled(cfg, i)) {
-				schedule_free(s);
-				return -EINTR;
-			}
-			if (i >= cfg->warmup) {
-				if (!schedule_take(&sum, taken, g, cfg->duration_ns))
-					break;
-				taken++;
-			}
-			if (i == cap && grow(s, &cap)) {
-				schedule_free(s);
-				return -ENOMEM;
-			}
-			s->gap_ns[i] = g;
-			s->n = i + 1;
-		}
+		*n = cfg->warmup + cfg->requests;
+		return 0;
 	}
-	s->intended_ns = malloc((s->n ? s->n : 1) * sizeof(*s->intended_ns));
-	if (!s->intended_ns) {
-		schedule_free(s);
-		return -ENOMEM;
+	for (;;) {
+		if (cfg->cancel && !(g.i % SCHEDULE_CANCEL_EVERY) &&
+		    cfg->cancel(cfg->cancel_arg))
+			return -EINTR;
+		if (!schedule_gen_next(&g, &q))
+			break;
 	}
-	schedule_times(s->gap_ns, s->n, s->intended_ns);
+	*n = g.i;
 	return 0;
 }

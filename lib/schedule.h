@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * schedule: the client's send schedule, drawn before the run
- * (DESIGN.md "Client").
+ * schedule: the client's send schedule, drawn as the run goes
+ * (DESIGN.md "Client", "Bounded memory").
  *
  * Gaps come from the arrival generator in order: the first `warmup` gaps
  * are the warm-up requests', the rest the measured requests'. With a
@@ -17,12 +17,26 @@
  * seeded seed + 1, so the measured gaps are the same draws as without
  * it), and gap_add_ns is added to every gap (pre-query mode sleep-after,
  * where the lead adds to the gap).
+ *
+ * Key-value protocols (keyed): each request's operation and key come from
+ * a generator of their own, seeded from the seed, one draw of each per
+ * request, warm-up included, so the gaps are those of the same seed over
+ * wakebench's protocol.
+ *
+ * The generator holds a few hundred bytes whatever the schedule's length:
+ * a run draws each request when it needs it, and drawing the same
+ * configuration again gives the same requests (gaps.csv is written so,
+ * after the run). Before the schedule was streamed it was drawn whole
+ * into arrays (commit 53569e7); tests/unit/test_schedule.c keeps that
+ * code and checks the two agree request by request.
  */
 #ifndef WB_SCHEDULE_H
 #define WB_SCHEDULE_H
 
 #include <stdint.h>
 #include "arrival.h"
+#include "keydist.h"
+#include "prng.h"
 
 struct schedule_cfg {
 	enum arrival_dist dist;
@@ -34,10 +48,15 @@ struct schedule_cfg {
 	enum arrival_dist warmup_dist;
 	double warmup_mean_ns;	/* 0: warm-up gaps like the measured ones */
 	uint64_t gap_add_ns;	/* added to every gap */
+	/* key-value protocols: op and key of each request */
+	int keyed;
+	double get_ratio;	/* share of gets */
+	uint64_t keys;		/* keys 0 .. keys-1 */
+	struct keydist_spec key_dist;
 	/*
-	 * Asked every SCHEDULE_CANCEL_EVERY gaps when set: non-zero stops
-	 * the drawing with -EINTR (a signal must not wait for a schedule of
-	 * many millions of requests).
+	 * Asked every SCHEDULE_CANCEL_EVERY gaps by schedule_count() when
+	 * set: non-zero stops the counting with -EINTR (a signal must not
+	 * wait for a schedule of many millions of requests).
 	 */
 	int (*cancel)(void *arg);
 	void *cancel_arg;
@@ -45,16 +64,37 @@ struct schedule_cfg {
 
 #define SCHEDULE_CANCEL_EVERY 65536
 
-struct schedule {
-	uint64_t n;		/* warmup + measured */
-	uint64_t warmup;
-	uint64_t *gap_ns;	/* [n] */
-	uint64_t *intended_ns;	/* [n], relative to the start */
+/* One request of the schedule. */
+struct schedule_req {
+	uint64_t seq;		/* 0-based, warm-up first */
+	uint64_t gap_ns;	/* from the previous request (or the start) */
+	uint64_t t_ns;		/* intended send time, relative to the start */
+	uint8_t op;		/* keyed: enum proto_op (get or set), else 0 */
+	uint64_t key;		/* keyed: key number, else 0 */
 };
 
-/* Draws the schedule; 0, -EINVAL (bad configuration), -ENOMEM or -EINTR. */
-int schedule_build(struct schedule *s, const struct schedule_cfg *cfg);
-void schedule_free(struct schedule *s);
+/* The generator's state (its fields are its own). */
+struct schedule_gen {
+	struct schedule_cfg cfg;
+	struct arrival a, wa;	/* gaps; warm-up gaps of their own */
+	struct keydist kd;
+	struct prng kp;		/* ops and keys */
+	uint64_t i;		/* requests drawn */
+	uint64_t sum, taken;	/* duration rule: measured gaps taken */
+	uint64_t t;		/* the last intended time */
+	int done;
+};
+
+/* 0, or -EINVAL for a bad configuration. */
+int schedule_gen_init(struct schedule_gen *g, const struct schedule_cfg *cfg);
+/* 1 with the next request in *q, 0 once the schedule has ended. */
+int schedule_gen_next(struct schedule_gen *g, struct schedule_req *q);
+
+/*
+ * The number of requests of the schedule, warm-up included, drawn through
+ * without keeping them: 0, -EINVAL or -EINTR (cfg->cancel).
+ */
+int schedule_count(const struct schedule_cfg *cfg, uint64_t *n);
 
 /*
  * The duration rule, one gap at a time: with *sum the measured gaps
@@ -63,8 +103,5 @@ void schedule_free(struct schedule *s);
  */
 int schedule_take(uint64_t *sum, uint64_t taken, uint64_t g,
 		  uint64_t duration_ns);
-
-/* t[i] = gap[0] + ... + gap[i]. */
-void schedule_times(const uint64_t *gap_ns, uint64_t n, uint64_t *t);
 
 #endif

@@ -26,6 +26,19 @@ void tally_add(struct tally *t, const struct req_rec *q, uint64_t late_ns)
 	}
 }
 
+void tally_merge(struct tally *dst, const struct tally *src)
+{
+	dst->sent += src->sent;
+	dst->ok += src->ok;
+	dst->errors += src->errors;
+	dst->unanswered += src->unanswered;
+	dst->late += src->late;
+	dst->prequeries_sent += src->prequeries_sent;
+	dst->prequeries_skipped += src->prequeries_skipped;
+	dst->prequeries_missed += src->prequeries_missed;
+	dst->prequeries_late += src->prequeries_late;
+}
+
 void tally_run(const struct req_rec *reqs, uint64_t nsent, uint64_t warmup,
 	       uint64_t late_ns, struct tally *measured, struct tally *warm)
 {

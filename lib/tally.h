@@ -2,7 +2,8 @@
 /*
  * tally: what a client summary counts (DESIGN.md "Client").
  *
- * The run keeps one record per request, warm-up first. Every counter of a
+ * The run has one record per request, warm-up first, and tallies each
+ * once it is done (tally_add; tally_run over an array). Every counter of a
  * summary (requests, errors, unanswered, late sends, pre-queries sent,
  * skipped and late) is over the MEASURED requests only, those from index
  * `warmup` on that were sent. The warm-up requests are tallied apart, in
@@ -29,8 +30,13 @@ enum req_pq {
 	REQ_PQ_MISSED,
 };
 
-/* One request's life; all times CLOCK_MONOTONIC ns, 0 = did not happen. */
+/*
+ * One request's life; all times CLOCK_MONOTONIC ns, 0 = did not happen.
+ * The client keeps one while the request is in flight and streams it to
+ * its row of requests.csv once done (a fixed-size record).
+ */
 struct req_rec {
+	uint64_t seq;		/* in the schedule, warm-up first */
 	uint64_t intended_ns;
 	uint64_t sent_ns;
 	uint64_t recv_ns;
@@ -38,11 +44,15 @@ struct req_rec {
 	uint64_t server_send_ns;
 	uint64_t prequery_sent_ns;
 	uint64_t prequery_plan_ns;	/* planned pre-query send time */
+	uint64_t applied_ns;	/* service time the REPLY says the server
+				 * applied (it caps at its --max-service-us) */
+	uint64_t key;		/* key-value: key number */
 	double lead_us;		/* lead in force when it was scheduled */
 	uint32_t window;	/* adaptive window it was sent in */
 	uint8_t pq;		/* enum req_pq */
 	uint8_t error;		/* answered with PROTO_ERROR */
 	uint8_t miss;		/* key-value get: the key had no value */
+	uint8_t op;		/* key-value: enum proto_op */
 };
 
 struct tally {
@@ -58,6 +68,8 @@ struct tally {
 
 /* Adds one sent request to t. */
 void tally_add(struct tally *t, const struct req_rec *q, uint64_t late_ns);
+/* Adds src's counts to dst (the threads of one client). */
+void tally_merge(struct tally *dst, const struct tally *src);
 
 /*
  * Tallies the first nsent records: those below warmup into *warm (may be

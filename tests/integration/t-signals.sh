@@ -55,10 +55,13 @@ rc=${PIPESTATUS[0]}
 [ -s "$TMP/pipe/summary.csv" ] || fail "client with a closed stdout: no summary"
 stop_server || fail "server after SIGPIPE"
 
-# ---- client signalled while it draws a long schedule (C-states already
+# ---- client signalled while it counts a long schedule (C-states already
 # off): out within 1 s, C-states restored, nothing that looks like a run.
+# (The schedule is drawn as the run goes; a burst warm-up by a duration
+# counts it through first, for the burst's sequence numbers.)
 for sig in TERM HUP INT; do
-	"${dfl[@]}" "$WB" client --server 127.0.0.1:1 --requests 20000000 --interval-us 100 \
+	"${dfl[@]}" "$WB" client --server 127.0.0.1:1 --duration 900 --interval-us 1 --dist exp \
+		--warmup 1 --warmup-mode burst \
 		--cstates off --out "$TMP/draw-$sig" -q 2>"$TMP/draw-$sig.err" &
 	pid=$!
 	wait_for "[ \"\$(disabled 1 2)\" = 1 ]" || fail "client --cstates off not applied"
@@ -75,12 +78,34 @@ for sig in TERM HUP INT; do
 done
 # the same without --cstates: the signal still waits for the drawing to
 # notice it (exit 1 with the message, not death by the signal)
-"$WB" client --server 127.0.0.1:1 --requests 20000000 --out "$TMP/draw-plain" -q 2>"$TMP/draw-plain.err" &
+"$WB" client --server 127.0.0.1:1 --duration 900 --interval-us 1 --dist exp --warmup 1 \
+	--warmup-mode burst --out "$TMP/draw-plain" -q 2>"$TMP/draw-plain.err" &
 pid=$!
 sleep 0.3
 sig_wait $pid TERM; rc=$RC
 [ "$rc" = 1 ] && grep -q 'interrupted while drawing the schedule' "$TMP/draw-plain.err" ||
 	fail "client SIGTERM while drawing, no --cstates: exit $rc: $(cat "$TMP/draw-plain.err")"
+
+# ---- client signalled while it waits for --start-at (connected, C-states
+# off): out within 1 s, C-states restored, nothing sent, nothing written.
+start_server -q
+for sig in TERM HUP INT; do
+	"${dfl[@]}" "$WB" client --server 127.0.0.1:$PORT --requests 100 --cstates off \
+		--start-at $(($(date +%s%N) + 60000000000)) --out "$TMP/at-$sig" -q 2>"$TMP/at-$sig.err" &
+	pid=$!
+	wait_for "[ \"\$(disabled 1 2)\" = 1 ]" || fail "client --cstates off not applied"
+	sleep 0.3
+	t0=$(date +%s%N)
+	sig_wait $pid $sig; rc=$RC
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ "$rc" = 1 ] || fail "client SIG$sig while waiting for --start-at: exit $rc: $(cat "$TMP/at-$sig.err")"
+	[ "$ms" -le 1000 ] || fail "client SIG$sig while waiting for --start-at: took $ms ms to exit"
+	grep -q 'interrupted while waiting for --start-at' "$TMP/at-$sig.err" ||
+		fail "client SIG$sig while waiting for --start-at: $(cat "$TMP/at-$sig.err")"
+	cstates_clean || fail "client SIG$sig while waiting for --start-at: C-states not restored"
+	[ -z "$(ls -A "$TMP/at-$sig")" ] || fail "client SIG$sig while waiting for --start-at: left $(ls -A "$TMP/at-$sig")"
+done
+stop_server || fail "server after the --start-at cases"
 
 for sig in INT TERM HUP; do
 	# ---- client, with --cstates off: partial outputs, status interrupted.

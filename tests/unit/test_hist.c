@@ -296,6 +296,123 @@ START_TEST(bounded_exact_then_histogram)
 }
 END_TEST
 
+/*
+ * The threads of one client merge their histograms: the merged one is
+ * the histogram of all their samples (exact percentiles when every part
+ * was exact, the same buckets and moments), and a part past its bound
+ * makes the whole histogram-only.
+ */
+START_TEST(merge_threads)
+{
+	enum { N = 20000, K = 3 };
+	struct hist *all = hist_new(1), *dst = hist_new(1), *part[K];
+	static const double ps[] = { 0.001, 0.5, 0.9, 0.99, 0.999, 1 };
+	uint64_t x = 2463534242ull;
+
+	for (int k = 0; k < K; k++)
+		part[k] = hist_new(1);
+	for (int i = 0; i < N; i++) {
+		uint64_t v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = 1000 + x % 5000000;
+		ck_assert_int_eq(hist_add(all, v), 0);
+		ck_assert_int_eq(hist_add(part[i % K], v), 0);	/* k, k+K, ... */
+	}
+	for (int k = 0; k < K; k++) {
+		ck_assert_int_eq(hist_merge(dst, part[k]), 0);
+		/* the part gave its samples away */
+		ck_assert(!hist_exact(part[k]));
+	}
+	ck_assert(hist_exact(dst));
+	ck_assert_uint_eq(hist_count(dst), N);
+	ck_assert_uint_eq(hist_min(dst), hist_min(all));
+	ck_assert_uint_eq(hist_max(dst), hist_max(all));
+	ck_assert(fabs(hist_mean(dst) - hist_mean(all)) < 1e-6 * hist_mean(all));
+	ck_assert(fabs(hist_stddev(dst) - hist_stddev(all)) < 1e-6 * hist_stddev(all));
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		ck_assert_uint_eq(hist_percentile_exact(dst, ps[i]),
+				  hist_percentile_exact(all, ps[i]));
+		ck_assert_uint_eq(hist_percentile(dst, ps[i]),
+				  hist_percentile(all, ps[i]));
+	}
+	for (int k = 0; k < K; k++)
+		hist_free(part[k]);
+	/* an empty part changes nothing */
+	part[0] = hist_new(1);
+	ck_assert_int_eq(hist_merge(dst, part[0]), 0);
+	ck_assert(hist_exact(dst));
+	ck_assert_uint_eq(hist_count(dst), N);
+	hist_free(part[0]);
+	hist_free(dst);
+
+	/* a part past its bound: the merged percentiles from the buckets */
+	dst = hist_new(1);
+	for (int k = 0; k < 2; k++) {
+		part[k] = hist_new(1);
+		hist_set_exact_max(part[k], k ? 10 : 100000);
+	}
+	for (int i = 0; i < 100; i++) {
+		hist_add(part[0], 1000 + (uint64_t)i);
+		hist_add(part[1], 5000 + (uint64_t)i);
+	}
+	ck_assert(hist_exact(part[0]));
+	ck_assert(!hist_exact(part[1]));
+	ck_assert_int_eq(hist_merge(dst, part[0]), 0);
+	ck_assert(hist_exact(dst));
+	ck_assert_int_eq(hist_merge(dst, part[1]), 0);
+	ck_assert(!hist_exact(dst));
+	ck_assert_uint_eq(hist_count(dst), 200);
+	ck_assert_uint_eq(hist_percentile_exact(dst, 0.5),
+			  hist_percentile(dst, 0.5));
+	for (int k = 0; k < 2; k++)
+		hist_free(part[k]);
+	hist_free(dst);
+
+	/* the merged histogram's own bound holds too */
+	dst = hist_new(1);
+	hist_set_exact_max(dst, 150);
+	part[0] = hist_new(1);
+	part[1] = hist_new(1);
+	for (int i = 0; i < 100; i++) {
+		hist_add(part[0], (uint64_t)i);
+		hist_add(part[1], (uint64_t)i);
+	}
+	ck_assert_int_eq(hist_merge(dst, part[0]), 0);
+	ck_assert(hist_exact(dst));
+	ck_assert_int_eq(hist_merge(dst, part[1]), 0);
+	ck_assert(!hist_exact(dst));
+	hist_free(part[0]);
+	hist_free(part[1]);
+	hist_free(dst);
+	hist_free(all);
+}
+END_TEST
+
+/* Room made first changes nothing but where the samples live. */
+START_TEST(reserve_then_add)
+{
+	struct hist *h = hist_new(1), *g = hist_new(0);
+
+	hist_set_exact_max(h, 5000);
+	ck_assert_int_eq(hist_reserve(h, 1000000), 0);	/* clamped to 5000 */
+	for (uint64_t i = 0; i < 5000; i++)
+		ck_assert_int_eq(hist_add(h, 5000 - i), 0);
+	ck_assert(hist_exact(h));
+	ck_assert_uint_eq(hist_percentile_exact(h, 0.5), 2500);
+	ck_assert_int_eq(hist_add(h, 1), 0);	/* past the bound */
+	ck_assert(!hist_exact(h));
+	/* a histogram without samples keeps none */
+	ck_assert_int_eq(hist_reserve(g, 100), 0);
+	hist_add(g, 3);
+	ck_assert(!hist_exact(g));
+	hist_free(h);
+	hist_free(g);
+}
+END_TEST
+
 Suite *hist_suite(void)
 {
 	Suite *s = suite_create("hist");
@@ -311,6 +428,8 @@ Suite *hist_suite(void)
 	tcase_add_test(tc, foreach_sums_and_orders);
 	tcase_add_test(tc, floor_index_rule);
 	tcase_add_test(tc, bounded_exact_then_histogram);
+	tcase_add_test(tc, merge_threads);
+	tcase_add_test(tc, reserve_then_add);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Result files appear under their names all together, or not at all. */
+/* Result files appear under their names all together, or not at all;
+ * the client's records stream through a spool without a name. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "unit.h"
 #include "csv.h"
+#include "spool.h"
 #include "stage.h"
 #include "wfile.h"
 
@@ -153,6 +156,99 @@ START_TEST(full_disk_is_enospc)
 }
 END_TEST
 
+/* The scratch directory holds no file (the spool has no name). */
+static int dir_empty(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A %s)\"", dir);
+	return system(cmd) == 0;
+}
+
+/*
+ * The client's records while it runs: streamed to a file without a name
+ * in the result directory, read back in order, whatever their size; a
+ * write that fails (here: past RLIMIT_FSIZE) is kept and said, and the
+ * records after it are refused.
+ */
+START_TEST(spool_in_order)
+{
+	struct rec {
+		uint64_t a, b;
+		char pad[80];
+	} r, back;
+	struct spool *sp;
+	struct rlimit old, lim;
+	char odd[7], oback[7];
+	enum { N = 100000 };
+
+	mkscratch();
+	ck_assert_int_eq(spool_open(&sp, dir, 0), -EINVAL);
+	ck_assert_int_eq(spool_open(&sp, dir, SPOOL_CHUNK + 1), -EINVAL);
+	ck_assert_int_eq(spool_open(&sp, "/nonexistent/dir", 8), -ENOENT);
+	ck_assert_int_eq(spool_open(&sp, dir, sizeof(r)), 0);
+	memset(&r, 0, sizeof(r));
+	for (uint64_t i = 0; i < N; i++) {
+		r.a = i;
+		r.b = i * 2654435761u;
+		r.pad[i % 80] = (char)i;
+		ck_assert_int_eq(spool_add(sp, &r), 0);
+	}
+	ck_assert_uint_eq(spool_count(sp), N);
+	ck_assert(dir_empty());
+	ck_assert_int_eq(spool_rewind(sp), 0);
+	memset(&r, 0, sizeof(r));
+	for (uint64_t i = 0; i < N; i++) {
+		r.a = i;
+		r.b = i * 2654435761u;
+		r.pad[i % 80] = (char)i;
+		ck_assert_int_eq(spool_next(sp, &back), 1);
+		ck_assert_mem_eq(&back, &r, sizeof(r));
+	}
+	ck_assert_int_eq(spool_next(sp, &back), 0);
+	/* read twice: the same */
+	ck_assert_int_eq(spool_rewind(sp), 0);
+	ck_assert_int_eq(spool_next(sp, &back), 1);
+	ck_assert_uint_eq(back.a, 0);
+	spool_close(sp);
+	/* a size that does not divide the chunk */
+	ck_assert_int_eq(spool_open(&sp, dir, sizeof(odd)), 0);
+	for (int i = 0; i < 10000; i++) {
+		memset(odd, i & 0x7f, sizeof(odd));
+		ck_assert_int_eq(spool_add(sp, odd), 0);
+	}
+	ck_assert_int_eq(spool_rewind(sp), 0);
+	for (int i = 0; i < 10000; i++) {
+		memset(odd, i & 0x7f, sizeof(odd));
+		ck_assert_int_eq(spool_next(sp, oback), 1);
+		ck_assert_mem_eq(oback, odd, sizeof(odd));
+	}
+	spool_close(sp);
+	/* a write that fails: its cause, kept */
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 4 * SPOOL_CHUNK;
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ck_assert_int_eq(spool_open(&sp, dir, sizeof(r)), 0);
+	{
+		int ret = 0;
+
+		for (int i = 0; i < 10 * SPOOL_CHUNK / (int)sizeof(r) && !ret; i++)
+			ret = spool_add(sp, &r);
+		ck_assert_int_eq(ret, -EFBIG);
+	}
+	ck_assert_int_eq(spool_add(sp, &r), -EFBIG);
+	ck_assert_int_eq(spool_error(sp), -EFBIG);
+	ck_assert_int_eq(spool_rewind(sp), -EFBIG);
+	spool_close(sp);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	ck_assert(dir_empty());
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
 Suite *stage_suite(void)
 {
 	Suite *s = suite_create("stage");
@@ -162,6 +258,7 @@ Suite *stage_suite(void)
 	tcase_add_test(tc, failure_leaves_nothing);
 	tcase_add_test(tc, names_checked);
 	tcase_add_test(tc, full_disk_is_enospc);
+	tcase_add_test(tc, spool_in_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

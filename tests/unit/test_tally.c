@@ -72,12 +72,36 @@ START_TEST(partial_and_off)
 }
 END_TEST
 
+/* The threads' tallies add up to the one of all their requests. */
+START_TEST(merge_is_sum)
+{
+	struct req_rec r[40] = { 0 };
+	struct tally all, part[2] = { { 0 } };
+
+	for (int i = 0; i < 40; i++) {
+		r[i].intended_ns = 1000 * (uint64_t)(i + 1);
+		r[i].sent_ns = r[i].intended_ns + (i % 7 ? 1 : 50);
+		r[i].recv_ns = i % 11 ? r[i].sent_ns + 10 : 0;
+		r[i].error = i % 13 == 1;
+		r[i].pq = i % 3 ? REQ_PQ_SENT : i % 2 ? REQ_PQ_SKIPPED : REQ_PQ_MISSED;
+		r[i].prequery_plan_ns = r[i].intended_ns - 20;
+		r[i].prequery_sent_ns = r[i].prequery_plan_ns + (i % 5 ? 1 : 30);
+	}
+	tally_run(r, 40, 0, 10, &all, NULL);
+	for (int i = 0; i < 40; i++)
+		tally_add(&part[i % 2], &r[i], 10);
+	tally_merge(&part[0], &part[1]);
+	ck_assert_mem_eq(&part[0], &all, sizeof(all));
+}
+END_TEST
+
 Suite *tally_suite(void)
 {
 	Suite *s = suite_create("tally");
 	TCase *tc = tcase_create("counts");
 
 	tcase_add_test(tc, warmup_not_counted);
+	tcase_add_test(tc, merge_is_sum);
 	tcase_add_test(tc, partial_and_off);
 	suite_add_tcase(s, tc);
 	return s;
