@@ -155,7 +155,7 @@ FUZZ_SECONDS ?= 10
 FUZZ_SEED ?= 0
 FUZZ_CC ?= clang
 FUZZ_O ?= build-fuzz
-FUZZERS := proto timeline turbostat readers tracepage spec sweepcsv kv socwatch
+FUZZERS := proto timeline turbostat readers tracepage spec sweepcsv kv socwatch figdata
 FUZZ_SAN := address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN)
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,$(FUZZ_SAN)

@@ -420,7 +420,7 @@ int figdist_cdf(const struct figdist_src *src, size_t nsrc, int include_behind,
 {
 	struct set st;
 	unsigned char mask[FIGCFG_NPARAMS];
-	size_t ncurves = 0, ncolor = 0, npq = 0;
+	size_t ncurves = 0, ncolor = 0, npq = 0, maxlab = 0;
 	double maxnines = 0;
 	char lab[1024];
 	int ret = build(&st, src, nsrc, include_behind, err, errlen);
@@ -473,6 +473,8 @@ int figdist_cdf(const struct figdist_src *src, size_t nsrc, int include_behind,
 			maxnines = nines;
 		series_label(&st, s, mask, 0, lab, sizeof(lab));
 		figgp_elem_str(vars, "names", ncurves + 1, lab);
+		if (figgp_chars(lab) > maxlab)
+			maxlab = figgp_chars(lab);
 		/* colour: the configuration but the pre-query (and side) */
 		c.v[pq][0] = '\0';
 		snprintf(c.v[FIGCFG_REQUESTS], FIGCFG_VLEN, "%d", s->side);
@@ -500,6 +502,7 @@ int figdist_cdf(const struct figdist_src *src, size_t nsrc, int include_behind,
 	figgp_var_num(vars, "ncurves", (double)ncurves);
 	figgp_var_num(vars, "maxnines", maxnines);
 	figgp_var_num(vars, "behind", (double)st.behind);
+	figgp_var_num(vars, "maxlab", (double)maxlab);
 	ret = (int)ncurves;
 out:
 	free(color);
@@ -557,7 +560,7 @@ int figdist_gaps(const struct figdist_src *src, size_t nsrc, int include_behind,
 {
 	struct set st;
 	struct panel *pn = NULL;
-	size_t npn = 0, nblocks = 0;
+	size_t npn = 0, nblocks = 0, maxlab = 0;
 	unsigned char mask[FIGCFG_NPARAMS];
 	char lab[1024], t[1200], us[64];
 	int ret = build(&st, src, nsrc, include_behind, err, errlen);
@@ -742,6 +745,8 @@ int figdist_gaps(const struct figdist_src *src, size_t nsrc, int include_behind,
 			series_label(&st, &st.s[p->idx[i]], mask, FIGCFG_W_NOGAP, lab, sizeof(lab));
 			snprintf(t, sizeof(t), "%s (%zu gaps)", lab, gn[i]);
 			figgp_elem_str(vars, "names", ++nblocks, t);
+			if (figgp_chars(t) > maxlab)
+				maxlab = figgp_chars(t);
 			free(cnt);
 			free(g[i]);
 		}
@@ -749,6 +754,7 @@ int figdist_gaps(const struct figdist_src *src, size_t nsrc, int include_behind,
 		free(gn);
 	}
 	figgp_var_num(vars, "nblocks", (double)nblocks);
+	figgp_var_num(vars, "maxlab", (double)maxlab);
 	ret = (int)npn;
 	goto out;
 oom:

@@ -56,7 +56,8 @@ double figdist_curve(FILE *f, double *const *reps, const size_t *n, size_t nrep)
 /*
  * Figure 3. DAT: one block per curve (two blank lines between). VARS:
  * ncurves, names[], color[] (one per configuration but the pre-query),
- * dash[] (one per pre-query setting), maxnines, behind (runs left out).
+ * dash[] (one per pre-query setting), maxnines, behind (runs left out),
+ * maxlab (the longest name's characters).
  * Returns the number of curves (0: no run with two answered requests),
  * or -errno with the message.
  */
@@ -75,7 +76,7 @@ double figdist_expected(const char *dist, double mean, double a, double b);
  * gaps per bin). VARS: npanels, ptitle[] ("exp, mean 5 ms: bins of 250
  * µs[, N gaps beyond]"), pfirst[] (the panel's target block index, from
  * 0), pcount[] (its series), pbinw[], nblocks, names[] (per block, from
- * 1). Returns the number of panels, or -errno.
+ * 1), maxlab. Returns the number of panels, or -errno.
  */
 int figdist_gaps(const struct figdist_src *src, size_t nsrc, int include_behind,
 		 FILE *dat, FILE *vars, char *err, size_t errlen);

@@ -156,7 +156,7 @@ int figsum_add_run(struct figsum *s, const char *path, int side,
 	struct csvtable t;
 	struct figsum_point *p;
 	const char *st;
-	int ret = csvtable_read(path, MAX_SUMMARY, &t, err, errlen);
+	int behind, ret = csvtable_read(path, MAX_SUMMARY, &t, err, errlen);
 
 	if (ret)
 		return ret;
@@ -172,8 +172,8 @@ int figsum_add_run(struct figsum *s, const char *path, int side,
 		ret = 1;
 		goto out;
 	}
-	if (!include_behind &&
-	    !strcmp(csvtable_get(&t, 0, csvtable_col(&t, "behind_schedule")), "1")) {
+	behind = !strcmp(csvtable_get(&t, 0, csvtable_col(&t, "behind_schedule")), "1");
+	if (behind && !include_behind) {
 		errmsg_set(err, errlen, "it fell behind its schedule");
 		ret = 1;
 		goto out;
@@ -188,6 +188,8 @@ int figsum_add_run(struct figsum *s, const char *path, int side,
 	p->side = side;
 	p->single = 1;
 	p->n = 1;
+	/* kept all the same: marked as a sweep's point is */
+	p->n_behind = behind;
 	for (int m = 0; m < FIGSUM_NM && !ret; m++) {
 		ret = num(&t, 0, run_col[m], &p->med[m], err, errlen);
 		p->lo[m] = p->hi[m] = p->med[m];
@@ -489,7 +491,7 @@ int figsum_write_load(const struct figsum *s, FILE *dat, FILE *vars,
 {
 	const struct figsum_point **v = s->n ? malloc(s->n * sizeof(*v)) : NULL;
 	unsigned char mask[FIGCFG_NPARAMS];
-	size_t n = 0, nseries = 0, nloads = 0, *start;
+	size_t n = 0, nseries = 0, nloads = 0, *start, maxlab = 0;
 	double *loads;
 	char lab[1024], w[512], ci[512];
 	size_t off;
@@ -540,6 +542,8 @@ int figsum_write_load(const struct figsum *s, FILE *dat, FILE *vars,
 		snprintf(lab + off, sizeof(lab) - off, "%s%s%s", p0->cfg.v[FIGCFG_DIST],
 			 *p0->cfg.v[FIGCFG_DIST] && *w ? ", " : "", w);
 		figgp_elem_str(vars, "names", k + 1, lab);
+		if (figgp_chars(lab) > maxlab)
+			maxlab = figgp_chars(lab);
 		if (k)
 			fputs("\n\n", dat);
 		for (size_t i = start[k]; i < start[k + 1]; i++) {
@@ -577,6 +581,7 @@ int figsum_write_load(const struct figsum *s, FILE *dat, FILE *vars,
 		figgp_var_num(vars, "xmin", nloads ? lo / 1.5 : 1);
 		figgp_var_num(vars, "xmax", nloads ? hi * 1.5 : 10);
 	}
+	figgp_var_num(vars, "maxlab", (double)maxlab);
 	*nloads_out = nloads;
 	free(v);
 	free(loads);

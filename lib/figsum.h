@@ -60,7 +60,8 @@ int figsum_add_sweep(struct figsum *s, const char *path, int side, char *err,
 /*
  * Adds a client run's summary.csv. Returns 0, 1 when the run is left
  * out (status not ok, or behind schedule without INCLUDE_BEHIND: why in
- * err), or -errno with the message.
+ * err), or -errno with the message. A run behind its schedule that is
+ * kept counts in n_behind, as a sweep point's runs do.
  */
 int figsum_add_run(struct figsum *s, const char *path, int side,
 		   int include_behind, char *err, size_t errlen);
@@ -93,7 +94,8 @@ int figsum_write_energy(const struct figsum *s, FILE *dat, FILE *vars);
  *   LOAD_PER_S X P50 LO HI P99 LO HI N
  * X is LOAD shifted a little per series (log axis) so that the CI bars
  * of series at one load do not overlap. VARS: nseries, names[] (words),
- * nloads, xmin and xmax (the axis: the loads with room), cilabel. *NLOADS: the distinct loads (a figure needs two).
+ * nloads, xmin and xmax (the axis: the loads with room), cilabel,
+ * maxlab. *NLOADS: the distinct loads (a figure needs two).
  * Returns the number of series, or -ENOMEM.
  */
 int figsum_write_load(const struct figsum *s, FILE *dat, FILE *vars,

@@ -14,7 +14,7 @@
 int figtraj_write(const struct figtraj_src *src, size_t n, FILE *dat, FILE *vars,
 		  char *err, size_t errlen)
 {
-	size_t nt = 0;
+	size_t nt = 0, maxlab = 0;
 	double maxw = 0;
 	int ret = 0;
 
@@ -73,6 +73,8 @@ int figtraj_write(const struct figtraj_src *src, size_t n, FILE *dat, FILE *vars
 		if (!ret && t.n) {
 			nt++;
 			figgp_elem_str(vars, "names", nt, src[i].label);
+			if (figgp_chars(src[i].label) > maxlab)
+				maxlab = figgp_chars(src[i].label);
 			figgp_elem_num(vars, "bestw", nt, bw);
 			figgp_elem_num(vars, "bestlead", nt, bl);
 		}
@@ -82,5 +84,6 @@ int figtraj_write(const struct figtraj_src *src, size_t n, FILE *dat, FILE *vars
 		return ret;
 	figgp_var_num(vars, "ntraj", (double)nt);
 	figgp_var_num(vars, "maxwindow", maxw);
+	figgp_var_num(vars, "maxlab", (double)maxlab);
 	return (int)nt;
 }

@@ -26,7 +26,7 @@ struct figtraj_src {
  * DAT: one block per trajectory (two blank lines between), rows
  *   WINDOW LEAD_US AVG_US BEST_US
  * VARS: ntraj, names[], bestw[] (the window with the lowest average, the
- * earliest on a tie), bestlead[] (its lead), maxwindow. Returns the
+ * earliest on a tie), bestlead[] (its lead), maxwindow, maxlab. Returns the
  * number of trajectories with a window, or -errno with the message.
  */
 int figtraj_write(const struct figtraj_src *src, size_t n, FILE *dat, FILE *vars,

@@ -11,10 +11,12 @@ h = 460 + lpx
 load plots.'/common.gp'
 set label 1 at screen 0.5, screen 1 - 16.0 / h center \
 	'Wake breakdown: mean segments per state at arrival and pre-query class'
-set key at screen 0.5, screen 1 - 34.0 / h center top horizontal noopaque nobox
+set label 10 at screen 0.5, screen 1 - 34.0 / h center font ',10' \
+	'hardware exit: idle exit to the first handler; kernel path: handler to the thread''s wakeup; scheduling: wakeup to receive'
+set key at screen 0.5, screen 1 - 46.0 / h center top horizontal maxrows 1 noopaque nobox
 set lmargin at screen 0.08
 set rmargin at screen 0.98
-set tmargin at screen 1 - 95.0 / h
+set tmargin at screen 1 - 105.0 / h
 set bmargin at screen lpx * 1.0 / h
 set ylabel 'mean time (µs)'
 set style fill solid 0.85 border -1
@@ -28,6 +30,6 @@ plot d.'/fig10.dat' using 1:(NaN):xtic(2) notitle, \
      '' using 1:($3+$4+$5):(0.7) with boxes lc rgb '#9ecae1' notitle, \
      '' using 1:($3+$4):(0.7) with boxes lc rgb '#3182bd' notitle, \
      '' using 1:3:(0.7) with boxes lc rgb '#e6550d' notitle, \
-     NaN with boxes lc rgb '#e6550d' title 'hardware exit: idle exit to handler', \
-     NaN with boxes lc rgb '#3182bd' title 'kernel path: handler to wakeup', \
-     NaN with boxes lc rgb '#9ecae1' title 'scheduling: wakeup to receive'
+     NaN with boxes lc rgb '#e6550d' title 'hardware exit', \
+     NaN with boxes lc rgb '#3182bd' title 'kernel path', \
+     NaN with boxes lc rgb '#9ecae1' title 'scheduling'

@@ -14,7 +14,7 @@ set style fill solid 0.85 border -1
 set errorbars lc rgb '#333333'
 set xrange [-0.6:npairs-0.4]
 set yrange [0:*]
-set key at screen 0.5, screen 1 - 45.0 / h center top horizontal noopaque nobox
+set key at screen 0.5, screen 1 - 45.0 / h center top horizontal maxrows 1 noopaque nobox
 set xtics 1 scale 0 format ''
 bw = 0.36
 set ylabel 'energy per request (µJ)'

@@ -8,7 +8,9 @@
 load d.'/fig4.vars'
 cols = npanels > 1 ? 2 : 1
 rows = int((npanels + 1) / 2)
-w = cols == 1 ? 1000 : 1500
+# a panel at least as wide as its legend's names (about 6 px a character)
+pw = 500; if (pw < 6 * maxlab + 200) pw = 6 * maxlab + 200
+w = cols * pw + 100
 h = 380 * rows + 60
 load plots.'/common.gp'
 set multiplot layout rows, cols title 'Inter-arrival: measured send gaps against the target distribution'

@@ -4,14 +4,15 @@
 # little sideways so that the bars at one load do not hide each other.
 # fig7.dat: per series a block "LOAD X P50 LO HI P99 LO HI N"
 load d.'/fig7.vars'
-w = 1300
+# the plots 700 px wide, the legend in its own column
+w = int(800 + 8 * maxlab + 70)
 h = 760; if (h < 140 + 19 * nseries) h = 140 + 19 * nseries
 load plots.'/common.gp'
 set multiplot
-set label 1 at screen 0.33, screen 1 - 16.0 / h center 'Latency against load (medians; error bars: '.cilabel.')'
-set key at screen 0.66, screen 1 - 50.0 / h left top Left reverse noopaque nobox samplen 3
-set lmargin at screen 0.07
-set rmargin at screen 0.62
+set label 1 at screen 430.0 / w, screen 1 - 16.0 / h center 'Latency against load (medians; error bars: '.cilabel.')'
+set key at screen 800.0 / w, screen 1 - 50.0 / h left top Left reverse noopaque nobox samplen 3
+set lmargin at screen 80.0 / w
+set rmargin at screen 780.0 / w
 set tmargin at screen 1 - 50.0 / h
 set bmargin at screen 0.53
 set logscale x

@@ -8,7 +8,7 @@ h = 460
 load plots.'/common.gp'
 set multiplot layout 1,2 title 'Residency: time in C0 and idle entries per trace'
 set style fill solid 0.85 border -1
-set key at screen 0.5, screen 0.9 center top horizontal noopaque nobox
+set key at screen 0.5, screen 0.9 center top horizontal maxrows 1 noopaque nobox
 set tmargin 5
 bw = 0.8 / ntraces
 set xrange [-0.6:ncpus-0.4]

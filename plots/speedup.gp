@@ -16,7 +16,7 @@ set lmargin at screen 0.09
 set rmargin at screen 0.98
 set bmargin at screen lpx * 1.0 / h
 set tmargin at screen 1 - 80.0 / h
-set key at screen 0.5, screen 1 - 35.0 / h center top horizontal noopaque nobox
+set key at screen 0.5, screen 1 - 35.0 / h center top horizontal maxrows 1 noopaque nobox
 set xrange [-0.6:npairs-0.4]
 set yrange [0:*]
 set xtics 1 scale 0 rotate by 90 right font ',10'

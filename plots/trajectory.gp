@@ -4,15 +4,16 @@
 # The window with the lowest average is ringed in both panels.
 # fig8.dat: per trajectory a block "WINDOW LEAD_US AVG_US BEST_US"
 load d.'/fig8.vars'
-w = 1000
+# the plots 700 px wide, the legend in its own column
+w = int(800 + 8 * (maxlab + 15) + 70)
 h = 640
 load plots.'/common.gp'
 set multiplot
-set label 1 at screen 0.5, screen 1 - 16.0 / h center 'Adaptive pre-query timing (ringed: the window with the lowest average)'
-set key at screen 0.5, screen 1 - 36.0 / h center top horizontal noopaque nobox
-set lmargin at screen 0.1
-set rmargin at screen 0.97
-set tmargin at screen 1 - 80.0 / h
+set label 1 at screen 440.0 / w, screen 1 - 16.0 / h center 'Adaptive pre-query timing (ringed: the window with the lowest average)'
+set key at screen 800.0 / w, screen 1 - 50.0 / h left top Left reverse noopaque nobox samplen 3
+set lmargin at screen 90.0 / w
+set rmargin at screen 780.0 / w
+set tmargin at screen 1 - 50.0 / h
 set bmargin at screen 0.53
 set xrange [0.5:maxwindow+0.5]
 # whole windows: integer ticks, at most about 20 of them
