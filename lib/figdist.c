@@ -158,7 +158,7 @@ struct series {
 	const char *name;	/* a run's; NULL for a sweep point */
 	char **paths;		/* requests.csv of each repetition */
 	size_t npaths;
-	int behind;		/* a single run behind its schedule */
+	int behind;		/* drawn from runs behind their schedule */
 };
 
 struct set {
@@ -228,7 +228,12 @@ static int side_of(struct set *st, const char *name)
 	return st->nsides++;
 }
 
-/* The series of a sweep directory: one per point, its ok runs. */
+/*
+ * The series of a sweep directory: one per point, from its runs. Runs
+ * behind their schedule are left out (counted) unless INCLUDE_BEHIND;
+ * a point whose every run fell behind is drawn from them all, its label
+ * saying so (as a single run behind is): an empty figure tells nothing.
+ */
 static int add_sweep(struct set *st, const struct figdist_src *src, int side,
 		     int include_behind, char *err, size_t errlen)
 {
@@ -255,30 +260,38 @@ static int add_sweep(struct set *st, const struct figdist_src *src, int side,
 		return 0;
 	if (ret)
 		return ret;
-	for (size_t i = 0; i < csv.n && !ret; i++) {
-		const struct sweepcsv_run *r = &csv.run[i];
-		struct series *s = NULL;
-		struct figcfg c;
+	for (int pass = 0; pass < 2 && !ret; pass++) {
+		/* pass 0: the runs in time; pass 1: the late ones of the
+		 * points that have no other */
+		for (size_t i = 0; i < csv.n && !ret; i++) {
+			const struct sweepcsv_run *r = &csv.run[i];
+			struct series *s = NULL;
+			struct figcfg c;
+			int late = r->behind > 0 && !include_behind;
 
-		if (r->behind > 0 && !include_behind) {
-			st->behind++;
-			continue;
-		}
-		figcfg_from_params(&c, r->param);
-		for (size_t k = first; k < st->n && !s; k++)
-			if (figcfg_same_except(&st->s[k].cfg, &c, -1))
-				s = &st->s[k];
-		if (!s) {
-			s = set_new(st);
-			if (!s) {
-				ret = -ENOMEM;
-				break;
+			if (late != pass)
+				continue;
+			figcfg_from_params(&c, r->param);
+			for (size_t k = first; k < st->n && !s; k++)
+				if (figcfg_same_except(&st->s[k].cfg, &c, -1))
+					s = &st->s[k];
+			if (s && late && !s->behind) {
+				st->behind++;
+				continue;
 			}
-			s->cfg = c;
-			s->side = side;
+			if (!s) {
+				s = set_new(st);
+				if (!s) {
+					ret = -ENOMEM;
+					break;
+				}
+				s->cfg = c;
+				s->side = side;
+				s->behind = late;
+			}
+			ret = add_path(s, "%s/%s/rep-%s/client/requests.csv", src->path,
+				       r->point, r->rep);
 		}
-		ret = add_path(s, "%s/%s/rep-%s/client/requests.csv", src->path, r->point,
-			       r->rep);
 	}
 	sweepcsv_free(&csv);
 	if (ret == -ENOMEM)

@@ -6,8 +6,9 @@
  *  figure 3  latency CDF and percentile spectrum: one curve per run, and
  *            for a sweep one per point, the median across its
  *            repetitions of each quantile (a sweep's runs behind their
- *            schedule left out unless asked; a single run behind it is
- *            drawn, its label saying so). A curve ends at p = 1 - 1/n, the last
+ *            schedule left out unless asked, but a point or a single run
+ *            that has no other is drawn, its label saying so). A curve
+ *            ends at p = 1 - 1/n, the last
  *            quantile its n requests support.
  *  figure 4  histogram of the measured send gaps (differences of
  *            consecutive sent_ns; requests.csv holds the measured

@@ -109,8 +109,15 @@ int figsum_add_sweep(struct figsum *s, const char *path, int side, char *err,
 		if (ret)
 			goto out;
 		/* a point without a run in its medians has nothing to draw */
-		if (n == 0)
+		if (n == 0) {
+			double nb = 0;
+
+			ret = num(&t, r, "n_behind", &nb, err, errlen);
+			if (ret)
+				goto out;
+			s->behind_points += nb > 0;
 			continue;
+		}
 		p = new_point(s);
 		if (!p) {
 			errmsg_set(err, errlen, "out of memory");

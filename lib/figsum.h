@@ -43,6 +43,8 @@ struct figsum {
 	size_t n, cap;
 	char **side;			/* side names, by index */
 	int nsides;
+	size_t behind_points;		/* sweep points left without a run:
+					 * all of theirs fell behind */
 };
 
 void figsum_init(struct figsum *s);
@@ -51,7 +53,8 @@ void figsum_free(struct figsum *s);
 int figsum_side(struct figsum *s, const char *name);
 
 /*
- * Adds the points of a stats summary.csv (points with n = 0 left out).
+ * Adds the points of a stats summary.csv (points with n = 0 left out,
+ * counted in behind_points when their runs fell behind).
  * 0, or -errno with the message (a missing dist/interval_us/prequery
  * column, a malformed number).
  */

@@ -178,6 +178,25 @@ static void status(int fig, int n, const char *why, const char *err)
 		printf("fig%d missing %s\n", fig, why);
 }
 
+/* Why the figures drawn from summaries (1, 2, 7, 11) have nothing. */
+static void why_none(const struct figsum *sum, size_t nsum, int nruns, char *buf,
+		     size_t len)
+{
+	if (sum->behind_points)
+		snprintf(buf, len, "%zu sweep point%s no run in the medians: every run of "
+			 "theirs fell behind its schedule (--include-behind keeps them)",
+			 sum->behind_points, sum->behind_points == 1 ? " has" : "s have");
+	else if (nsum)
+		snprintf(buf, len, "no configuration with pre-query has one without it "
+			 "(equal in every other parameter)");
+	else if (nruns)
+		snprintf(buf, len, "no run left to pair (the notes say why; --include-behind "
+			 "keeps runs behind their schedule)");
+	else
+		snprintf(buf, len, "needs a sweep summary.csv (wakebench stats) or runs "
+			 "with and without pre-query");
+}
+
 /* "A:B" in ms, A < B (A may be negative: before the first request) */
 static void parse_window(const char *s, struct figtrace_window *w)
 {
@@ -271,6 +290,7 @@ static int figures(int argc, char **argv)
 	}
 
 	/* 1, 2: pairs; 7: load; 11: energy */
+	why_none(&sum, nsum, nruns, err, sizeof(err));
 	a = create(&out, "fig1.dat");
 	b = create(&out, "fig2.dat");
 	v = create(&out, "fig1.vars");
@@ -280,12 +300,6 @@ static int figures(int argc, char **argv)
 	done(&out, v);
 	if (n < 0)
 		opt_die(PROG, "out of memory");
-	snprintf(err, sizeof(err), "%s", nsum ? "no configuration with pre-query has one "
-		 "without it (equal in every other parameter)" : nruns ?
-		 "no run left to pair (the notes say why; --include-behind keeps runs "
-		 "behind their schedule)" :
-		 "needs a sweep summary.csv (wakebench stats) or runs with and without "
-		 "pre-query");
 	status(1, n, err, "");
 	status(2, n, err, "");
 	a = create(&out, "fig7.dat");
@@ -296,7 +310,7 @@ static int figures(int argc, char **argv)
 	if (n < 0)
 		opt_die(PROG, "out of memory");
 	/* a line needs two loads */
-	status(7, nloads >= 2 ? n : 0,
+	status(7, nloads >= 2 ? n : 0, sum.behind_points && nloads < 2 ? err :
 	       "needs a sweep summary.csv with at least two intervals or rates", "");
 	a = create(&out, "fig11.dat");
 	v = create(&out, "fig11.vars");
@@ -305,8 +319,8 @@ static int figures(int argc, char **argv)
 	done(&out, v);
 	if (n < 0)
 		opt_die(PROG, "out of memory");
-	status(11, n, nsum ? "no energy measured (energy_per_request empty in every "
-	       "summary: no RAPL on the machine that ran them)" : err, "");
+	status(11, n, nsum && !sum.behind_points ? "no energy measured (energy_per_request "
+	       "empty in every summary: no RAPL on the machine that ran them)" : err, "");
 
 	/* 3, 4: distributions */
 	a = create(&out, "fig3.dat");
@@ -363,8 +377,9 @@ static int figures(int argc, char **argv)
 	n = figtraj_write(js, njs, a, v, err, sizeof(err));
 	done(&out, a);
 	done(&out, v);
-	status(8, n, "no adaptive trajectory (prequery-trajectory.csv or "
-	       "*.trajectory.csv) found", err);
+	status(8, n, njs ? "the adaptive trajectories have no complete window yet (a "
+	       "window is --window requests)" : "no adaptive trajectory "
+	       "(prequery-trajectory.csv or *.trajectory.csv) found", err);
 	figsum_free(&sum);
 	free(ds);
 	free(ts);

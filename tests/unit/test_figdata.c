@@ -493,9 +493,12 @@ START_TEST(figdist_sweep_curves)
 		for (int r = 1; r <= 2; r++) {
 			char rel[128];
 
+			/* point 9's runs all fell behind (every send late), and
+			 * one of point 0's */
 			off += (size_t)snprintf(sw + off, sizeof(sw) - off,
-				"p%d,%d,ok,exp,%d,off,0,on,0,3,%d,3,1,1,1,1,1,1,0.5,0,0,0,p%d/rep-%d\n",
-				p, r, 100 * (p + 1), r, p, r);
+				"p%d,%d,ok,exp,%d,off,0,on,0,3,%d,3,1,1,1,1,1,1,0.5,%d,0,0,p%d/rep-%d\n",
+				p, r, 100 * (p + 1), r, p == 9 || (p == 0 && r == 2) ? 3 : 0,
+				p, r);
 			snprintf(rel, sizeof(rel), "sw/p%d/rep-%d/client/requests.csv", p, r);
 			snprintf(line, sizeof(line), REQ_HDR "0,0,0,1000,%d,ok\n1,0,0,2000,%d,ok\n"
 				 "2,0,0,3000,%d,ok\n", 1000 * r, 2000 * r, 3000 * r);
@@ -509,9 +512,11 @@ START_TEST(figdist_sweep_curves)
 	ck_assert_int_eq(figdist_cdf(src, 1, 0, d.f, v.f, err, sizeof(err)), 10);
 	free(mtext(&d));
 	vt = mtext(&v);
-	/* every point (the report used to draw the first 8 runs) */
+	/* every point (the report used to draw the first 8 runs); a point
+	 * with no run in time is drawn from its late ones, and says so */
 	ck_assert_ptr_nonnull(strstr(vt, "ncurves = 10\n"));
-	ck_assert_ptr_nonnull(strstr(vt, "names[10] = 'exp 1 ms, no pre-query'\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "names[10] = 'exp 1 ms, no pre-query (behind schedule)'\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "behind = 1\n"));
 	ck_assert_ptr_nonnull(strstr(vt, "names[1] = 'exp 100 µs, no pre-query'\n"));
 	free(vt);
 	ck_assert_int_eq(unit_rmtree(dir), 0);
