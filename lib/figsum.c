@@ -519,7 +519,8 @@ int figsum_write_load(const struct figsum *s, FILE *dat, FILE *vars,
 			continue;
 		v[n++] = &s->p[i];
 	}
-	qsort(v, n, sizeof(*v), series_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), series_cmp);
 	for (size_t i = 0; i < n; i++) {
 		double l = 1e6 / atof(v[i]->cfg.v[FIGCFG_INTERVAL]);
 		size_t k;

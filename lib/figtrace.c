@@ -632,6 +632,144 @@ static int state_order(const char *s, int first_seen)
 	return 2 + first_seen;
 }
 
+/* Whether PATH (attribution.csv) has a client latency in any row. */
+static int has_client_latency(const char *path)
+{
+	char *line = NULL, *fl[MAXCOL];
+	size_t cap = 0;
+	int c = -1, nf, found = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (getline(&line, &cap, f) >= 0 && (nf = csvr_split(line, fl, MAXCOL)) > 0)
+		c = csvr_col(fl, nf, "latency_us");
+	while (c >= 0 && !found && getline(&line, &cap, f) >= 0) {
+		nf = csvr_split(line, fl, MAXCOL);
+		found = nf > c && *fl[c];
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static void groups_free(struct grp *g, size_t ng)
+{
+	for (size_t k = 0; k < ng; k++) {
+		free((char *)g[k].state);
+		free((char *)g[k].cls);
+		free(g[k].v);
+	}
+	free(g);
+}
+
+/*
+ * The groups (state, pre-query class) of PATH's rows and their values of
+ * column COL, streamed: memory grows with the requests' values, not the
+ * file. -ENOENT when there is no file; -errno with the message.
+ */
+static int read_groups(const char *path, const char *col, struct grp **gp,
+		       size_t *ngp, char *err, size_t errlen)
+{
+	char *line = NULL, *fl[MAXCOL];
+	size_t cap = 0, ng = 0, lineno = 1;
+	struct grp *g = NULL;
+	int cs, cc, cv, nf, ret = 0, nidle = 0;
+	FILE *f = fopen(path, "r");
+
+	*gp = NULL;
+	*ngp = 0;
+	if (!f)
+		return -errno;
+	if (getline(&line, &cap, f) < 0 || (nf = csvr_split(line, fl, MAXCOL)) < 0) {
+		nf = 0;
+	}
+	cs = csvr_col(fl, nf, "state");
+	cc = csvr_col(fl, nf, "prequery");
+	cv = csvr_col(fl, nf, col);
+	if (cs < 0 || cv < 0) {
+		errmsg_set(err, errlen, "%s has no state or %s column", path, col);
+		ret = -EINVAL;
+	}
+	while (!ret && getline(&line, &cap, f) >= 0) {
+		const char *st, *cl;
+		double v;
+		size_t k;
+
+		lineno++;
+		nf = csvr_split(line, fl, MAXCOL);
+		if (nf < 0) {
+			errmsg_set(err, errlen, "%s:%zu: not a CSV row", path, lineno);
+			ret = -EINVAL;
+			break;
+		}
+		if (cv >= nf || !*fl[cv])
+			continue;
+		if (csvtable_num(fl[cv], &v)) {
+			errmsg_set(err, errlen, "%s:%zu: column '%s': '%.40s' is not a number",
+				   path, lineno, col, fl[cv]);
+			ret = -EINVAL;
+			break;
+		}
+		st = cs < nf ? fl[cs] : "";
+		cl = cc >= 0 && cc < nf ? fl[cc] : "";
+		for (k = 0; k < ng; k++)
+			if (!strcmp(g[k].state, st) && !strcmp(g[k].cls, cl))
+				break;
+		if (k == ng) {
+			struct grp *ngp2 = realloc(g, (ng + 1) * sizeof(*ngp2));
+			int so = -1;
+
+			if (!ngp2) {
+				ret = -ENOMEM;
+				break;
+			}
+			g = ngp2;
+			for (size_t j = 0; j < ng && so < 0; j++)
+				if (!strcmp(g[j].state, st))
+					so = g[j].sorder;
+			if (so < 0)
+				so = state_order(st, nidle++);
+			g[ng] = (struct grp){ strdup(st), strdup(cl), so, class_idx(cl), 0,
+					      NULL, 0, 0 };
+			if (!g[ng].state || !g[ng].cls) {
+				free((char *)g[ng].state);
+				free((char *)g[ng].cls);
+				ret = -ENOMEM;
+				break;
+			}
+			ng++;
+		}
+		if (g[k].n == g[k].cap) {
+			size_t nc = g[k].cap ? 2 * g[k].cap : 256;
+			double *nv = realloc(g[k].v, nc * sizeof(*nv));
+
+			if (!nv) {
+				ret = -ENOMEM;
+				break;
+			}
+			g[k].v = nv;
+			g[k].cap = nc;
+		}
+		g[k].v[g[k].n++] = v;
+	}
+	if (!ret && ferror(f)) {
+		errmsg_set(err, errlen, "reading %s failed", path);
+		ret = -EIO;
+	}
+	if (ret == -ENOMEM)
+		errmsg_set(err, errlen, "out of memory");
+	free(line);
+	fclose(f);
+	if (ret) {
+		groups_free(g, ng);
+		return ret;
+	}
+	*gp = g;
+	*ngp = ng;
+	return 0;
+}
+
 int figtrace_states(const struct figtrace_src *src, size_t n, FILE *dat,
 		    FILE *vars, char *err, size_t errlen)
 {
@@ -642,90 +780,30 @@ int figtrace_states(const struct figtrace_src *src, size_t n, FILE *dat,
 	/* client latency where any trace has it, else idle exit to receive */
 	for (size_t i = 0; i < n && !client; i++) {
 		char path[4096];
-		struct csvtable t;
-		int cl;
 
 		snprintf(path, sizeof(path), "%s/attribution.csv", src[i].dir);
-		if (csvtable_read(path, 1u << 30, &t, err, errlen))
-			continue;
-		cl = csvtable_col(&t, "latency_us");
-		for (size_t r = 0; r < t.n && !client; r++)
-			client = *csvtable_get(&t, r, cl) != '\0';
-		csvtable_free(&t);
+		client = has_client_latency(path);
 	}
 	figgp_array(vars, "ptitle", n);
 	figgp_array(vars, "pcount", n);
 	for (size_t i = 0; i < n && !ret; i++) {
 		char path[4096];
-		struct csvtable t;
-		struct grp *g = NULL;
-		size_t ng = 0;
-		int cs, cc, cv, nidle = 0;
+		struct grp *g;
+		size_t ng;
 
 		snprintf(path, sizeof(path), "%s/attribution.csv", src[i].dir);
-		ret = csvtable_read(path, 1u << 30, &t, err, errlen);
+		ret = read_groups(path, client ? "latency_us" : "exit_to_recv_us", &g, &ng,
+				  err, errlen);
 		if (ret == -ENOENT) {
 			ret = 0;
 			continue;
 		}
-		if (ret)
+		if (ret) {
+			if (ret != -EINVAL && ret != -ENOMEM && ret != -EIO)
+				errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(-ret));
 			break;
-		cs = csvtable_col(&t, "state");
-		cc = csvtable_col(&t, "prequery");
-		cv = csvtable_col(&t, client ? "latency_us" : "exit_to_recv_us");
-		if (cs < 0 || cv < 0) {
-			errmsg_set(err, errlen, "%s has no state or %s column", path,
-				   client ? "latency_us" : "exit_to_recv_us");
-			ret = -EINVAL;
 		}
-		for (size_t r = 0; r < t.n && !ret; r++) {
-			const char *st = csvtable_get(&t, r, cs);
-			const char *cl = cc >= 0 ? csvtable_get(&t, r, cc) : "";
-			double v;
-			size_t k;
-			int got = csvtable_getnum(&t, r, cv, &v, err, errlen);
-
-			if (got < 0) {
-				ret = got;
-				break;
-			}
-			if (!got)
-				continue;
-			for (k = 0; k < ng; k++)
-				if (!strcmp(g[k].state, st) && !strcmp(g[k].cls, cl))
-					break;
-			if (k == ng) {
-				struct grp *ngp = realloc(g, (ng + 1) * sizeof(*ngp));
-				int so = -1;
-
-				if (!ngp) {
-					ret = -ENOMEM;
-					break;
-				}
-				g = ngp;
-				for (size_t j = 0; j < ng && so < 0; j++)
-					if (!strcmp(g[j].state, st))
-						so = g[j].sorder;
-				if (so < 0)
-					so = state_order(st, nidle++);
-				g[ng++] = (struct grp){ st, cl, so, class_idx(cl), 0, NULL, 0, 0 };
-			}
-			if (g[k].n == g[k].cap) {
-				size_t nc = g[k].cap ? 2 * g[k].cap : 256;
-				double *nv = realloc(g[k].v, nc * sizeof(*nv));
-
-				if (!nv) {
-					ret = -ENOMEM;
-					break;
-				}
-				g[k].v = nv;
-				g[k].cap = nc;
-			}
-			g[k].v[g[k].n++] = v;
-		}
-		if (ret == -ENOMEM)
-			errmsg_set(err, errlen, "out of memory");
-		if (!ret && ng) {
+		if (ng) {
 			qsort(g, ng, sizeof(*g), grp_cmp);
 			if (npanels)
 				fputs("\n\n", dat);
@@ -756,10 +834,7 @@ int figtrace_states(const struct figtrace_src *src, size_t n, FILE *dat,
 			figgp_elem_num(vars, "pcount", npanels + 1, (double)ng);
 			npanels++;
 		}
-		for (size_t k = 0; k < ng; k++)
-			free(g[k].v);
-		free(g);
-		csvtable_free(&t);
+		groups_free(g, ng);
 	}
 	if (ret)
 		return ret;
