@@ -16,6 +16,8 @@ BINDIR ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec/wakebench
 MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/wakebench
+# Debian's bash-completion layout: one file per command, loaded on demand
+COMPLETIONSDIR ?= $(PREFIX)/share/bash-completion/completions
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
@@ -208,15 +210,20 @@ install: all
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(DATADIR)/plots
 	install -m 644 plots/*.gp $(DESTDIR)$(DATADIR)/plots/
+	install -d $(DESTDIR)$(COMPLETIONSDIR)
+	install -m 644 scripts/completion/wakebench $(DESTDIR)$(COMPLETIONSDIR)/wakebench
 
 # What install put there, by the same names; directories: only the
-# wakebench ones, and only when nothing else is left in them.
+# wakebench ones (and bash-completion's), and only when nothing else is
+# left in them.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/wakebench
 	rm -f $(addprefix $(DESTDIR)$(LIBEXECDIR)/,$(notdir $(PROG_BINS) $(SCRIPT_BINS)) wb-lib.sh)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/plots/,$(notdir $(wildcard plots/*.gp)))
-	@for d in $(DESTDIR)$(DATADIR)/plots $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR); do \
+	rm -f $(DESTDIR)$(COMPLETIONSDIR)/wakebench
+	@for d in $(DESTDIR)$(DATADIR)/plots $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR) \
+		$(DESTDIR)$(COMPLETIONSDIR) $(dir $(DESTDIR)$(COMPLETIONSDIR)); do \
 		[ ! -d "$$d" ] || rmdir --ignore-fail-on-non-empty "$$d"; \
 	done
 

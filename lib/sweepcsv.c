@@ -325,3 +325,44 @@ void sweepcsv_free(struct sweepcsv *c)
 	free(c->run);
 	memset(c, 0, sizeof(*c));
 }
+
+/* a plain decimal: digits, optionally '.' and digits */
+static int plain_num(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (!n)
+		return 0;
+	if (s[n] == '.') {
+		size_t d = strspn(s + n + 1, "0123456789");
+
+		if (!d)
+			return 0;
+		n += 1 + d;
+	}
+	return !s[n];
+}
+
+static int value_class(const char *v)
+{
+	if (!*v || !strcmp(v, "-"))
+		return 0;
+	if (!strcmp(v, "off"))
+		return 1;
+	return plain_num(v) ? 2 : 3;
+}
+
+int sweepcsv_value_cmp(const char *a, const char *b)
+{
+	int ca = value_class(a), cb = value_class(b);
+
+	if (ca != cb)
+		return ca - cb;
+	if (ca == 2) {
+		double x = strtod(a, NULL), y = strtod(b, NULL);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return strcmp(a, b);
+}

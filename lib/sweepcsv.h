@@ -56,4 +56,11 @@ int sweepcsv_read(FILE *f, const char *name, struct sweepcsv *out, char *err,
 		  size_t errlen);
 void sweepcsv_free(struct sweepcsv *c);
 
+/*
+ * The order of two values of one parameter, for tables sorted by point:
+ * "" and "-" (does not apply) first, then "off", then numbers by value,
+ * then other words alphabetically. <0, 0, >0 like strcmp.
+ */
+int sweepcsv_value_cmp(const char *a, const char *b);
+
 #endif

@@ -313,6 +313,37 @@ out:
 	return ret;
 }
 
+void sweepplan_estimate(const struct sweepspec *s, const struct sweepplan *p,
+			size_t from, struct sweepplan_estimate *e)
+{
+	const char *dur = s->val[SK_DURATION], *wgap = s->val[SK_WARMUP_INTERVAL_US];
+	double reqs = strtod(s->val[SK_REQUESTS], NULL);
+	int agents = sweepspec_agents(s);
+
+	memset(e, 0, sizeof(*e));
+	for (size_t i = from; i < p->n; i++) {
+		const struct sweepplan_run *r = &p->run[i];
+		double gap = strtod(r->val[D_INTERVAL], NULL) / 1e6, wu;
+
+		if (!strcmp(r->val[D_AT], "sleep-after"))
+			gap += strtod(r->val[D_PREQUERY], NULL) / 1e6;
+		e->measure_s += *dur ? strtod(dur, NULL) : reqs * gap;
+		wu = strtod(r->val[D_WARMUP], NULL);
+		if (strcmp(r->val[D_WUMODE], "burst"))
+			e->warmup_s += wu * (*wgap ? strtod(wgap, NULL) / 1e6 : gap);
+		e->overhead_s += strcmp(r->val[D_BACKEND], "memcached") &&
+				 strcmp(r->val[D_BACKEND], "redis") ?
+				 SWEEPPLAN_OVERHEAD_S : SWEEPPLAN_OVERHEAD_KV_S;
+		/* auto: timed before each run; about 1 s over a fast ssh */
+		if (agents > 1)
+			e->margin_s += strcmp(s->val[SK_START_MARGIN_MS], "auto") ?
+				       strtod(s->val[SK_START_MARGIN_MS], NULL) / 1e3 :
+				       SWEEPPLAN_AUTO_MARGIN_S;
+		e->runs++;
+	}
+	e->total_s = e->measure_s + e->warmup_s + e->overhead_s + e->margin_s;
+}
+
 void sweepplan_shuffle(struct sweepplan *p, size_t from, uint64_t seed)
 {
 	struct prng g;

@@ -67,6 +67,32 @@ void sweepplan_shuffle(struct sweepplan *p, size_t from, uint64_t seed);
 int sweepplan_write(const struct sweepplan *p, size_t from, FILE *f);
 void sweepplan_free(struct sweepplan *p);
 
+/*
+ * --dry-run's estimate: what the runs [FROM, n) of P take, in seconds.
+ * Per run, its measured part (the spec's duration, else requests times
+ * the point's mean gap, plus the lead with prequery_at sleep-after), its
+ * warm-up (warmup times warmup-interval-us or the mean gap; a burst: 0),
+ * the per-run overhead (starting and stopping the tiers, ports checked,
+ * the capture: SWEEPPLAN_OVERHEAD_S, SWEEPPLAN_OVERHEAD_KV_S for
+ * memcached and redis, measured on a 2-CPU VM) and, with several client
+ * agents, the start margin (auto: SWEEPPLAN_AUTO_MARGIN_S). Closed-loop runs count their gaps only (the
+ * replies' time comes on top).
+ */
+#define SWEEPPLAN_OVERHEAD_S 0.5
+#define SWEEPPLAN_OVERHEAD_KV_S 1.1
+/* --start-margin-ms auto's guess (the sweep times it before each run) */
+#define SWEEPPLAN_AUTO_MARGIN_S 1.0
+struct sweepplan_estimate {
+	size_t runs;
+	double measure_s;	/* measured requests */
+	double warmup_s;
+	double overhead_s;	/* per-run overhead, all runs */
+	double margin_s;	/* agents' start margin, all runs */
+	double total_s;
+};
+void sweepplan_estimate(const struct sweepspec *s, const struct sweepplan *p,
+			size_t from, struct sweepplan_estimate *e);
+
 /* The dimension named NAME ('-' or '_'), or -1. */
 int sweepplan_dim(const char *name);
 

@@ -173,6 +173,12 @@ static int isslack(const char *w, int ncpus)
 }
 
 /* turbostat --show/--hide: comma-separated column names */
+/* auto: the sweep measures its prefixes' start-up */
+static int ismargin(const char *w, int ncpus)
+{
+	return !strcmp(w, "auto") || ispos(w, ncpus);
+}
+
 static int iscols(const char *w, int ncpus)
 {
 	size_t n = strlen(w);
@@ -289,6 +295,8 @@ static const struct keydef keys[SK_NKEYS] = {
 	[SK_KEY_DIST] = { "key-dist", K_ONE, "uniform", iskeydist,
 			  "uniform or zipf:S (0 < S <= 10)" },
 	[SK_PRELOAD] = { "preload", K_ONE, "yes", isyesno, "no or yes" },
+	[SK_START_MARGIN_MS] = { "start-margin-ms", K_ONE, "auto", ismargin,
+				 "auto or a whole number of ms, at least 1" },
 };
 
 /* The order values are checked in: the first bad one is reported. */
@@ -304,7 +312,7 @@ static const int check_order[SK_NKEYS] = {
 	SK_DELAY, SK_WORK_US, SK_HELPER_WAIT, SK_MIDTIER_CPU, SK_HELPER_CPU, SK_DURATION,
 	SK_TURBOSTAT_SHOW, SK_TURBOSTAT_HIDE, SK_BACKEND, SK_LEAVES, SK_ROUTE,
 	SK_GET_RATIO, SK_KEYS, SK_KEY_SIZE, SK_VALUE_SIZE, SK_KEY_DIST,
-	SK_PRELOAD,
+	SK_PRELOAD, SK_START_MARGIN_MS,
 };
 
 int sweepspec_same_key(const char *a, const char *b)
@@ -467,6 +475,50 @@ static size_t count_words(const char *v)
 	return n;
 }
 
+/* The words of V that are the agent separator '|'. */
+static size_t count_seps(const char *v)
+{
+	const char *w;
+	size_t n, seps = 0;
+
+	while ((n = next_word(&v, &w)))
+		seps += n == 1 && *w == '|';
+	return seps;
+}
+
+int sweepspec_agents(const struct sweepspec *s)
+{
+	return (int)count_seps(s->val[SK_CLIENT_EXEC]) + 1;
+}
+
+int sweepspec_agent_exec(const struct sweepspec *s, int k, char *buf,
+			 size_t len)
+{
+	const char *v = s->val[SK_CLIENT_EXEC], *w;
+	size_t n, o = 0;
+	int at = 0;
+
+	if (k < 0 || k >= sweepspec_agents(s) || !len)
+		return -ENOENT;
+	buf[0] = '\0';
+	while ((n = next_word(&v, &w))) {
+		if (n == 1 && *w == '|') {
+			at++;
+			continue;
+		}
+		if (at != k)
+			continue;
+		if (o + !!o + n + 1 > len)
+			return -ENAMETOOLONG;
+		if (o)
+			buf[o++] = ' ';
+		memcpy(buf + o, w, n);
+		o += n;
+		buf[o] = '\0';
+	}
+	return 0;
+}
+
 /* V with its words joined by single spaces; NULL when out of memory. */
 static char *canon(const char *v)
 {
@@ -517,6 +569,16 @@ int sweepspec_check(const struct sweepspec *s, int k, int ncpus, char *err,
 			if (*c == '#' || ((unsigned char)*c < 0x20 && *c != '\t') ||
 			    *c == 0x7f)
 				return bad(k, v, d->hint, ncpus, err, errlen);
+		n = count_seps(v);
+		/* the server side is one prefix: a '|' there is a mistake */
+		if (k != SK_CLIENT_EXEC && n)
+			return bad(k, v, "one command prefix: '|' separates client agents, in client_exec only",
+				   ncpus, err, errlen);
+		if (n + 1 > SWEEPSPEC_MAX_AGENTS) {
+			snprintf(word, sizeof(word), "at most %d client agents",
+				 SWEEPSPEC_MAX_AGENTS);
+			return bad(k, v, word, ncpus, err, errlen);
+		}
 		return 0;
 	case K_OPTLIST:
 	case K_OPTONE:
@@ -740,6 +802,13 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 		ret = set_str(s, SK_HELPER_CPU, s->val[SK_MIDTIER_CPU]);
 		if (ret)
 			return ret;
+	}
+	/* each agent measures its share of the requests: one at least */
+	if (sweepspec_agents(s) > 1 && !s->val[SK_DURATION][0] &&
+	    atol(s->val[SK_REQUESTS]) < sweepspec_agents(s)) {
+		errmsg_set(err, errlen, "requests %s is fewer than the %d client agents (client_exec): each measures its share",
+			   s->val[SK_REQUESTS], sweepspec_agents(s));
+		return -EINVAL;
 	}
 	return check_cstates(s, err, errlen);
 }

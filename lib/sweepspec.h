@@ -34,6 +34,8 @@ enum sweepspec_key {
 	/* real servers (issue 16): backend a dimension, the rest one value */
 	SK_BACKEND, SK_LEAVES, SK_ROUTE, SK_GET_RATIO, SK_KEYS, SK_KEY_SIZE,
 	SK_VALUE_SIZE, SK_KEY_DIST, SK_PRELOAD,
+	/* several client agents (issue 19): one value */
+	SK_START_MARGIN_MS,
 	SK_NKEYS
 };
 
@@ -99,6 +101,22 @@ int sweepspec_check(const struct sweepspec *s, int k, int ncpus, char *err,
  */
 int sweepspec_compare(const struct sweepspec *rec,
 		      const struct sweepspec *given, char *err, size_t errlen);
+
+/*
+ * Client agents: client-exec holds one command prefix per agent, the
+ * word '|' between two (`ssh hostA | ssh hostB`; an empty prefix runs
+ * that agent on this host). At most SWEEPSPEC_MAX_AGENTS.
+ */
+#define SWEEPSPEC_MAX_AGENTS 64
+#define SWEEPSPEC_AGENT_SEP "|"
+/* The number of client agents of S (1 without a '|'). */
+int sweepspec_agents(const struct sweepspec *s);
+/*
+ * Agent K's prefix (0-based): its words joined by single spaces into BUF
+ * ("" for this host). 0, -ENOENT (no agent K) or -ENAMETOOLONG.
+ */
+int sweepspec_agent_exec(const struct sweepspec *s, int k, char *buf,
+			 size_t len);
 
 /* `key = value` lines, sorted by key. 0 or -EIO. */
 int sweepspec_write(const struct sweepspec *s, FILE *f);

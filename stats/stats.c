@@ -23,6 +23,7 @@
 #include "stats.h"
 #include "sweepcollect.h"
 #include "sweepcsv.h"
+#include "sweepmerge.h"
 
 #define PROG "wakebench-stats"
 
@@ -150,7 +151,11 @@ struct stats_opts {
 	struct baseline bl;
 	const char *out;	/* summary: instead of DIR/summary.csv */
 	const char *collect, *run_ok, *pairs;	/* the other modes' dirs */
+	const char *merge;	/* --merge OUTDIR AGENTDIR... */
+	int rule;		/* its --percentile-rule */
 };
+
+static const char *const rule_names[] = { "nearest-rank", "floor-index", NULL };
 
 #define AT(field) CLI_AT(struct stats_opts, field)
 
@@ -203,6 +208,17 @@ static const struct cli_opt stats_options[] = {
 		  "wakebench report's figures 1 and 2, from one sweep\n"
 		  "summary.csv or from client runs' summary.csv",
 	  .off = AT(pairs) },
+	{ .name = "merge", .kind = CLI_STRING, .arg = "OUTDIR AGENTDIR...",
+	  .help = "one run from its client agents' runs (wakebench\n"
+		  "sweep --client-exec, given more than once): OUTDIR\n"
+		  "gets summary.csv, summary.txt, summary.json, agents.csv\n"
+		  "and requests.csv with exact percentiles from every\n"
+		  "agent's requests.csv, counts and rates summed",
+	  .off = AT(merge) },
+	{ .name = "percentile-rule", .kind = CLI_ENUM, .names = rule_names,
+	  .help = "--merge: the agents' client rule (default\n"
+		  "nearest-rank)",
+	  .off = AT(rule) },
 	CLI_OPT_HELP,
 	{ .kind = CLI_END }
 };
@@ -213,7 +229,8 @@ static const struct cli_cmd stats_cmd = {
 "Usage: wakebench stats [--include-behind] [--baseline KEY=VALUE] [--out FILE] DIR\n"
 "       wakebench stats --collect DIR\n"
 "       wakebench stats --run-ok RUNDIR\n"
-"       wakebench stats --pairs OUTDIR SUMMARY...",
+"       wakebench stats --pairs OUTDIR SUMMARY...\n"
+"       wakebench stats --merge OUTDIR AGENTDIR... [--percentile-rule R]",
 	.about =
 "Reads DIR/sweep.csv (wakebench sweep) and writes DIR/summary.csv (or FILE):\n"
 "per point the median of avg/p50/p99/p99.9 latency across repetitions with\n"
@@ -236,7 +253,11 @@ static const struct cli_cmd stats_cmd = {
 "the same rule applied here to late_sends, requests, pace_p99_us and\n"
 "interval_us: more than 1 % of sends late, or pacing p99 above 10 % of\n"
 "the mean gap) are listed, counted per point (n_behind) and left out of\n"
-"the medians.\n",
+"the medians.\n"
+"\n"
+"The points, in summary.csv and in the table printed (full names), are\n"
+"sorted by their parameters in the sweep's dimension order (dist,\n"
+"interval_us, prequery, ...): off first, numbers by value, then words.\n",
 	.footer =
 "A latency that is not a non-negative decimal number in a run whose status\n"
 "is ok stops it with FILE:LINE and exit status 1.\n",
@@ -245,6 +266,26 @@ static const struct cli_cmd stats_cmd = {
 	.max_args = INT_MAX,
 	.opts = stats_options,
 };
+
+/*
+ * The closing table's and summary.csv's order: by the point's parameters
+ * in the dimensions' order (dist, interval_us, prequery, ...), each value
+ * as lib/sweepcsv orders them (off first, numbers by value), not in the
+ * shuffled order the runs were made in.
+ */
+static int by_params(const void *a, const void *b, void *arg)
+{
+	const size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct point *pts = arg, *x = &pts[i], *y = &pts[j];
+
+	for (int k = 0; k < NPARAMS; k++) {
+		int c = sweepcsv_value_cmp(x->param[k], y->param[k]);
+
+		if (c)
+			return c;
+	}
+	return (i > j) - (i < j);	/* the file's order */
+}
 
 /* --collect DIR */
 static int collect(const char *dir)
@@ -269,6 +310,22 @@ static int run_ok(const char *rundir)
 	if (ret < 0)
 		fprintf(stderr, "%s: %s\n", PROG, err);
 	return ret == 1 ? 0 : 1;
+}
+
+/* --merge OUTDIR AGENTDIR...: one run from its client agents' runs */
+static int merge(const char *outdir, int rule, int n, char **dirs)
+{
+	struct sweepmerge_opts mo = { .rule = (enum hist_rule)rule };
+	char err[1024];
+	int ret;
+
+	if (n < 1)
+		opt_usage(PROG, "--merge needs OUTDIR and an AGENTDIR");
+	ret = sweepmerge_dirs(outdir, (const char *const *)dirs, (size_t)n, &mo,
+			      err, sizeof(err));
+	if (ret)
+		opt_die(PROG, "--merge: %s", err);
+	return 0;
 }
 
 /* Opens OUTDIR/NAME for writing; exits on error. */
@@ -384,7 +441,8 @@ int main(int argc, char **argv)
 	char spath[4096], err[512];
 	struct stats_opts o = { .bl = { .key = -1 } };
 	const char *outpath;
-	int ret, include_behind, first;
+	int ret, include_behind, first, namew = 5;	/* "point" */
+	size_t *ord;
 	struct sweepcsv csv;
 	struct point *pts = NULL;
 	size_t npts = 0, cap = 0, rows = 0, behind = 0, unchecked = 0;
@@ -394,14 +452,18 @@ int main(int argc, char **argv)
 	first = cli_parse(&stats_cmd, argc, argv, &o);
 	outpath = o.out;
 	include_behind = o.include_behind;
-	if (!!o.collect + !!o.run_ok + !!o.pairs > 1)
-		opt_usage(PROG, "--collect, --run-ok and --pairs go alone");
-	if ((o.collect || o.run_ok || o.pairs) &&
+	if (!!o.collect + !!o.run_ok + !!o.pairs + !!o.merge > 1)
+		opt_usage(PROG, "--collect, --run-ok, --pairs and --merge go alone");
+	if ((o.collect || o.run_ok || o.pairs || o.merge) &&
 	    (outpath || include_behind || o.bl.key >= 0))
 		opt_usage(PROG, "--out, --include-behind and --baseline are for the "
-			  "summary, not --collect, --run-ok or --pairs");
+			  "summary, not --collect, --run-ok, --pairs or --merge");
+	if (o.rule && !o.merge)
+		opt_usage(PROG, "--percentile-rule is for --merge");
 	if (o.pairs)
 		return pairs(o.pairs, argc - first, argv + first);
+	if (o.merge)
+		return merge(o.merge, o.rule, argc - first, argv + first);
 	if ((o.collect || o.run_ok) && first != argc)
 		opt_usage(PROG, "unexpected argument '%s'", argv[first]);
 	if (o.collect)
@@ -462,6 +524,17 @@ int main(int argc, char **argv)
 		}
 		free(v);
 	}
+	/* the output's order; pts itself stays in the file's (CONFIRM's
+	 * seeds, the first baseline found) */
+	ord = malloc((npts ? npts : 1) * sizeof(*ord));
+	if (!ord)
+		opt_die(PROG, "out of memory");
+	for (size_t i = 0; i < npts; i++) {
+		ord[i] = i;
+		if (strlen(pts[i].name) > (size_t)namew)
+			namew = (int)strlen(pts[i].name);
+	}
+	qsort_r(ord, npts, sizeof(*ord), by_params, pts);
 
 	snprintf(spath, sizeof(spath), "%s/summary.csv", argv[first]);
 	if (!outpath)
@@ -490,10 +563,11 @@ int main(int argc, char **argv)
 		metric_header(h, sizeof(h), len, SWEEPCSV_NLAT_METRICS, NMETRICS);
 		csv_header(out, h);
 	}
-	printf("%-40s %3s %6s %9s %19s %6s %9s %5s %8s\n", "point", "n", "behind",
+	/* full point names, never cut: the column is as wide as the longest */
+	printf("%-*s %3s %6s %9s %19s %6s %9s %5s %8s\n", namew, "point", "n", "behind",
 	       "p50_med", "p50 CI", "cover", "p99_med", "reps", "speedup");
 	for (size_t i = 0; i < npts; i++) {
-		const struct point *p = &pts[i];
+		const struct point *p = &pts[ord[i]];
 		const struct point *b = base_of(pts, npts, p, &o.bl);
 		char reps[24], nb[16];
 
@@ -544,7 +618,7 @@ int main(int argc, char **argv)
 		snprintf(nb, sizeof(nb), "%zu%s", p->n_behind,
 			 p->n_behind ? (include_behind ? "+" : "!") : "");
 		if (!p->n) {
-			printf("%-40.40s %3zu %6s %9s %19s %6s %9s %5s %8s\n", p->name,
+			printf("%-*s %3zu %6s %9s %19s %6s %9s %5s %8s\n", namew, p->name,
 			       p->n, nb, "-", "-", "-", "-", "-", "-");
 			continue;
 		}
@@ -558,7 +632,7 @@ int main(int argc, char **argv)
 				snprintf(sp, sizeof(sp), "%.3f%s", b->s[1].median / p->s[1].median,
 					 stats_overlap(p->s[1].ci_lo, p->s[1].ci_hi,
 						       b->s[1].ci_lo, b->s[1].ci_hi) ? "~" : "");
-			printf("%-40.40s %3zu %6s %9.1f %19s %6s %9.1f %5s %8s\n", p->name,
+			printf("%-*s %3zu %6s %9.1f %19s %6s %9.1f %5s %8s\n", namew, p->name,
 			       p->n, nb, p->s[1].median, ci, cov, p->s[2].median, reps, sp);
 		}
 	}
@@ -582,6 +656,7 @@ int main(int argc, char **argv)
 		for (int m = 0; m < NMETRICS; m++)
 			free(pts[i].val[m]);
 	free(pts);
+	free(ord);
 	sweepcsv_free(&csv);
 	return 0;
 }

@@ -14,8 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <math.h>
+#include <time.h>
+
 #include "opt.h"
 #include "portheld.h"
+#include "sweepagent.h"
 #include "sweepplan.h"
 #include "sweepspec.h"
 
@@ -38,7 +42,16 @@ static void usage(void)
 	       "  --plan-update OLDSPEC NEWSPEC PLAN  check that PLAN is OLDSPEC's and\n"
 	       "                   print it followed by the runs NEWSPEC's larger reps\n"
 	       "                   add (shuffled among themselves)\n"
+	       "  --estimate SPEC  the number of runs and their estimated duration\n"
+	       "  --agents N SEED INTERVAL_US REQUESTS WARMUP WARMUP_INTERVAL_US MARGIN_MS\n"
+	       "                   one line per client agent: seed interval_us\n"
+	       "                   requests warmup warmup_interval_us start_at_ns\n"
+	       "                   ('-' for REQUESTS with a duration, for\n"
+	       "                   WARMUP_INTERVAL_US when not given); the first\n"
+	       "                   starts MARGIN_MS from now (CLOCK_REALTIME)\n"
 	       "  -h, --help       this help\n\n"
+	       "--client-exec may be given more than once: one client agent each,\n"
+	       "joined with the word '|' in the resolved spec.\n\n"
 	       "Exit status 2 for an invalid value (naming the key), 1 for a file that\n"
 	       "cannot be read.\n");
 }
@@ -270,6 +283,130 @@ static int plan_update(const char *oldpath, const char *newpath,
 	return 0;
 }
 
+/* --estimate SPEC: how many runs, and how long they should take */
+static int estimate(const char *path, int ncpus)
+{
+	struct sweepspec s;
+	struct sweepplan p = { 0 };
+	struct sweepplan_estimate e;
+	unsigned long t;
+	int ret;
+
+	read_resolved(&s, path, ncpus);
+	ret = sweepplan_build(&s, 1, spec_ul(&s, SK_REPS), &p);
+	if (ret)
+		plan_die(ret);
+	sweepplan_estimate(&s, &p, 0, &e);
+	t = (unsigned long)ceil(e.total_s);
+	printf("%zu runs (%zu points x %lu reps), estimated %luh%02lum%02lus: "
+	       "%.1f s of measured requests, %.1f s of warm-up, %.1f s of per-run "
+	       "overhead (%.1f s a run, %.1f s with memcached or redis: starting and "
+	       "stopping the tiers and the capture, measured on a 2-CPU VM)",
+	       e.runs, e.runs / spec_ul(&s, SK_REPS), spec_ul(&s, SK_REPS),
+	       t / 3600, t / 60 % 60, t % 60, e.measure_s, e.warmup_s,
+	       e.overhead_s, SWEEPPLAN_OVERHEAD_S, SWEEPPLAN_OVERHEAD_KV_S);
+	if (e.margin_s > 0)
+		printf(", %.1f s of the %d client agents' start margin", e.margin_s,
+		       sweepspec_agents(&s));
+	printf("\n");
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+	return fflush(stdout) ? 1 : 0;
+}
+
+/* A whole number of 1 to 20 digits (a u64). */
+static uint64_t arg_u64(const char *what, const char *a)
+{
+	uint64_t v;
+
+	if (opt_u64(a, 0, UINT64_MAX, &v))
+		opt_usage(PROG, "--agents: invalid %s '%s'", what, a);
+	return v;
+}
+
+static double arg_us(const char *what, const char *a, double min)
+{
+	double v;
+
+	if (opt_double(a, min, 1e12, &v))
+		opt_usage(PROG, "--agents: invalid %s '%s'", what, a);
+	return v;
+}
+
+/*
+ * --agents N SEED INTERVAL_US REQUESTS WARMUP WARMUP_INTERVAL_US MARGIN_MS:
+ * each agent's share of a run (lib/sweepagent), one line each.
+ */
+static int agents(char **a)
+{
+	struct sweepagent_in in = { 0 };
+	struct timespec now;
+	uint64_t margin;
+	char iv[64], wiv[64];
+
+	in.n = (unsigned)arg_u64("N", a[0]);
+	if (in.n < 1 || in.n > SWEEPSPEC_MAX_AGENTS)
+		opt_usage(PROG, "--agents: N must be 1 to %d", SWEEPSPEC_MAX_AGENTS);
+	in.seed = arg_u64("SEED", a[1]);
+	in.interval_us = arg_us("INTERVAL_US", a[2], 1e-3);
+	in.requests = strcmp(a[3], "-") ? arg_u64("REQUESTS", a[3]) : 0;
+	if (strcmp(a[3], "-") && !in.requests)
+		opt_usage(PROG, "--agents: REQUESTS must be at least 1");
+	in.warmup = arg_u64("WARMUP", a[4]);
+	in.warmup_interval_us = strcmp(a[5], "-") ?
+				arg_us("WARMUP_INTERVAL_US", a[5], 1e-3) : 0;
+	margin = arg_u64("MARGIN_MS", a[6]);
+	if (margin > 3600000)
+		opt_usage(PROG, "--agents: MARGIN_MS above an hour");
+	if (clock_gettime(CLOCK_REALTIME, &now))
+		opt_die(PROG, "clock_gettime: %s", strerror(errno));
+	in.start_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec +
+		      (int64_t)margin * 1000000;
+	for (unsigned k = 0; k < in.n; k++) {
+		struct sweepagent g;
+
+		if (sweepagent_split(&in, k, &g))
+			opt_usage(PROG, "--agents: cannot share %s requests among %u agents",
+				  a[3], in.n);
+		if (sweepagent_us(g.interval_us, iv, sizeof(iv)) ||
+		    sweepagent_us(g.warmup_interval_us, wiv, sizeof(wiv)))
+			opt_usage(PROG, "--agents: a gap out of range");
+		printf("%llu %s ", (unsigned long long)g.seed, iv);
+		if (g.requests)
+			printf("%llu ", (unsigned long long)g.requests);
+		else
+			printf("- ");
+		printf("%llu %s %lld\n", (unsigned long long)g.warmup,
+		       in.warmup_interval_us > 0 ? wiv : "-", (long long)g.start_at_ns);
+	}
+	return fflush(stdout) ? 1 : 0;
+}
+
+/*
+ * Sets key NAME from the command line; a second --client-exec adds an
+ * agent (joined with the word '|'), the first replaces a spec file's.
+ */
+static void set_cli(struct sweepspec *s, const char *name, const char *val,
+		    int *agents_given)
+{
+	int k = sweepspec_key(name);
+
+	if (k == SK_CLIENT_EXEC && (*agents_given)++) {
+		size_t n = strlen(s->val[k]) + strlen(val) + 4;
+		char *j = malloc(n);
+
+		if (!j)
+			opt_die(PROG, "out of memory");
+		snprintf(j, n, "%s %s %s", s->val[k], SWEEPSPEC_AGENT_SEP, val);
+		if (sweepspec_set(s, name, j, SS_CLI))
+			opt_die(PROG, "out of memory");
+		free(j);
+		return;
+	}
+	if (sweepspec_set(s, name, val, SS_CLI))
+		opt_die(PROG, "out of memory");
+}
+
 int main(int argc, char **argv)
 {
 	const char *spec = NULL, *recorded = NULL;
@@ -284,6 +421,10 @@ int main(int argc, char **argv)
 		return plan(argv[2], ncpus);
 	if (argc == 5 && !strcmp(argv[1], "--plan-update"))
 		return plan_update(argv[2], argv[3], argv[4], ncpus);
+	if (argc == 3 && !strcmp(argv[1], "--estimate"))
+		return estimate(argv[2], ncpus);
+	if (argc == 9 && !strcmp(argv[1], "--agents"))
+		return agents(argv + 2);
 	/* the values given: first pass for the two files and errors */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -309,10 +450,9 @@ int main(int argc, char **argv)
 		opt_die(PROG, "out of memory");
 	if (spec)
 		read_spec(&s, spec, SS_FILE, "spec file");
-	for (int i = 1; i < argc; i += 2)
-		if (strcmp(argv[i], "--spec") && strcmp(argv[i], "--recorded") &&
-		    sweepspec_set(&s, argv[i] + 2, argv[i + 1], SS_CLI))
-			opt_die(PROG, "out of memory");
+	for (int i = 1, ag = 0; i < argc; i += 2)
+		if (strcmp(argv[i], "--spec") && strcmp(argv[i], "--recorded"))
+			set_cli(&s, argv[i] + 2, argv[i + 1], &ag);
 
 	if (!recorded) {
 		ret = sweepspec_resolve(&s, ncpus, err, sizeof(err));

@@ -106,4 +106,17 @@ if [ -n "${WB_BIN:-}" ] && [ -x "$WB_BIN/wakebench-server" ]; then
 else
 	echo "process part skipped: set WB_BIN to a build's bin directory"
 fi
+# ---- a test's network left behind: a namespace and a veth pair.
+if [ "$(id -u)" = 0 ] && ip netns add wbguard$$ 2>/dev/null; then
+	guard_snapshot "$TMP/l"
+	ip netns del wbguard$$
+	ip link add wbg$$a type veth peer name wbg$$b 2>/dev/null
+	guard_snapshot "$TMP/m"
+	ip link del wbg$$a 2>/dev/null
+	guard_compare "$TMP/l" "$TMP/m" > "$TMP/out" && fail "leftover namespace: status 0"
+	expect "$TMP/out" "- netns wbguard$$" "+ link veth wbg$$a" "+ link veth wbg$$b"
+	echo "leftover network namespace and veth pair: caught"
+else
+	echo "network part skipped: needs root and ip netns"
+fi
 echo "guard self-test passed"

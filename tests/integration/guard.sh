@@ -15,6 +15,10 @@
 #   listen PROTO ADDR:PORT comm=C pid=P   listening sockets of wakebench
 #                                   processes (and the wb-* test tools)
 #   proc pid=P comm=C ARGS          wakebench processes still running
+#   netns NAME                      network namespaces (ip netns)
+#   link KIND NAME                  veth and bridge interfaces
+#   sshd pid=P ARGS                 sshd processes (a test's own sshd, or a
+#                                   session it left)
 # Process lines carry pids, so a process that was restarted shows as a
 # change too.
 #
@@ -94,6 +98,14 @@ _guard_collect() {
 			printf "listen %s %s comm=%s pid=%s\n", $1, $5, u[1], u[2]
 	}'
 	[ -z "$procs" ] || printf '%s\n' "$procs"
+	# a test's network (t-multihost: namespaces, veths, a bridge, sshd)
+	ip netns list 2>/dev/null | awk 'NF { print "netns " $1 }'
+	for k in veth bridge; do
+		ip -o link show type $k 2>/dev/null |
+			awk -v k=$k -F': ' '{ sub(/@.*/, "", $2); print "link " k " " $2 }'
+	done
+	ps -eo pid=,comm=,args= 2>/dev/null | awk '$2 == "sshd" {
+		pid = $1; sub(/^ *[0-9]+ +[^ ]+ +/, ""); printf "sshd pid=%s %s\n", pid, $0 }'
 }
 
 guard_snapshot() {

@@ -135,6 +135,27 @@ START_TEST(wide)
 }
 END_TEST
 
+/* the closing table's order: not applicable, off, numbers, words */
+START_TEST(value_order)
+{
+	static const char *const sorted[] = {
+		"", "-", "off", "0", "2.5", "20", "100", "1000", "adaptive", "exp",
+		"fixed", "poisson",
+	};
+	size_t n = sizeof(sorted) / sizeof(*sorted);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			int c = sweepcsv_value_cmp(sorted[i], sorted[j]);
+
+			ck_assert_msg(i < j ? c < 0 : i > j ? c > 0 : c == 0,
+				      "'%s' vs '%s': %d", sorted[i], sorted[j], c);
+		}
+	/* equal numbers written differently: still an order */
+	ck_assert_int_gt(sweepcsv_value_cmp("1.0", "1"), 0);
+}
+END_TEST
+
 Suite *sweepcsv_suite(void)
 {
 	Suite *s = suite_create("sweepcsv");
@@ -145,6 +166,7 @@ Suite *sweepcsv_suite(void)
 	tcase_add_test(tc, unchecked);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, wide);
+	tcase_add_test(tc, value_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -287,6 +287,55 @@ END_TEST
 	"LOC:       1100       2050   Local timer interrupts\n" \
 	"ERR:          3\n"
 
+/* --dry-run's estimate: each term by hand */
+START_TEST(estimate)
+{
+	struct sweepspec s;
+	struct sweepplan p;
+	struct sweepplan_estimate e;
+
+	spec(&s, "dist = fixed\ninterval_us = 1000 500\nrequests = 1000\nreps = 2\n"
+	     "warmup = 0 100\nbackend = wakebench redis\n");
+	plan_text(&s, 2, &p);
+	sweepplan_estimate(&s, &p, 0, &e);
+	ck_assert_uint_eq(e.runs, 16);
+	/* 8 runs of 1000 x 1 ms, 8 of 1000 x 0.5 ms */
+	ck_assert_double_eq_tol(e.measure_s, 8 * 1.0 + 8 * 0.5, 1e-9);
+	/* warm-up 100: 4 runs at 1 ms, 4 at 0.5 ms */
+	ck_assert_double_eq_tol(e.warmup_s, 4 * 0.1 + 4 * 0.05, 1e-9);
+	ck_assert_double_eq_tol(e.overhead_s, 8 * SWEEPPLAN_OVERHEAD_S +
+				8 * SWEEPPLAN_OVERHEAD_KV_S, 1e-9);
+	ck_assert_double_eq_tol(e.margin_s, 0, 1e-9);
+	ck_assert_double_eq_tol(e.total_s, e.measure_s + e.warmup_s + e.overhead_s, 1e-9);
+	/* the runs from index 4 on only */
+	sweepplan_estimate(&s, &p, 4, &e);
+	ck_assert_uint_eq(e.runs, 12);
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+
+	/* a duration per run; a burst warm-up takes no schedule; the lead
+	 * adds to the gap with sleep-after; agents wait for their start */
+	spec(&s, "duration = 2\nreps = 1\nwarmup = 50\nwarmup_mode = burst\n"
+	     "client_exec = | \nstart_margin_ms = 1500\n");
+	plan_text(&s, 1, &p);
+	sweepplan_estimate(&s, &p, 0, &e);
+	ck_assert_uint_eq(e.runs, 1);
+	ck_assert_double_eq_tol(e.measure_s, 2, 1e-9);
+	ck_assert_double_eq_tol(e.warmup_s, 0, 1e-9);
+	ck_assert_double_eq_tol(e.margin_s, 1.5, 1e-9);
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+	spec(&s, "interval_us = 100\nrequests = 10\nreps = 1\nprequery = 50\n"
+	     "prequery_at = sleep-after\nclient_exec = |\n");
+	plan_text(&s, 1, &p);
+	sweepplan_estimate(&s, &p, 0, &e);
+	ck_assert_double_eq_tol(e.measure_s, 10 * 150e-6, 1e-12);
+	ck_assert_double_eq_tol(e.margin_s, SWEEPPLAN_AUTO_MARGIN_S, 1e-9);
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+}
+END_TEST
+
 static char seen[512];
 
 static void note(void *arg, const struct irqstat_row *row, uint64_t delta)
@@ -374,6 +423,7 @@ Suite *sweepplan_suite(void)
 	tcase_add_test(t, irq_deltas);
 	tcase_add_test(t, irq_bad);
 	tcase_add_test(t, colnames);
+	tcase_add_test(t, estimate);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -359,6 +359,72 @@ START_TEST(thesis_keys)
 }
 END_TEST
 
+/* client-exec: one prefix per agent, '|' between two (issue 19) */
+START_TEST(agents)
+{
+	struct sweepspec s;
+	const char *const two[] = { "client-exec", "ssh  a |ssh b -p 2", NULL };
+	const char *const local[] = { "client-exec", " | ip netns exec c", NULL };
+	const char *const few[] = { "client-exec", "| |", "requests", "2", NULL };
+	const char *const dur[] = { "client-exec", "| |", "requests", "2",
+				    "duration", "1", NULL };
+	const char *const srv[] = { "server-exec", "ssh a | ssh b", NULL };
+	const char *const margin[] = { "start-margin-ms", "0", NULL };
+	char buf[64], many[256] = "";
+
+	ck_assert_int_eq(resolve(&s, NULL, NULL, 2), 0);
+	ck_assert_int_eq(sweepspec_agents(&s), 1);
+	ck_assert_int_eq(sweepspec_agent_exec(&s, 0, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "");
+	ck_assert_int_eq(sweepspec_agent_exec(&s, 1, buf, sizeof(buf)), -ENOENT);
+	ck_assert_str_eq(get(&s, "start-margin-ms"), "auto");
+	sweepspec_free(&s);
+	/* "ssh  a |ssh b": '|' is a word of its own, not a character */
+	ck_assert_int_eq(resolve(&s, NULL, two, 2), 0);
+	ck_assert_int_eq(sweepspec_agents(&s), 1);
+	sweepspec_free(&s);
+	ck_assert_int_eq(resolve(&s, "client-exec = ssh a | ssh b -p 2\n", NULL, 2), 0);
+	ck_assert_int_eq(sweepspec_agents(&s), 2);
+	ck_assert_int_eq(sweepspec_agent_exec(&s, 0, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "ssh a");
+	ck_assert_int_eq(sweepspec_agent_exec(&s, 1, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "ssh b -p 2");
+	ck_assert_int_eq(sweepspec_agent_exec(&s, 1, buf, 5), -ENAMETOOLONG);
+	sweepspec_free(&s);
+	/* an empty prefix: that agent runs on this host */
+	ck_assert_int_eq(resolve(&s, NULL, local, 2), 0);
+	ck_assert_int_eq(sweepspec_agents(&s), 2);
+	ck_assert_int_eq(sweepspec_agent_exec(&s, 0, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "");
+	ck_assert_int_eq(sweepspec_agent_exec(&s, 1, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "ip netns exec c");
+	sweepspec_free(&s);
+	/* each agent measures a request at least; a duration is each's */
+	ck_assert_int_eq(resolve(&s, NULL, few, 2), -EINVAL);
+	ck_assert_str_eq(err, "requests 2 is fewer than the 3 client agents (client_exec): each measures its share");
+	sweepspec_free(&s);
+	ck_assert_int_eq(resolve(&s, NULL, dur, 2), 0);
+	ck_assert_int_eq(sweepspec_agents(&s), 3);
+	sweepspec_free(&s);
+	/* the server side is one prefix */
+	ck_assert_int_eq(resolve(&s, NULL, srv, 2), -EINVAL);
+	ck_assert_str_eq(err, "invalid server_exec 'ssh a | ssh b' (one command prefix: '|' separates client agents, in client_exec only)");
+	sweepspec_free(&s);
+	for (int i = 0; i < 64; i++)
+		strcat(many, "| ");
+	{
+		const char *const m[] = { "client-exec", many, NULL };
+
+		ck_assert_int_eq(resolve(&s, NULL, m, 2), -EINVAL);
+		ck_assert_ptr_nonnull(strstr(err, "(at most 64 client agents)"));
+		sweepspec_free(&s);
+	}
+	ck_assert_int_eq(resolve(&s, NULL, margin, 2), -EINVAL);
+	ck_assert_str_eq(err, "invalid start_margin_ms '0' (auto or a whole number of ms, at least 1)");
+	sweepspec_free(&s);
+}
+END_TEST
+
 Suite *sweepspec_suite(void)
 {
 	Suite *s = suite_create("sweepspec");
@@ -376,6 +442,7 @@ Suite *sweepspec_suite(void)
 	tcase_add_test(tc, keys);
 	tcase_add_test(tc, port_holders);
 	tcase_add_test(tc, thesis_keys);
+	tcase_add_test(tc, agents);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -45,5 +45,6 @@ Suite *figdata_suite(void);
 Suite *tracewrite_suite(void);
 Suite *socwatch_suite(void);
 Suite *hwcstate_suite(void);
+Suite *sweepmerge_suite(void);
 
 #endif
