@@ -19,7 +19,7 @@
 
 struct recent_wakeup {
 	uint32_t pid;
-	uint64_t ts, netrx;
+	uint64_t ts, netrx, hard;
 };
 
 struct attrib {
@@ -38,6 +38,8 @@ struct attrib {
 	int have_pq;
 	/* the server's thread */
 	uint64_t wakeup_ts, wakeup_netrx, switch_ts, netrx_ts;
+	uint64_t hard_ts;	/* the core's last hard IRQ, IPI or timer */
+	uint64_t wakeup_hard;	/* ... when the thread was woken last */
 	struct recent_wakeup recent[RECENT];
 	uint64_t nrecent;	/* written so far (the ring keeps RECENT) */
 	char *err;
@@ -113,13 +115,19 @@ static uint64_t clamp(uint64_t v, uint64_t max)
 	return v < max ? v : max;
 }
 
+/* The server's thread was woken after its previous activity, by R. */
+static int thread_woken(const struct attrib *a, uint64_t R)
+{
+	return a->pid >= 0 && a->wakeup_ts > a->prev && a->wakeup_ts <= R;
+}
+
 /* The wake's sequence points and segments (attrib.h). */
 static void breakdown(struct attrib *a, struct attr_result *r,
 		      const struct tl_wake *w)
 {
 	uint64_t R = r->recv_ns, W = 0, H = 0, T0, T1, T2;
 
-	if (a->pid >= 0 && a->wakeup_ts > a->prev && a->wakeup_ts <= R)
+	if (thread_woken(a, R))
 		W = a->wakeup_ts;
 	r->wakeup_ns = W;
 	if (W && a->switch_ts >= W && a->switch_ts <= R)
@@ -150,6 +158,22 @@ static void breakdown(struct attrib *a, struct attr_result *r,
 }
 
 /*
+ * Whether the wake w delivered the thread's wakeup at W (attrib.h): W
+ * during the idle stay, or after an exit whose handler ran after it
+ * (interrupts off while idle) with no other interrupt on the core in
+ * between. Otherwise the core woke for something else and was busy when
+ * the request came.
+ */
+static int delivered(const struct attrib *a, const struct tl_wake *w, uint64_t W)
+{
+	uint64_t H = is_handler(w->cause) ? w->cause_ts : 0;
+
+	if (W <= w->ts)
+		return W >= w->idle_start;
+	return H && H >= w->ts && W >= H && a->wakeup_hard <= H;
+}
+
+/*
  * The state m found its core in: 1 with *r filled, 0 when the trace
  * still shows the core idle at m's receive and its exit is to come
  * (unless final: the trace has ended).
@@ -174,7 +198,8 @@ static int classify(struct attrib *a, const struct attr_msg *m,
 		return 1;
 	}
 	if (now.have_wake && now.wake.ts > a->prev &&
-	    (now.wake.ts <= R || now.wake.idle_start <= R)) {
+	    (now.wake.ts <= R || now.wake.idle_start <= R) &&
+	    !(thread_woken(a, R) && !delivered(a, &now.wake, a->wakeup_ts))) {
 		r->state = now.wake.state;
 		r->idle_end_ns = now.wake.ts;
 		r->exit_to_recv_ns = R > now.wake.ts ? R - now.wake.ts : 0;
@@ -290,6 +315,7 @@ static void learn_pid(struct attrib *a, uint32_t pid)
 		if (a->recent[i].pid == pid && a->recent[i].ts > a->wakeup_ts) {
 			a->wakeup_ts = a->recent[i].ts;
 			a->wakeup_netrx = a->recent[i].netrx;
+			a->wakeup_hard = a->recent[i].hard;
 		}
 	}
 }
@@ -302,11 +328,19 @@ static int event_seen(struct attrib *a, const struct tl_event *e, int markers)
 		a->st->wakeups++;
 		if (a->pid < 0) {
 			a->recent[a->nrecent++ % RECENT] =
-				(struct recent_wakeup){ e->arg, e->ts, a->netrx_ts };
+				(struct recent_wakeup){ e->arg, e->ts, a->netrx_ts,
+							a->hard_ts };
 		} else if ((int64_t)e->arg == a->pid) {
 			a->wakeup_ts = e->ts;
 			a->wakeup_netrx = a->netrx_ts;
+			a->wakeup_hard = a->hard_ts;
 		}
+		return 0;
+	case TL_IRQ_ENTRY:
+	case TL_IPI:
+	case TL_TIMER:
+		if ((int)e->cpu == a->cpu)
+			a->hard_ts = e->ts;
 		return 0;
 	case TL_SWITCH:
 		if (a->pid >= 0 && (int64_t)e->arg == a->pid &&

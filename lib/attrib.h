@@ -15,6 +15,16 @@
  * the trace still shows its core idle (the two clocks a few ns apart)
  * found it in that idle state.
  *
+ * When the trace has the server thread's sched_wakeup (W, below), the
+ * wake must also be the one that delivered it: W during the idle stay
+ * (with HLT the interrupt's handler, and the wakeup in it, run inside the
+ * halt; a remote CPU may wake the thread first and tell the core by IPI),
+ * or after an exit whose first handler came after the exit (states that
+ * wait with interrupts off) with no other hard interrupt on the core
+ * before W. Otherwise the core woke for something else (a timer), ran
+ * other work, and the request found it busy: C0. Without W the first
+ * rule alone decides.
+ *
  * A request's pre-query (same sequence number) is classified:
  *   none      no pre-query for it
  *   woke      the pre-query arrived before it and found the core idle:

@@ -428,6 +428,53 @@ START_TEST(breakdown_from_markers)
 }
 END_TEST
 
+/*
+ * The core woke for something else and was busy when the request came
+ * (seen here: a timer ended the idle stay, other work ran on the core for
+ * milliseconds, then the request's IPI woke the server's thread): the
+ * request found C0, not the idle state. An exit-first wake whose handler
+ * woke the thread stays idle, also with a softirq between (a NIC's IRQ,
+ * then NET_RX doing the wakeup), but not with another interrupt between.
+ */
+START_TEST(breakdown_busy_core)
+{
+	struct tl_event hlt[] = {
+		IDLE(100, 1), { .ts = 1000, .cpu = 0, .type = TL_TIMER },
+		IDLE(1002, TL_EXIT),
+		IPI(16000, TL_IPI_CALL_FUNCTION_SINGLE), WAKEUP(16002, 42, 0),
+	};
+	struct tl_event exit_first[] = {
+		/* 1: an IRQ, its softirq doing the wakeup */
+		IDLE(100, 2), IDLE(1000, TL_EXIT),
+		{ .ts = 1003, .cpu = 0, .type = TL_IRQ_ENTRY, .arg = 30, .str = "eth0" },
+		{ .ts = 1005, .cpu = 0, .type = TL_IRQ_EXIT, .arg = 30 },
+		{ .ts = 1006, .cpu = 0, .type = TL_SOFTIRQ, .arg = 3 },
+		WAKEUP(1008, 42, 0),
+		/* 2: a timer ends the stay, the request's IPI comes later */
+		IDLE(2000, 2), IDLE(3000, TL_EXIT), { .ts = 3001, .cpu = 0, .type = TL_TIMER },
+		IPI(9000, TL_IPI_CALL_FUNCTION_SINGLE), WAKEUP(9002, 42, 0),
+	};
+	struct attr_msg m1[] = { { .seq = 1, .recv_ns = 16010, .send_ns = 16020 } };
+	struct attr_msg m2[] = { { .seq = 1, .recv_ns = 1020, .send_ns = 1030 },
+				 { .seq = 2, .recv_ns = 9010, .send_ns = 9020 } };
+	char err[512];
+
+	ck_assert_int_eq(run_pid(&A, hlt, N(hlt), m1, 1, 42, 20000, err), 0);
+	ck_assert_int_eq(A.r[0].state, TL_C0);
+	ck_assert_uint_eq(A.r[0].idle_end_ns, 0);
+	check_bd(&A.r[0], 0, 0, 8, 8);
+	/* without the thread's wakeup the old rule stands: it found state 1 */
+	ck_assert_int_eq(run_pid(&A, hlt, N(hlt), m1, 1, -1, 20000, err), 0);
+	ck_assert_int_eq(A.r[0].state, 1);
+	ck_assert_int_eq(run_pid(&A, exit_first, N(exit_first), m2, 2, 42, 20000, err), 0);
+	ck_assert_int_eq(A.r[0].state, 2);
+	ck_assert_uint_eq(A.r[0].cause, TL_CAUSE_IRQ);
+	check_bd(&A.r[0], 3, 5, 12, 20);
+	ck_assert_int_eq(A.r[1].state, TL_C0);
+	check_bd(&A.r[1], 0, 0, 8, 8);
+}
+END_TEST
+
 Suite *attrib_suite(void)
 {
 	Suite *s = suite_create("attrib");
@@ -448,6 +495,7 @@ Suite *attrib_suite(void)
 	tcase_add_test(tc, breakdown_exit_first_and_remote_wakeup);
 	tcase_add_test(tc, breakdown_no_handler_no_wakeup_and_c0);
 	tcase_add_test(tc, breakdown_from_markers);
+	tcase_add_test(tc, breakdown_busy_core);
 	suite_add_tcase(s, tc);
 	return s;
 }
