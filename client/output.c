@@ -237,9 +237,10 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 			o->percentile_rule == HIST_FLOOR_INDEX ? "floor index" :
 			"nearest rank");
 	else
-		fprintf(f, "percentiles: from the histogram (more than %llu samples), within %.2f %% of the exact value%s\n",
-			(unsigned long long)o->exact_samples, HIST_REL_ERROR * 100,
-			s->lat.exact && s->svc.exact ? " (pacing error only)" : "");
+		fprintf(f, "percentiles: %sfrom the histogram (more than %llu samples), within %.2f %% of the exact value\n",
+			s->lat.exact && s->svc.exact ?
+			"latencies exact, the pacing error's " : "",
+			(unsigned long long)o->exact_samples, HIST_REL_ERROR * 100);
 	fprintf(f, "rate: target %.1f/s achieved %.1f/s; late sends (> %.1f us): %llu\n",
 		s->rate_target, s->rate_achieved, o->late_ns / 1e3,
 		(unsigned long long)s->late);

@@ -53,6 +53,15 @@
 #define TX_BATCH_BYTES 16384
 /* The in-flight ring's first size (it doubles when more are in flight). */
 #define RING_INITIAL 4096
+/*
+ * The spool writes a chunk when what its writes took lately (the median
+ * of the last SPOOL_COST_N) plus a margin fits before the next send (see
+ * spool_spare()); a 16 KB write() takes 6 us typically on this VM (15 us
+ * at p99), assumed 8 us before any was timed.
+ */
+#define SPOOL_COST_N 7
+#define SPOOL_COST_INITIAL_NS 8000ull
+#define SPOOL_MARGIN_NS 2000ull
 /* --start-at: block until this long before the start, then pace as usual. */
 #define START_MARGIN_NS 2000000ull
 
@@ -108,6 +117,8 @@ struct worker {
 	struct pqplan_cost send_cost;	/* a lone pre-query's send() */
 	struct run_acc acc;
 	struct spool *spool;	/* records kept for requests.csv, or NULL */
+	uint64_t spool_cost[SPOOL_COST_N];	/* the last writes' durations */
+	uint64_t spool_writes;
 	uint64_t received, error_replies, prequery_acks, burst_sent;
 	uint8_t rx[RX_BUF];
 };
@@ -597,6 +608,46 @@ static int check_timeouts(struct worker *w, uint64_t now)
 }
 
 /*
+ * Spare time before the next send (left): the spool writes a chunk that
+ * waits when one fits, as what its writes took lately (the median, and a
+ * margin) says: when nothing is in flight (no reply to delay), or when
+ * half of its chunks wait. Without such time (a rate whose gaps are
+ * shorter than a write), spool_add() writes eight chunks at once when all
+ * are full: fewer, larger writes make fewer sends late than many small
+ * ones (measured: bench/RESULTS.md, Memory of long runs). 1 written, 0
+ * not, -1.
+ */
+static int spool_spare(struct worker *w, uint64_t left)
+{
+	uint64_t t0, c[SPOOL_COST_N];
+	unsigned int b;
+	int ret;
+
+	if (!w->spool || !(b = spool_backlog(w->spool)) ||
+	    (w->head < w->sent && b < SPOOL_CHUNKS / 2))
+		return 0;
+	memcpy(c, w->spool_cost, sizeof(c));
+	for (int i = 1; i < SPOOL_COST_N; i++)
+		for (int k = i; k > 0 && c[k - 1] > c[k]; k--) {
+			uint64_t x = c[k];
+
+			c[k] = c[k - 1];
+			c[k - 1] = x;
+		}
+	if (left < c[SPOOL_COST_N / 2] + SPOOL_MARGIN_NS)
+		return 0;
+	t0 = clock_now_ns();
+	ret = spool_flush(w->spool);
+	if (ret < 0) {
+		fail(w->r, "cannot write %s/requests.csv: %s (run stopped)",
+		     w->o->out_dir, strerror(-ret));
+		return -1;
+	}
+	w->spool_cost[w->spool_writes++ % SPOOL_COST_N] = clock_now_ns() - t0;
+	return 1;
+}
+
+/*
  * Returns at target_ns, having handled every reply that arrived before.
  * spin: poll without blocking, then spin on the clock for the last
  * SPIN_GUARD_NS; sleep: block in epoll until the target; hybrid: block
@@ -609,6 +660,7 @@ static int wait_until(struct worker *w, uint64_t target)
 	for (;;) {
 		uint64_t now = clock_now_ns();
 		uint64_t left;
+		int ret;
 
 		if (check_timeouts(w, now) || stopped(w->r))
 			return -1;
@@ -624,6 +676,11 @@ static int wait_until(struct worker *w, uint64_t target)
 		}
 		w->behind = 0;
 		left = target - now;
+		ret = spool_spare(w, left);
+		if (ret < 0)
+			return -1;
+		if (ret)
+			continue;
 		if (o->wait == WAIT_SLEEP ||
 		    (o->wait == WAIT_HYBRID && left > o->spin_margin_ns)) {
 			uint64_t block = o->wait == WAIT_SLEEP ? left :
@@ -1132,6 +1189,8 @@ static int loop_setup(struct worker *w)
 	 * (unless --timer-slack-ns asks for the thesis' usleep) */
 	clock_timer_slack(o->timer_slack_ns);
 	pqplan_cost_init(&w->send_cost);
+	for (int i = 0; i < SPOOL_COST_N; i++)
+		w->spool_cost[i] = SPOOL_COST_INITIAL_NS;
 	/* Made by the thread that uses them, so they sit on its CPU's node.
 	 * Each thread keeps its share of the exact samples. */
 	w->acc.lat = hist_new(1);

@@ -252,6 +252,9 @@ int hist_reserve(struct hist *h, size_t n)
 	p = realloc(h->samples, n * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	/* touched now: a page fault while recording costs a send its time
+	 * (on a VM the host may have to back the page too) */
+	memset(p + h->nsamples, 0, (n - h->nsamples) * sizeof(*p));
 	h->samples = p;
 	h->cap = n;
 	return 0;

@@ -180,6 +180,7 @@ START_TEST(spool_in_order)
 	struct spool *sp;
 	struct rlimit old, lim;
 	char odd[7], oback[7];
+	unsigned int b;
 	enum { N = 100000 };
 
 	mkscratch();
@@ -195,6 +196,13 @@ START_TEST(spool_in_order)
 		ck_assert_int_eq(spool_add(sp, &r), 0);
 	}
 	ck_assert_uint_eq(spool_count(sp), N);
+	/* every chunk but the one being filled waits: written one by one
+	 * when asked, by spool_add itself only when none is free */
+	b = spool_backlog(sp);
+	ck_assert_uint_ge(b, SPOOL_CHUNKS - SPOOL_FORCED - 1);
+	ck_assert_uint_le(b, SPOOL_CHUNKS - 1);
+	ck_assert_int_eq(spool_flush(sp), 1);
+	ck_assert_uint_eq(spool_backlog(sp), b - 1);
 	ck_assert(dir_empty());
 	ck_assert_int_eq(spool_rewind(sp), 0);
 	memset(&r, 0, sizeof(r));
@@ -210,6 +218,17 @@ START_TEST(spool_in_order)
 	ck_assert_int_eq(spool_rewind(sp), 0);
 	ck_assert_int_eq(spool_next(sp, &back), 1);
 	ck_assert_uint_eq(back.a, 0);
+	spool_close(sp);
+	/* fewer records than a chunk: none written until the end */
+	ck_assert_int_eq(spool_open(&sp, dir, sizeof(r)), 0);
+	r.a = 7;
+	ck_assert_int_eq(spool_add(sp, &r), 0);
+	ck_assert_uint_eq(spool_backlog(sp), 0);
+	ck_assert_int_eq(spool_flush(sp), 0);
+	ck_assert_int_eq(spool_rewind(sp), 0);
+	ck_assert_int_eq(spool_next(sp, &back), 1);
+	ck_assert_uint_eq(back.a, 7);
+	ck_assert_int_eq(spool_next(sp, &back), 0);
 	spool_close(sp);
 	/* a size that does not divide the chunk */
 	ck_assert_int_eq(spool_open(&sp, dir, sizeof(odd)), 0);
@@ -234,10 +253,13 @@ START_TEST(spool_in_order)
 	{
 		int ret = 0;
 
-		for (int i = 0; i < 10 * SPOOL_CHUNK / (int)sizeof(r) && !ret; i++)
+		/* the writes come once every chunk is full */
+		for (int i = 0; i < 2 * SPOOL_CHUNKS * SPOOL_CHUNK / (int)sizeof(r) &&
+		     !ret; i++)
 			ret = spool_add(sp, &r);
 		ck_assert_int_eq(ret, -EFBIG);
 	}
+	ck_assert_int_eq(spool_flush(sp), -EFBIG);
 	ck_assert_int_eq(spool_add(sp, &r), -EFBIG);
 	ck_assert_int_eq(spool_error(sp), -EFBIG);
 	ck_assert_int_eq(spool_rewind(sp), -EFBIG);
