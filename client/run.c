@@ -119,6 +119,7 @@ struct worker {
 	struct spool *spool;	/* records kept for requests.csv, or NULL */
 	uint64_t spool_cost[SPOOL_COST_N];	/* the last writes' durations */
 	uint64_t spool_writes;
+	uint64_t spool_need;	/* time a write needs before a send */
 	uint64_t received, error_replies, prequery_acks, burst_sent;
 	uint8_t rx[RX_BUF];
 };
@@ -623,18 +624,9 @@ static int spool_spare(struct worker *w, uint64_t left)
 	unsigned int b;
 	int ret;
 
-	if (!w->spool || !(b = spool_backlog(w->spool)) ||
+	if (!w->spool || left < w->spool_need ||
+	    !(b = spool_backlog(w->spool)) ||
 	    (w->head < w->sent && b < SPOOL_CHUNKS / 2))
-		return 0;
-	memcpy(c, w->spool_cost, sizeof(c));
-	for (int i = 1; i < SPOOL_COST_N; i++)
-		for (int k = i; k > 0 && c[k - 1] > c[k]; k--) {
-			uint64_t x = c[k];
-
-			c[k] = c[k - 1];
-			c[k - 1] = x;
-		}
-	if (left < c[SPOOL_COST_N / 2] + SPOOL_MARGIN_NS)
 		return 0;
 	t0 = clock_now_ns();
 	ret = spool_flush(w->spool);
@@ -644,6 +636,16 @@ static int spool_spare(struct worker *w, uint64_t left)
 		return -1;
 	}
 	w->spool_cost[w->spool_writes++ % SPOOL_COST_N] = clock_now_ns() - t0;
+	/* the median of the last writes, kept here so the loop only reads it */
+	memcpy(c, w->spool_cost, sizeof(c));
+	for (int i = 1; i < SPOOL_COST_N; i++)
+		for (int k = i; k > 0 && c[k - 1] > c[k]; k--) {
+			uint64_t x = c[k];
+
+			c[k] = c[k - 1];
+			c[k - 1] = x;
+		}
+	w->spool_need = c[SPOOL_COST_N / 2] + SPOOL_MARGIN_NS;
 	return 1;
 }
 
@@ -1191,6 +1193,7 @@ static int loop_setup(struct worker *w)
 	pqplan_cost_init(&w->send_cost);
 	for (int i = 0; i < SPOOL_COST_N; i++)
 		w->spool_cost[i] = SPOOL_COST_INITIAL_NS;
+	w->spool_need = SPOOL_COST_INITIAL_NS + SPOOL_MARGIN_NS;
 	/* Made by the thread that uses them, so they sit on its CPU's node.
 	 * Each thread keeps its share of the exact samples. */
 	w->acc.lat = hist_new(1);

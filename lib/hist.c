@@ -265,11 +265,104 @@ int hist_exact(const struct hist *h)
 	return h->keep && h->nsamples == h->count;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/*
+ * Sorting the samples in place: glibc's qsort() takes a buffer as large as
+ * the array (a merge sort), and a client at its bound of a million samples
+ * per distribution would peak 8 MB higher at the end of a run than during
+ * it. An introsort: quicksort on the median of three, the smaller side
+ * first (a stack of log n), heapsort past 2 log n levels, insertion sort
+ * for the small parts.
+ */
+static void sift_down(uint64_t *a, size_t i, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		uint64_t x;
 
-	return (x > y) - (x < y);
+		if (c >= n)
+			return;
+		if (c + 1 < n && a[c + 1] > a[c])
+			c++;
+		if (a[i] >= a[c])
+			return;
+		x = a[i];
+		a[i] = a[c];
+		a[c] = x;
+		i = c;
+	}
+}
+
+static void heap_sort(uint64_t *a, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(a, i, n);
+	for (size_t end = n; end-- > 1;) {
+		uint64_t x = a[0];
+
+		a[0] = a[end];
+		a[end] = x;
+		sift_down(a, 0, end);
+	}
+}
+
+static void insertion_sort(uint64_t *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = a[i];
+		size_t k = i;
+
+		for (; k > 0 && a[k - 1] > x; k--)
+			a[k] = a[k - 1];
+		a[k] = x;
+	}
+}
+
+static void intro_sort(uint64_t *a, size_t n, unsigned int depth)
+{
+	while (n > 16) {
+		uint64_t p, x;
+		size_t i = 0, k = n - 1, mid = n / 2;
+
+		if (!depth--) {
+			heap_sort(a, n);
+			return;
+		}
+		/* the median of the first, middle and last as the pivot */
+		if (a[mid] < a[0]) { x = a[mid]; a[mid] = a[0]; a[0] = x; }
+		if (a[k] < a[0]) { x = a[k]; a[k] = a[0]; a[0] = x; }
+		if (a[k] < a[mid]) { x = a[k]; a[k] = a[mid]; a[mid] = x; }
+		p = a[mid];
+		/* Hoare partition: a[0..k] <= p <= a[k+1..] */
+		for (;;) {
+			while (a[i] < p)
+				i++;
+			while (a[k] > p)
+				k--;
+			if (i >= k)
+				break;
+			x = a[i];
+			a[i++] = a[k];
+			a[k--] = x;
+		}
+		if (k + 1 < n - k - 1) {
+			intro_sort(a, k + 1, depth);
+			a += k + 1;
+			n -= k + 1;
+		} else {
+			intro_sort(a + k + 1, n - k - 1, depth);
+			n = k + 1;
+		}
+	}
+	insertion_sort(a, n);
+}
+
+static void sort_u64(uint64_t *a, size_t n)
+{
+	unsigned int depth = 0;
+
+	for (size_t m = n; m > 1; m >>= 1)
+		depth += 2;
+	intro_sort(a, n, depth);
 }
 
 uint64_t hist_percentile_exact(struct hist *h, double p)
@@ -279,7 +372,7 @@ uint64_t hist_percentile_exact(struct hist *h, double p)
 	if (!h->keep || h->nsamples != h->count)
 		return hist_percentile(h, p);
 	if (!h->sorted) {
-		qsort(h->samples, h->nsamples, sizeof(*h->samples), cmp_u64);
+		sort_u64(h->samples, h->nsamples);
 		h->sorted = 1;
 	}
 	return h->samples[hist_rank_rule(h->rule, p, h->nsamples) - 1];

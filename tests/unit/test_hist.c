@@ -391,6 +391,41 @@ START_TEST(merge_threads)
 }
 END_TEST
 
+/* The exact percentiles sort in place: every rank right whatever the
+ * order the samples came in (sorted, reversed, equal, few values, organ
+ * pipe, random, sizes around the small-part cut-off). */
+START_TEST(sort_patterns)
+{
+	static const size_t sizes[] = { 1, 2, 3, 15, 16, 17, 33, 100, 1000, 4099 };
+	uint64_t x = 7;
+
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		size_t n = sizes[si];
+
+		for (int pat = 0; pat < 6; pat++) {
+			struct hist *h = hist_new(1);
+			uint64_t *ref = malloc(n * sizeof(*ref));
+
+			for (size_t i = 0; i < n; i++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				ref[i] = pat == 0 ? i : pat == 1 ? n - i : pat == 2 ? 42 :
+					 pat == 3 ? x % 3 : pat == 4 ? (i < n / 2 ? i : n - i) :
+					 x % 1000000007;
+				hist_add(h, ref[i]);
+			}
+			qsort(ref, n, sizeof(*ref), cmp_u64);
+			for (size_t k = 1; k <= n; k++)
+				ck_assert_uint_eq(hist_percentile_exact(h, (double)k / (double)n),
+						  ref[hist_rank((double)k / (double)n, n) - 1]);
+			hist_free(h);
+			free(ref);
+		}
+	}
+}
+END_TEST
+
 /* Room made first changes nothing but where the samples live. */
 START_TEST(reserve_then_add)
 {
@@ -430,6 +465,7 @@ Suite *hist_suite(void)
 	tcase_add_test(tc, bounded_exact_then_histogram);
 	tcase_add_test(tc, merge_threads);
 	tcase_add_test(tc, reserve_then_add);
+	tcase_add_test(tc, sort_patterns);
 	suite_add_tcase(s, tc);
 	return s;
 }
