@@ -27,7 +27,8 @@
 #   a document, by free ports; sweeps get a free --server-port.
 # - Scaled down so that the whole test takes a couple of minutes (the
 #   command actually run is printed): a client's --requests is capped at
-#   WB_README_REQUESTS (200); a sweep runs WB_README_SWEEP_REPS (1)
+#   WB_README_REQUESTS (200) and its --duration at WB_README_DURATION (2)
+#   seconds; a sweep runs WB_README_SWEEP_REPS (1)
 #   repetitions of WB_README_SWEEP_REQUESTS (50) requests a run.
 # - Needs root: trace record/timeline/attribute/export and trace-cmd
 #   report (of the export) (and tracefs with
@@ -48,6 +49,7 @@
 
 TIMEOUT=${WB_README_TIMEOUT:-90}
 MAXREQ=${WB_README_REQUESTS:-200}
+MAXDUR=${WB_README_DURATION:-2}
 SWREPS=${WB_README_SWEEP_REPS:-1}
 SWREQ=${WB_README_SWEEP_REQUESTS:-50}
 ROOT=0; [ "$(id -u)" = 0 ] && ROOT=1
@@ -154,7 +156,7 @@ map_ports() {	# FILE...: fill PMAP for every fixed port they name
 rewrite() {	# FILE: prints the rewritten command
 	local map= k
 	for k in "${!PMAP[@]}"; do map+="$k=${PMAP[$k]} "; done
-	MAP="$map" MAXREQ=$MAXREQ SWREPS=$SWREPS SWREQ=$SWREQ SWPORT=$SWPORT perl -0777 -pe '
+	MAP="$map" MAXREQ=$MAXREQ MAXDUR=$MAXDUR SWREPS=$SWREPS SWREQ=$SWREQ SWPORT=$SWPORT perl -0777 -pe '
 		BEGIN { %m = map { split /=/ } split " ", $ENV{MAP} }
 		# "wakebench server" with no --port: the default, 7000.
 		s{(wakebench server)((?:\\\n|[^\n&;|\x27])*)}{
@@ -164,6 +166,9 @@ rewrite() {	# FILE: prints the rewritten command
 		# clients: --requests capped
 		s{(wakebench client\b(?:[^\n;&|]|\\\n)*?--requests )(\d+)}{
 			$1 . ($2 > $ENV{MAXREQ} ? $ENV{MAXREQ} : $2) }ge;
+		# and --duration
+		s{(wakebench client\b(?:[^\n;&|]|\\\n)*?--duration )(\d+)}{
+			$1 . ($2 > $ENV{MAXDUR} ? $ENV{MAXDUR} : $2) }ge;
 		# sweeps: repetitions and requests scaled, a free server port
 		s{(wakebench sweep\b(?:\\\n|[^\n#])*)}{
 			my $c = $1;
