@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -553,8 +554,40 @@ struct cpu_reader {
 	int done;
 };
 
+/*
+ * With o->prefetch, a thread of the stream's own decodes and merges
+ * ahead into a ring of batches (events, their strings copied), and
+ * tracefile_stream_next hands them out: decoding on one core, the
+ * caller's analysis and output on another. A batch is closed when full
+ * or when its strings' room could not take one more of STR_MAX.
+ */
+#define PF_BATCH 1024
+#define PF_STR (64 * 1024)
+#define PF_RING 4
+
+struct pf_batch {
+	struct tl_event ev[PF_BATCH];
+	char str[PF_STR];
+	size_t n, used;
+	int end;		/* the stream's last batch */
+	int ret;		/* with end: 0, or the -errno of perr */
+};
+
+struct tf_prefetch {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t filled, freed;
+	struct pf_batch *ring;	/* PF_RING */
+	unsigned int full, put, take;
+	int stop;
+	struct pf_batch *cur;	/* the caller's: being handed out */
+	size_t pos;
+	char perr[6000];	/* the thread's error message */
+};
+
 struct tf_stream {
 	struct tf_decoder *d;
+	struct tf_prefetch *pf;	/* NULL: decoded in the caller's thread */
 	int own_decoder;
 	uint32_t subbuf;
 	struct tf_decode *o;
@@ -952,8 +985,9 @@ static int stream_start(struct tf_stream *s, char *err, size_t errlen)
 	return 0;
 }
 
-int tracefile_stream_next(struct tf_stream *s, struct tl_event *e, char *err,
-			  size_t errlen)
+/* The next event in time order, decoded in the calling thread. */
+static int merge_next(struct tf_stream *s, struct tl_event *e, char *err,
+		      size_t errlen)
 {
 	struct cpu_reader *r;
 	int ret;
@@ -988,12 +1022,143 @@ int tracefile_stream_next(struct tf_stream *s, struct tl_event *e, char *err,
 	r = &s->r[s->heap[0].cpu];
 	*e = r->ev[r->pos];
 	s->advance = (int)s->heap[0].cpu;
-	s->o->fed++;
 	return 1;
+}
+
+/* The prefetch thread: fills batches until the stream ends or stops. */
+static void *prefetch_main(void *arg)
+{
+	struct tf_stream *s = arg;
+	struct tf_prefetch *pf = s->pf;
+
+	for (;;) {
+		struct pf_batch *b;
+		int ret = 1;
+
+		pthread_mutex_lock(&pf->lock);
+		while (pf->full == PF_RING && !pf->stop)
+			pthread_cond_wait(&pf->freed, &pf->lock);
+		if (pf->stop) {
+			pthread_mutex_unlock(&pf->lock);
+			return NULL;
+		}
+		b = &pf->ring[pf->put];
+		pthread_mutex_unlock(&pf->lock);
+
+		b->n = b->used = 0;
+		b->end = b->ret = 0;
+		while (b->n < PF_BATCH && PF_STR - b->used >= STR_MAX) {
+			struct tl_event *e = &b->ev[b->n];
+
+			ret = merge_next(s, e, pf->perr, sizeof(pf->perr));
+			if (ret <= 0)
+				break;
+			if (e->str) {
+				size_t len = strnlen(e->str, STR_MAX - 1);
+
+				memcpy(b->str + b->used, e->str, len);
+				b->str[b->used + len] = '\0';
+				e->str = b->str + b->used;
+				b->used += len + 1;
+			}
+			b->n++;
+		}
+		if (ret <= 0) {
+			b->end = 1;
+			b->ret = ret;
+		}
+		pthread_mutex_lock(&pf->lock);
+		pf->full++;
+		pf->put = (pf->put + 1) % PF_RING;
+		pthread_cond_signal(&pf->filled);
+		pthread_mutex_unlock(&pf->lock);
+		if (b->end)
+			return NULL;
+	}
+}
+
+static void prefetch_free(struct tf_prefetch *pf)
+{
+	pthread_mutex_destroy(&pf->lock);
+	pthread_cond_destroy(&pf->filled);
+	pthread_cond_destroy(&pf->freed);
+	free(pf->ring);
+	free(pf);
+}
+
+/* Starts the thread; on failure the stream decodes in the caller's. */
+static void prefetch_start(struct tf_stream *s)
+{
+	struct tf_prefetch *pf = calloc(1, sizeof(*pf));
+
+	if (!pf)
+		return;
+	pf->ring = malloc(PF_RING * sizeof(*pf->ring));
+	pthread_mutex_init(&pf->lock, NULL);
+	pthread_cond_init(&pf->filled, NULL);
+	pthread_cond_init(&pf->freed, NULL);
+	s->pf = pf;
+	if (!pf->ring || pthread_create(&pf->thread, NULL, prefetch_main, s)) {
+		s->pf = NULL;
+		prefetch_free(pf);
+	}
+}
+
+static int prefetch_next(struct tf_prefetch *pf, struct tl_event *e,
+			 char *err, size_t errlen)
+{
+	for (;;) {
+		struct pf_batch *b = pf->cur;
+
+		if (b && pf->pos < b->n) {
+			*e = b->ev[pf->pos++];
+			return 1;
+		}
+		if (b && b->end) {
+			/* every later call says the same */
+			if (b->ret < 0)
+				snprintf(err, errlen, "%s", pf->perr);
+			return b->ret;
+		}
+		pthread_mutex_lock(&pf->lock);
+		if (b) {
+			pf->full--;
+			pf->take = (pf->take + 1) % PF_RING;
+			pthread_cond_signal(&pf->freed);
+		}
+		while (!pf->full)
+			pthread_cond_wait(&pf->filled, &pf->lock);
+		pf->cur = &pf->ring[pf->take];
+		pf->pos = 0;
+		pthread_mutex_unlock(&pf->lock);
+	}
+}
+
+int tracefile_stream_next(struct tf_stream *s, struct tl_event *e, char *err,
+			  size_t errlen)
+{
+	int ret;
+
+	if (s->o->prefetch && !s->pf && !s->started)
+		prefetch_start(s);
+	ret = s->pf ? prefetch_next(s->pf, e, err, errlen) :
+		      merge_next(s, e, err, errlen);
+	if (ret > 0)
+		s->o->fed++;
+	return ret;
 }
 
 void tracefile_stream_close(struct tf_stream *s)
 {
+	if (s && s->pf) {
+		pthread_mutex_lock(&s->pf->lock);
+		s->pf->stop = 1;
+		pthread_cond_signal(&s->pf->freed);
+		pthread_mutex_unlock(&s->pf->lock);
+		pthread_join(s->pf->thread, NULL);
+		prefetch_free(s->pf);
+		s->pf = NULL;
+	}
 	stream_free(s);
 }
 

@@ -83,6 +83,7 @@ long tracefile_page_walk(const void *page, size_t len, int long_size,
 
 struct tf_decode {
 	int skip_corrupt;	/* in: count corrupt pages instead of failing */
+	int prefetch;		/* in: a stream decodes ahead in a thread */
 	/* out */
 	uint64_t recorded;	/* events of any kind */
 	uint64_t fed;		/* events handed out (those wakebench reads) */
@@ -98,8 +99,11 @@ struct tf_decode {
  * string valid until the next call), 0 at the end, or -errno with a
  * message in err (a corrupt or truncated page names the file, CPU, page
  * and offset, unless o->skip_corrupt: then it is skipped and counted in
- * *o). *o is kept up to date while the stream is open. Memory: one page
- * and its events per CPU.
+ * *o). *o is kept up to date while the stream is open; with o->prefetch
+ * (decoding in a thread of the stream's, ahead of the caller by at most
+ * a few thousand events) its counts other than fed are final once next
+ * has returned 0 or an error. Memory: one page and its events per CPU
+ * (and with prefetch, 4 batches of 1024 events and 64 KiB of strings).
  */
 struct tf_stream;
 int tracefile_stream_open(const char *dir, const struct trace_meta *m,

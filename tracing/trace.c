@@ -40,6 +40,8 @@ static void trace_open(struct trace_in *in, const char *dir, int skip_corrupt)
 	memset(in, 0, sizeof(*in));
 	in->dir = dir;
 	in->o.skip_corrupt = skip_corrupt;
+	/* decoding on one core, the analysis and its CSVs on another */
+	in->o.prefetch = 1;
 	if (tracefile_meta(dir, &in->m, err, sizeof(err)))
 		opt_die(TRACE_PROG, "%s", err);
 	if (tracefile_stream_open(dir, &in->m, &in->o, &in->s, err, sizeof(err)))

@@ -292,6 +292,137 @@ START_TEST(inverse_of_the_reader)
 }
 END_TEST
 
+/*
+ * A stream with o->prefetch (decoded in a thread, handed out in batches
+ * of 1024 with their strings copied) gives the same events, strings and
+ * counts as one decoded in the caller's thread; a corrupt page stops it
+ * after the same events with the same message; closing it early (the
+ * thread blocked on a full ring) neither hangs nor leaks.
+ */
+static int read_all(const char *dir, int prefetch, size_t stop_after,
+		    struct tl_event **out, char ***strs, size_t *n,
+		    struct tf_decode *o, char *err, size_t errlen)
+{
+	struct trace_meta r;
+	struct tf_stream *st;
+	struct tl_event e;
+	size_t cap = 0;
+	int ret;
+
+	*n = 0;
+	*out = NULL;
+	*strs = NULL;
+	memset(o, 0, sizeof(*o));
+	o->prefetch = prefetch;
+	ck_assert(!tracefile_meta(dir, &r, err, errlen));
+	ck_assert_msg(!tracefile_stream_open(dir, &r, o, &st, err, errlen), "%s", err);
+	while ((ret = tracefile_stream_next(st, &e, err, errlen)) == 1) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			*out = realloc(*out, cap * sizeof(**out));
+			*strs = realloc(*strs, cap * sizeof(**strs));
+			ck_assert(*out && *strs);
+		}
+		(*strs)[*n] = e.str ? strdup(e.str) : NULL;
+		(*out)[(*n)++] = e;
+		if (*n == stop_after)
+			break;
+	}
+	tracefile_stream_close(st);
+	tracefile_meta_free(&r);
+	return ret;
+}
+
+static void free_read(struct tl_event *ev, char **strs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(strs[i]);
+	free(strs);
+	free(ev);
+}
+
+START_TEST(prefetch_same_stream)
+{
+	char *dir = tmpdir(), err[6000], err2[6000], path[4200];
+	struct tl_event *a, *b;
+	char **sa, **sb;
+	struct tf_decode oa, ob;
+	struct trace_meta m;
+	struct tracewrite *w;
+	size_t na, nb;
+	uint64_t t = 1000;
+	int ra, rb;
+	FILE *f;
+
+	meta(&m, 2, 0, 0, 0);
+	ck_assert(!tracewrite_open(dir, &m, NULL, &w, err, sizeof(err)));
+	/* 20000 requests: idle entry/exit and a marker each, on two CPUs,
+	 * markers of every length up to 200 (batches closed by strings) */
+	for (uint32_t i = 0; i < 20000; i++) {
+		char text[256];
+		struct tl_event ev[3] = {
+			{ t, i & 1, TL_IDLE, 1, 0, 0, NULL },
+			{ t + 40, i & 1, TL_IDLE, TL_EXIT, 0, 0, NULL },
+			{ t + 50, i & 1, TL_MARKER, 0, 0, 4242, text },
+		};
+
+		snprintf(text, sizeof(text), "wb recv %u %.*s", i, (int)(i % 200),
+			 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+		for (int k = 0; k < 3; k++)
+			ck_assert_msg(!tracewrite_event(w, &ev[k]), "%s", tracewrite_error(w));
+		t += 100;
+	}
+	ck_assert(!tracewrite_close(w, err, sizeof(err)));
+
+	ra = read_all(dir, 0, 0, &a, &sa, &na, &oa, err, sizeof(err));
+	rb = read_all(dir, 1, 0, &b, &sb, &nb, &ob, err2, sizeof(err2));
+	ck_assert_msg(ra == 0 && rb == 0, "%s / %s", err, err2);
+	ck_assert_uint_eq(na, 60000);
+	ck_assert_uint_eq(nb, na);
+	ck_assert_uint_eq(ob.fed, oa.fed);
+	ck_assert_uint_eq(ob.recorded, oa.recorded);
+	ck_assert_uint_eq(ob.pages, oa.pages);
+	for (size_t i = 0; i < na; i++) {
+		ck_assert_uint_eq(b[i].ts, a[i].ts);
+		ck_assert_uint_eq(b[i].cpu, a[i].cpu);
+		ck_assert_int_eq(b[i].type, a[i].type);
+		ck_assert_uint_eq(b[i].arg, a[i].arg);
+		ck_assert_uint_eq(b[i].pid, a[i].pid);
+		ck_assert_int_eq(!sb[i], !sa[i]);
+		if (sa[i])
+			ck_assert_str_eq(sb[i], sa[i]);
+	}
+	free_read(a, sa, na);
+	free_read(b, sb, nb);
+
+	/* closed after 10 events: the thread is stopped and joined */
+	rb = read_all(dir, 1, 10, &b, &sb, &nb, &ob, err2, sizeof(err2));
+	ck_assert_int_eq(rb, 1);
+	ck_assert_uint_eq(nb, 10);
+	free_read(b, sb, nb);
+
+	/* a corrupt page in CPU 1's file (its 5th): same events, same error */
+	snprintf(path, sizeof(path), "%s/cpu1.raw", dir);
+	f = fopen(path, "r+");
+	ck_assert(f);
+	ck_assert(!fseek(f, 4 * 4096 + 8, SEEK_SET));
+	ck_assert(fwrite("\xff\xff\xff\x7f", 1, 4, f) == 4);
+	fclose(f);
+	ra = read_all(dir, 0, 0, &a, &sa, &na, &oa, err, sizeof(err));
+	rb = read_all(dir, 1, 0, &b, &sb, &nb, &ob, err2, sizeof(err2));
+	ck_assert_int_lt(ra, 0);
+	ck_assert_int_eq(rb, ra);
+	ck_assert_str_eq(err2, err);
+	ck_assert(strstr(err, "page 4"));
+	ck_assert_uint_eq(nb, na);
+	ck_assert_uint_gt(na, 0);
+	free_read(a, sa, na);
+	free_read(b, sb, nb);
+	free(m.names);
+	unit_rmtree(dir);
+}
+END_TEST
+
 /* 512-byte pages: hundreds of them, events cut at every page end. */
 START_TEST(many_small_pages)
 {
@@ -625,6 +756,7 @@ Suite *tracewrite_suite(void)
 
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, inverse_of_the_reader);
+	tcase_add_test(tc, prefetch_same_stream);
 	tcase_add_test(tc, many_small_pages);
 	tcase_add_test(tc, absolute_stamps);
 	tcase_add_test(tc, extends_and_padding);
