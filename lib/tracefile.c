@@ -341,12 +341,13 @@ int num(struct tep_format_field *f, const void *data, int size, uint32_t *out)
 
 /* A string field: __data_loc (dynamic) or a trailing char[]. */
 static int str(struct tep_format_field *f, const void *data, int size,
-	       char *out, size_t len)
+	       char *out, size_t len, size_t *outlen)
 {
-	const char *p;
+	const char *p, *nl;
 	size_t max;
 
 	out[0] = '\0';
+	*outlen = 0;
 	if (!f)
 		return 0;
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
@@ -366,9 +367,14 @@ static int str(struct tep_format_field *f, const void *data, int size,
 	}
 	if (max >= len)
 		max = len - 1;
+	/* up to the first NUL or newline: one bounded scan, one copy */
+	max = strnlen(p, max);
+	nl = memchr(p, '\n', max);
+	if (nl)
+		max = (size_t)(nl - p);
 	memcpy(out, p, max);
 	out[max] = '\0';
-	out[strcspn(out, "\n")] = '\0';
+	*outlen = max;
 	return 0;
 }
 
@@ -625,13 +631,14 @@ static int arena_str(struct cpu_reader *r, struct tep_format_field *f,
 		     const void *data, int size, const char **out)
 {
 	char *p = r->arena + r->used;
+	size_t len;
 
 	if (r->arena_cap - r->used < STR_MAX)
 		return -1;	/* cannot happen: the arena fits a page's */
-	if (str(f, data, size, p, STR_MAX))
+	if (str(f, data, size, p, STR_MAX, &len))
 		return -1;
 	*out = p;
-	r->used += strlen(p) + 1;
+	r->used += len + 1;
 	return 0;
 }
 
