@@ -422,6 +422,19 @@ static int diff_rows(struct csv *c, const struct kv *maps, size_t n,
 	return 0;
 }
 
+/* A CSV file to write, or -errno with the reason. */
+static int open_out(const char *path, struct csv **c, char *err, size_t errlen)
+{
+	int e;
+
+	*c = csv_open(path);
+	if (*c)
+		return 0;
+	e = errno;
+	errmsg_set(err, errlen, "cannot write %s: %s", path, strerror(e));
+	return -e;
+}
+
 int cfgdiff_write(const struct cfgdiff_side *s, size_t n, const char *diff,
 		  const char *prov, const char *snap_prefix, char *err,
 		  size_t errlen)
@@ -446,12 +459,9 @@ int cfgdiff_write(const struct cfgdiff_side *s, size_t n, const char *diff,
 	if (ret)
 		goto out;
 	if (diff) {
-		c = csv_open(diff);
-		if (!c) {
-			ret = -errno;
-			errmsg_set(err, errlen, "cannot write %s: %s", diff, strerror(errno));
+		ret = open_out(diff, &c, err, errlen);
+		if (ret)
 			goto out;
-		}
 		/* the header through csv_str: labels are anything */
 		csv_str(c, "what");
 		for (size_t i = 0; i < n; i++)
@@ -466,12 +476,9 @@ int cfgdiff_write(const struct cfgdiff_side *s, size_t n, const char *diff,
 		}
 	}
 	if (prov) {
-		c = csv_open(prov);
-		if (!c) {
-			ret = -errno;
-			errmsg_set(err, errlen, "cannot write %s: %s", prov, strerror(errno));
+		ret = open_out(prov, &c, err, errlen);
+		if (ret)
 			goto out;
-		}
 		csv_header(c, "source,wakebench,host,when,command");
 		for (size_t i = 0; i < n; i++) {
 			const char *v = kv_get(&snap[i], "wakebench_version");

@@ -128,7 +128,6 @@ static int open_tsc(struct hwcstate *hw, char *note, size_t notelen)
 
 int hwcstate_open(struct hwcstate **out, char *note, size_t notelen)
 {
-	const struct perfpmu_ops *ops = perfpmu_ops();
 	struct hwcstate *hw = calloc(1, sizeof(*hw));
 	char names[MAX_EVENTS][PERFPMU_NAME_LEN], err[600], why[800], first[800] = "";
 	int absent = 0, failed = 0, ret = 0;
@@ -246,16 +245,7 @@ int hwcstate_open(struct hwcstate **out, char *note, size_t notelen)
 	ret = hw->n;
 	hw = NULL;
 out:
-	if (hw) {
-		for (int i = 0; i < hw->n; i++)
-			ops->close(hw->c[i].fd);
-		for (int i = 0; i < hw->nt; i++)
-			if (hw->t[i].fd >= 0)
-				ops->close(hw->t[i].fd);
-		free(hw->c);
-		free(hw->t);
-		free(hw);
-	}
+	hwcstate_close(hw);
 	free(cpus);
 	return ret;
 }
