@@ -10,6 +10,7 @@
 #include "client.h"
 #include "clishared.h"
 #include "cpu.h"
+#include "hist.h"
 #include "opt.h"
 #include "kvkey.h"
 #include "outdir.h"
@@ -295,7 +296,22 @@ static const struct cli_opt client_options[] = {
 	  .help = "reuse a non-empty DIR: first remove the files a\n"
 		  "client run writes (and nothing else)",
 	  .off = AT(force) },
-	CLI_OPT_QUIET(struct client_opts, quiet, "do not print the summary"),
+	{ .name = "report-interval", .kind = CLI_REAL, .store = CLI_DOUBLE,
+	  .arg = "S", .min = 0, .max = 1e6, .hint = "0 (none) or 0.1-1000000 seconds",
+	  .help = "while the run goes, a line every S seconds: sent,\n"
+		  "answered, late, p50/p99 of that interval (default\n"
+		  "10 when the run is expected longer than 10 s; 0:\n"
+		  "none)",
+	  .off = AT(report_interval_s), .seen = AT(have_report_interval) },
+	{ .name = "latency-spectrum", .kind = CLI_FLAG,
+	  .help = "print the latency percentile spectrum at the end\n"
+		  "(wrk2 style: p50, p75, ... up to p99.999 as far as\n"
+		  "the count goes), also into summary.txt; printed\n"
+		  "even with -q",
+	  .off = AT(latency_spectrum) },
+	CLI_OPT_QUIET(struct client_opts, quiet,
+		      "print no start line, interval lines or summary\n"
+		      "(errors still go to stderr)"),
 	CLI_OPT_HELP,
 	{ .kind = CLI_END }
 };
@@ -350,6 +366,39 @@ static void check_threads(struct client_opts *o)
 		opt_usage(PROG, "--closed is one outstanding request: it takes no --threads");
 	if (o->adaptive)
 		opt_usage(PROG, "--prequery-policy adaptive is one controller fed by every reply in order: it takes no --threads (a fixed --prequery-lead-us does)");
+}
+
+/* The default interval of the lines while the run goes, and its longest
+ * silence: a run expected longer than that reports. */
+#define REPORT_DEFAULT_S 10.0
+/* Shorter intervals would be mostly noise, and many lines a second. */
+#define REPORT_MIN_S 0.1
+
+/*
+ * --report-interval, or its default: every 10 s when the run is expected
+ * to last longer (its --duration, or its requests times the mean gap,
+ * the warm-up's included), none otherwise; -q prints none.
+ */
+static void check_report(struct client_opts *o)
+{
+	double gap = o->interval_ns, wgap, secs;
+
+	if (o->have_report_interval) {
+		if (o->report_interval_s > 0 && o->report_interval_s < REPORT_MIN_S)
+			opt_usage(PROG, "--report-interval %g: 0 (no lines) or at least %g s",
+				  o->report_interval_s, REPORT_MIN_S);
+	} else {
+		if (o->prequery && o->prequery_at == PQPLAN_AT_SLEEP_AFTER)
+			gap += o->lead_us * 1e3;
+		wgap = o->warmup_interval_ns > 0 ? o->warmup_interval_ns : gap;
+		secs = o->duration_s > 0 ? o->duration_s :
+		       (double)o->requests * gap / 1e9;
+		if (o->warmup_mode == WARMUP_SCHEDULE)
+			secs += (double)o->warmup * wgap / 1e9;
+		o->report_interval_s = secs > REPORT_DEFAULT_S ? REPORT_DEFAULT_S : 0;
+	}
+	if (o->quiet)
+		o->report_interval_s = 0;
 }
 
 static void parse_opts(struct client_opts *o, int argc, char **argv)
@@ -444,6 +493,7 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 	    !o->wire->keyed)
 		opt_usage(PROG, "--prequery-port must differ from the server port");
 	check_threads(o);
+	check_report(o);
 	if (o->have_start_at) {
 		struct timespec ts;
 		uint64_t now;
@@ -522,6 +572,19 @@ int main(int argc, char **argv)
 	if (o.out_dir &&
 	    outdir_prepare(o.out_dir, client_out_files, o.force, err, sizeof(err)))
 		opt_die(PROG, "--out: %s", err);
+	/*
+	 * What the run is, at once (a long schedule may be counted through
+	 * first, a --start-at awaited), flushed: a pipe or a file gets it
+	 * now too. With lines while it runs, how to read them.
+	 */
+	if (!o.quiet) {
+		output_start_line(stdout, &o);
+		putchar('\n');
+		if (o.report_interval_s > 0)
+			printf("reporting every %g s: requests done in each interval, its p50/p99 latency from a histogram (within %.2f %%)\n",
+			       o.report_interval_s, HIST_REL_ERROR * 100);
+		fflush(stdout);
+	}
 	/* One thread runs in this one; more pin themselves. */
 	if (o.threads == 1 && cpu_pin_opt(o.cpu, err, sizeof(err)))
 		opt_die(PROG, "%s", err);

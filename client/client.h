@@ -3,6 +3,7 @@
 #define WB_CLIENT_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "arrival.h"
 #include "cli.h"
 #include "clock.h"
@@ -95,6 +96,11 @@ struct client_opts {
 	uint64_t exact_samples;	/* --exact-samples: the bound of each distribution */
 	uint64_t start_at_ns;	/* --start-at (CLOCK_REALTIME), 0: none */
 	int have_start_at;
+	/* --report-interval: seconds between two lines while the run goes,
+	 * 0: none (the default decided in parse_opts) */
+	double report_interval_s;
+	int have_report_interval;
+	int latency_spectrum;	/* --latency-spectrum */
 };
 
 /* --proto: indexed as its names */
@@ -134,6 +140,8 @@ struct run_acc {
 };
 
 struct spool;
+struct ivstat;
+struct reporter;
 
 struct run {
 	const struct client_opts *o;
@@ -163,6 +171,7 @@ struct run {
 	enum run_status status;
 	char err[256];
 	struct run_shared *sh;	/* what the threads share while they run */
+	struct reporter *rep;	/* --report-interval lines, or NULL */
 };
 
 /*
@@ -187,5 +196,33 @@ void run_free(struct run *r);
  * naming the file in err.
  */
 int output_write(struct run *r, char *err, size_t errlen);
+
+/*
+ * The line that says what the run is: target, protocol, distribution,
+ * mean gap and rate, count or duration, warm-up, pacing, seed, pre-query
+ * mode, output directory (no newline). Printed at once when the client
+ * starts, and first in summary.txt.
+ */
+void output_start_line(FILE *f, const struct client_opts *o);
+
+/*
+ * client/report.c: while the run goes, a thread of its own prints a line
+ * every o->report_interval_s seconds from the schedule's start (sent,
+ * answered, late, p50/p99 of that interval, across all sending threads),
+ * from counts each sending thread adds to its lib/ivstat as requests are
+ * done: the sending threads never wait for it, and it runs on a CPU
+ * outside --cpu when there is one.
+ */
+/* The reporter for n sending threads (its thread waits for the start);
+ * NULL when out of memory or the thread cannot start (err says why). */
+struct reporter *reporter_new(const struct client_opts *o, unsigned int n,
+			      char *err, size_t errlen);
+/* Sending thread k's counts. */
+struct ivstat *reporter_ivstat(struct reporter *rep, unsigned int k);
+/* The schedule starts at start_ns (CLOCK_MONOTONIC): lines from then. */
+void reporter_go(struct reporter *rep, uint64_t start_ns);
+/* The run is over (every sending thread done): prints what the last
+ * stretch counted, stops the thread, frees. NULL is a no-op. */
+void reporter_end(struct reporter *rep);
 
 #endif

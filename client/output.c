@@ -21,6 +21,7 @@
 #include "runcheck.h"
 #include "schedule.h"
 #include "snapshot.h"
+#include "spectrum.h"
 #include "spool.h"
 #include "stage.h"
 #include "wfile.h"
@@ -50,6 +51,7 @@ struct dist_summary {
 	uint64_t n;
 	double min, avg, max, pct[NPCT];	/* microseconds */
 	double more[NMORE];
+	double sd;		/* sample standard deviation */
 	int exact;		/* percentiles from every sample */
 };
 
@@ -150,6 +152,7 @@ static void summarize_hist(struct hist *h, struct dist_summary *d)
 		d->pct[i] = hist_percentile_exact(h, pcts[i]) / 1e3;
 	for (int i = 0; i < NMORE; i++)
 		d->more[i] = hist_percentile_exact(h, more_pcts[i]) / 1e3;
+	d->sd = hist_stddev(h) / 1e3;
 	d->exact = hist_exact(h);
 }
 
@@ -210,28 +213,109 @@ static void print_dist(FILE *f, const char *name, const struct dist_summary *d)
 	fprintf(f, " %10.3f\n", d->max);
 }
 
-static void print_text(FILE *f, const struct run *r, const struct summary *s)
+/* The second table: the thesis' other two percentiles and the spread. */
+static void print_more(FILE *f, const char *name, const struct dist_summary *d)
+{
+	fprintf(f, "%-16s %10.3f %10.3f %10.3f\n", name, d->more[0], d->more[1],
+		d->sd);
+}
+
+/* --latency-spectrum: from the exact samples, or the histogram past
+ * --exact-samples (said). */
+static void print_spectrum(FILE *f, const struct run *r,
+			   const struct summary *s)
 {
 	const struct client_opts *o = r->o;
 
-	fprintf(f, "wakebench client: %s %s:%u %s interval=%.3fus wait=%s seed=%llu%s",
+	if (!s->lat.n) {
+		fprintf(f, "latency percentile spectrum: no replies\n");
+		return;
+	}
+	if (s->lat.exact)
+		fprintf(f, "latency percentile spectrum (us; exact, %s over %llu samples):\n",
+			o->percentile_rule == HIST_FLOOR_INDEX ? "floor index" :
+			"nearest rank", (unsigned long long)s->lat.n);
+	else
+		fprintf(f, "latency percentile spectrum (us; from the histogram past %llu samples, within %.2f %%; %llu samples):\n",
+			(unsigned long long)o->exact_samples, HIST_REL_ERROR * 100,
+			(unsigned long long)s->lat.n);
+	spectrum_print(f, r->acc.lat, 1e3);
+}
+
+void output_start_line(FILE *f, const struct client_opts *o)
+{
+	fprintf(f, "wakebench client: %s %s:%u %s interval=%.3fus",
 		proto_label(o), o->server.host, o->server.port,
-		arrival_dist_name(o->dist), o->interval_ns / 1e3,
-		clock_wait_name(o->wait), (unsigned long long)o->seed,
-		o->closed ? " closed-loop" : "");
+		arrival_dist_name(o->dist), o->interval_ns / 1e3);
+	if (o->closed)
+		fprintf(f, " closed-loop");
+	else
+		fprintf(f, " rate=%.1f/s", 1e9 / mean_gap_ns(o));
+	if (o->duration_s > 0)
+		fprintf(f, " duration=%gs", o->duration_s);
+	else
+		fprintf(f, " requests=%llu", (unsigned long long)o->requests);
+	if (o->warmup)
+		fprintf(f, " warmup=%llu%s", (unsigned long long)o->warmup,
+			o->warmup_mode == WARMUP_BURST ? "(burst)" : "");
+	fprintf(f, " wait=%s seed=%llu", clock_wait_name(o->wait),
+		(unsigned long long)o->seed);
 	if (o->threads > 1)
 		fprintf(f, " threads=%llu", (unsigned long long)o->threads);
-	fputc('\n', f);
+	if (!o->prequery)
+		fprintf(f, " prequery=off");
+	else if (o->adaptive)
+		fprintf(f, " prequery=adaptive(from %.3fus)", o->lead_us);
+	else
+		fprintf(f, " prequery=%s:%.3fus",
+			pqplan_at_name((enum pqplan_at)o->prequery_at), o->lead_us);
+	fprintf(f, " out=%s", o->out_dir ? o->out_dir : "(none)");
+}
+
+/*
+ * The text summary: summary.txt, and on the terminal (term) after the
+ * start line and the lines of the run, so without the start line again
+ * and without the error, which goes to stderr. Where no measured request
+ * was answered there is no table of zeros: "no replies" says so; where
+ * nothing was sent at all (the server unreachable) the terminal gets no
+ * summary, only the error.
+ */
+static void print_text(FILE *f, const struct run *r, const struct summary *s,
+		       int term)
+{
+	const struct client_opts *o = r->o;
+
+	if (!s->meas.sent && !s->warm.sent && !r->burst_sent &&
+	    r->status == RUN_FAILED) {
+		if (!term) {
+			output_start_line(f, o);
+			fprintf(f, "\nrequests: none sent\nerror: %s\n", r->err);
+		}
+		return;
+	}
+	if (!term) {
+		output_start_line(f, o);
+		fputc('\n', f);
+	}
 	fprintf(f, "requests: %llu measured, %llu warm-up%s, %llu errors, %llu unanswered\n",
 		(unsigned long long)s->count, (unsigned long long)o->warmup,
 		o->warmup_mode == WARMUP_BURST ? " (a burst of pre-queries)" : "",
 		(unsigned long long)s->errors,
 		(unsigned long long)s->unanswered);
+	if (!s->lat.n) {
+		fprintf(f, "latency: no replies (%llu measured requests sent, none answered with a reply)\n",
+			(unsigned long long)s->meas.sent);
+		goto after_tables;
+	}
 	fprintf(f, "%-16s %10s %10s %10s %10s %10s %10s %10s\n", "(us)", "min",
 		"avg", "p50", "p90", "p99", "p99.9", "max");
 	print_dist(f, "latency", &s->lat);
 	print_dist(f, "service latency", &s->svc);
 	print_dist(f, "pacing error", &s->pace);
+	fprintf(f, "%-16s %10s %10s %10s\n", "(us)", "p95", "p99.99", "stddev");
+	print_more(f, "latency", &s->lat);
+	print_more(f, "service latency", &s->svc);
+	print_more(f, "pacing error", &s->pace);
 	if (s->exact)
 		fprintf(f, "percentiles: exact (%s over every sample)\n",
 			o->percentile_rule == HIST_FLOOR_INDEX ? "floor index" :
@@ -241,6 +325,7 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 			s->lat.exact && s->svc.exact ?
 			"latencies exact, the pacing error's " : "",
 			(unsigned long long)o->exact_samples, HIST_REL_ERROR * 100);
+after_tables:
 	fprintf(f, "rate: target %.1f/s achieved %.1f/s; late sends (> %.1f us): %llu\n",
 		s->rate_target, s->rate_achieved, o->late_ns / 1e3,
 		(unsigned long long)s->late);
@@ -314,10 +399,12 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s)
 	if (s->behind)
 		fprintf(f, "WARNING: behind schedule: %s; this run is not the workload it claims to be\n",
 			s->behind_reason);
-	if (r->status == RUN_FAILED)
+	if (r->status == RUN_FAILED && !term)
 		fprintf(f, "error: %s\n", r->err);
 	else if (r->status == RUN_INTERRUPTED)
 		fprintf(f, "interrupted: partial results\n");
+	if (o->latency_spectrum)
+		print_spectrum(f, r, s);
 }
 
 static const char *status_name(enum run_status st)
@@ -363,7 +450,8 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 "service_capped,lat_p95_us,lat_p9999_us,gets,sets,misses,"
 		 "get_ratio,keys,key_size,value_size,key_dist,energy_j,power_w,"
 		 "energy_per_request_uj,threads,raw,raw_rows,percentiles_exact,"
-		 "percentile_rel_error",
+		 "percentile_rel_error,lat_stddev_us,svc_p95_us,svc_p9999_us,"
+		 "svc_stddev_us,pace_p95_us,pace_p9999_us,pace_stddev_us",
 		 lat, svc, pace);
 	csv_header(c, hdr);
 	csv_str(c, status_name(r->status));
@@ -450,6 +538,15 @@ static int write_summary_csv(const char *path, const struct run *r,
 		csv_u64(c, (uint64_t)s->exact);
 		csv_double(c, pct_error(s), 8);
 	}
+	/* appended (issue 18): the spread of each, and service latency's
+	 * and pacing error's p95 and p99.99 as latency's above */
+	csv_double(c, s->lat.sd, 3);
+	for (int i = 0; i < NMORE; i++)
+		csv_double(c, s->svc.more[i], 3);
+	csv_double(c, s->svc.sd, 3);
+	for (int i = 0; i < NMORE; i++)
+		csv_double(c, s->pace.more[i], 3);
+	csv_double(c, s->pace.sd, 3);
 	csv_end_row(c);
 	return csv_close(c);
 }
@@ -466,6 +563,7 @@ static void json_dist(struct json *j, const char *key,
 		json_double(j, more_pct_names[i], d->more[i]);
 	json_double(j, "max", d->max);
 	json_bool(j, "exact", d->exact);
+	json_double(j, "stddev", d->sd);
 	json_obj_end(j);
 }
 
@@ -779,7 +877,7 @@ static int write_text(const char *path, const struct run *r,
 
 	if (!f)
 		return -errno;
-	print_text(f, r, s);
+	print_text(f, r, s, 0);
 	return wfile_close(f);
 }
 
@@ -857,7 +955,10 @@ int output_write(struct run *r, char *err, size_t errlen)
 
 	summarize(r, &s);
 	if (!o->quiet)
-		print_text(stdout, r, &s);
+		print_text(stdout, r, &s, 1);
+	else if (o->latency_spectrum)
+		print_spectrum(stdout, r, &s);
+	fflush(stdout);
 	if (s.service_capped)
 		fprintf(stderr, "%s: WARNING: the server capped the service time of %llu replies (asked %.3f us, applied down to %.3f us): raise its --max-service-us\n",
 			PROG, (unsigned long long)s.service_capped,

@@ -19,6 +19,10 @@
  * of nanoseconds), so the requests, their times, ops and keys are the
  * very ones a single thread would send. The threads start together at
  * one start time and their counts merge after the run.
+ *
+ * --report-interval: each thread also adds every done request to its
+ * lib/ivstat (no lock, no system call), which client/report.c's thread
+ * takes at each interval's end to print a line while the run goes.
  */
 #include <errno.h>
 #include <math.h>
@@ -40,6 +44,7 @@
 #include "client.h"
 #include "cpu.h"
 #include "hist.h"
+#include "ivstat.h"
 #include "marker.h"
 #include "proto.h"
 #include "spool.h"
@@ -117,6 +122,7 @@ struct worker {
 	struct pqplan_cost send_cost;	/* a lone pre-query's send() */
 	struct run_acc acc;
 	struct spool *spool;	/* records kept for requests.csv, or NULL */
+	struct ivstat *iv;	/* --report-interval counts, or NULL */
 	uint64_t spool_cost[SPOOL_COST_N];	/* the last writes' durations */
 	uint64_t spool_writes;
 	uint64_t spool_need;	/* time a write needs before a send */
@@ -371,6 +377,9 @@ static int finish(struct worker *w, const struct req_rec *q)
 	struct run_acc *a = &w->acc;
 	int ret;
 
+	/* the lines while the run goes: a few nanoseconds, never a wait */
+	if (w->iv)
+		ivstat_add(w->iv, q, q->seq >= r->warmup, w->o->late_ns);
 	if (q->seq < r->warmup) {
 		tally_add(&a->warm, q, w->o->late_ns);
 		return 0;
@@ -1428,8 +1437,8 @@ static void wait_go(struct worker *w)
 	struct run_shared *sh = w->r->sh;
 
 	if (w->n == 1) {
-		if (!stopped(w->r))
-			pick_start(w->r);
+		if (!stopped(w->r) && !pick_start(w->r))
+			reporter_go(w->r->rep, w->r->start_ns);
 		return;
 	}
 	pthread_mutex_lock(&sh->lock);
@@ -1577,6 +1586,15 @@ void run_experiment(struct run *r)
 	}
 	if (energy_open(&r->energy, r->energy_note, sizeof(r->energy_note)) < 0)
 		r->energy.n = 0;
+	if (r->o->report_interval_s > 0) {
+		char msg[256];
+
+		r->rep = reporter_new(r->o, n, msg, sizeof(msg));
+		if (!r->rep) {
+			fail(r, "%s", msg);
+			goto out;
+		}
+	}
 	for (unsigned int k = 0; k < n; k++) {
 		struct worker *w = &ws[k];
 
@@ -1588,6 +1606,7 @@ void run_experiment(struct run *r)
 		w->cpu = r->o->cpus.n == (int)n && n > 1 ? r->o->cpus.cpu[k] : -1;
 		w->epfd = w->sigfd = w->marker_fd = -1;
 		w->spool = r->spools[k];
+		w->iv = reporter_ivstat(r->rep, k);
 	}
 	if (n == 1) {
 		worker_run(&ws[0]);
@@ -1616,8 +1635,8 @@ void run_experiment(struct run *r)
 	while (sh.arrived < created)
 		pthread_cond_wait(&sh.cv, &sh.lock);
 	pthread_mutex_unlock(&sh.lock);
-	if (!stopped(r))
-		pick_start(r);
+	if (!stopped(r) && !pick_start(r))
+		reporter_go(r->rep, r->start_ns);
 	pthread_mutex_lock(&sh.lock);
 	sh.go = 1;
 	pthread_cond_broadcast(&sh.cv);
@@ -1626,11 +1645,16 @@ void run_experiment(struct run *r)
 		pthread_join(ws[k].tid, NULL);
 joined:
 	r->end_ns = clock_now_ns();
+	/* every thread done: the last stretch's line, before the summary */
+	reporter_end(r->rep);
+	r->rep = NULL;
 	if (r->status == RUN_OK)
 		energy_end(r);
 	for (unsigned int k = 0; k < created; k++)
 		merge(r, &ws[k]);
 out:
+	reporter_end(r->rep);	/* a failure before the threads ran */
+	r->rep = NULL;
 	energy_close(&r->energy);	/* perf counters; the figures stay */
 	for (unsigned int k = 0; ws && k < n; k++) {
 		hist_free(ws[k].acc.lat);

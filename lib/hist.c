@@ -236,6 +236,11 @@ void hist_set_rule(struct hist *h, enum hist_rule rule)
 	h->rule = rule;
 }
 
+enum hist_rule hist_get_rule(const struct hist *h)
+{
+	return h->rule;
+}
+
 void hist_set_exact_max(struct hist *h, size_t max)
 {
 	h->exact_max = max;

@@ -31,6 +31,7 @@ void hist_free(struct hist *h);
 void hist_reset(struct hist *h);
 /* The percentile rule of every percentile taken from h (default nearest rank). */
 void hist_set_rule(struct hist *h, enum hist_rule rule);
+enum hist_rule hist_get_rule(const struct hist *h);
 /*
  * Keeps at most max exact samples (0: no bound): past them the samples
  * are let go and every percentile comes from the histogram, within

@@ -429,6 +429,9 @@ static double dist_value(struct merge *m, const char *c, int *ok)
 		return hist_max(h) / 1e3;
 	if (!strcmp(stat, "avg"))
 		return hist_mean(h) / 1e3;
+	/* the Welford sums merge exactly (hist_merge) */
+	if (!strcmp(stat, "stddev"))
+		return hist_stddev(h) / 1e3;
 	for (size_t i = 0; i < sizeof(stats) / sizeof(*stats); i++)
 		if (!strcmp(stat, stats[i].name))
 			return hist_percentile_exact(h, stats[i].p) / 1e3;
@@ -709,6 +712,7 @@ static void json_dist(struct json *j, struct merge *m, const char *key, int i)
 	json_double(j, "p95", hist_percentile_exact(h, 0.95) / 1e3);
 	json_double(j, "p9999", hist_percentile_exact(h, 0.9999) / 1e3);
 	json_double(j, "max", hist_max(h) / 1e3);
+	json_double(j, "stddev", hist_stddev(h) / 1e3);
 	json_obj_end(j);
 }
 

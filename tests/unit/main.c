@@ -18,7 +18,7 @@ int main(void)
 		cli_suite, serve_suite, sweepplan_suite, kv_suite, energy_suite,
 		figdata_suite,
 		tracewrite_suite, socwatch_suite,
-		hwcstate_suite, sweepmerge_suite,
+		hwcstate_suite, sweepmerge_suite, spectrum_suite, ivstat_suite,
 	};
 	SRunner *sr;
 	int failed;

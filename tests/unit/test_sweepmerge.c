@@ -99,7 +99,7 @@ static char dir[64], err[1024];
 	"lat_p99_us,lat_p999_us,lat_max_us,svc_p50_us,pace_p99_us,rate_target," \
 	"rate_achieved,late_sends,prequeries_sent,dist,interval_us,seed,warmup," \
 	"cstates,behind_schedule,behind_reason,lat_p95_us,lat_p9999_us,gets," \
-	"energy_j,power_w,energy_per_request_uj"
+	"energy_j,power_w,energy_per_request_uj,lat_stddev_us"
 #define REQ_HDR "seq,intended_ns,sent_ns,recv_ns,latency_ns,service_ns,status"
 
 static void put(const char *path, const char *text)
@@ -203,9 +203,9 @@ static void teardown(void)
 /* the two agents of the merge tests: 5 and 4 answered requests */
 static const int lat1[] = { 10, 50, 30, 20, 40 }, lat2[] = { 15, 35, 25, 45 };
 #define ROW1 "1,1,1,1,1,1,1,1,1,500.000,480.500,1,3,exp,2000.000,7,3,on,0," \
-	     "\"ok, fine\",1,1,,1.5,2.0,3.0"
+	     "\"ok, fine\",1,1,,1.5,2.0,3.0,9.9"
 #define ROW2 "1,1,1,1,1,1,1,1,1,500.000,470.250,2,4,exp,2000.000,4294967303,2," \
-	     "off,1,late,1,1,,2.5,3.0,4.0"
+	     "off,1,late,1,1,,2.5,3.0,4.0,8.8"
 
 START_TEST(merge_exact)
 {
@@ -228,6 +228,8 @@ START_TEST(merge_exact)
 	ck_assert_str_eq(merged("lat_min_us"), "10.000");
 	ck_assert_str_eq(merged("lat_max_us"), "50.000");
 	ck_assert_str_eq(merged("lat_avg_us"), "30.000");
+	/* the sample standard deviation of the nine: sqrt(1500 / 8) */
+	ck_assert_str_eq(merged("lat_stddev_us"), "13.693");
 	ck_assert_str_eq(merged("lat_p50_us"), "30.000");	/* rank 5 of 9 */
 	ck_assert_str_eq(merged("lat_p90_us"), "50.000");	/* rank 9 */
 	ck_assert_str_eq(merged("lat_p95_us"), "50.000");

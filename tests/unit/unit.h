@@ -46,5 +46,7 @@ Suite *tracewrite_suite(void);
 Suite *socwatch_suite(void);
 Suite *hwcstate_suite(void);
 Suite *sweepmerge_suite(void);
+Suite *spectrum_suite(void);
+Suite *ivstat_suite(void);
 
 #endif

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lines a client prints while it runs (--report-interval). A thread
+ * of its own wakes at every interval's end, counted from the schedule's
+ * start, takes what each sending thread counted since the last line
+ * (lib/ivstat: the sending threads never wait for it) and prints one line
+ * for all of them. Formatting and the write to stdout happen here, never
+ * on a sending thread, and this thread is kept off --cpu's CPUs when the
+ * machine has others, so it does not take a sender's CPU at a send time.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "clock.h"
+#include "cpu.h"
+#include "hist.h"
+#include "ivstat.h"
+
+struct reporter {
+	const struct client_opts *o;
+	unsigned int n;
+	struct ivstat *iv;	/* one per sending thread */
+	struct ivstat_slot acc;	/* the interval being reported */
+	uint64_t period_ns;
+	pthread_t tid;
+	pthread_mutex_t lock;
+	pthread_cond_t cv;	/* on CLOCK_MONOTONIC */
+	int go, end;		/* under lock */
+	uint64_t start_ns;
+};
+
+/* Takes every thread's counts since the last call and prints them as the
+ * interval ending at now_ns, span_ns long (0: no rate); an empty one only
+ * when always. */
+static void report(struct reporter *rep, uint64_t now_ns, uint64_t span_ns,
+		   int always)
+{
+	char line[512];
+
+	for (unsigned int k = 0; k < rep->n; k++)
+		ivstat_collect(&rep->iv[k], &rep->acc);
+	if (always || rep->acc.meas.sent || rep->acc.warm) {
+		ivstat_line(line, sizeof(line), (double)(now_ns - rep->start_ns) / 1e9,
+			    (double)span_ns / 1e9, &rep->acc);
+		puts(line);
+		fflush(stdout);
+	}
+	ivstat_slot_reset(&rep->acc);
+}
+
+/* Waits until t (CLOCK_MONOTONIC) or the end; lock held. 1 at the end. */
+static int wait_until(struct reporter *rep, uint64_t t)
+{
+	struct timespec ts = clock_ts(t);
+
+	while (!rep->end && clock_now_ns() < t) {
+		int ret = pthread_cond_timedwait(&rep->cv, &rep->lock, &ts);
+
+		if (ret && ret != ETIMEDOUT)
+			break;	/* EINVAL: cannot wait; report now */
+	}
+	return rep->end;
+}
+
+static void *reporter_thread(void *arg)
+{
+	struct reporter *rep = arg;
+	uint64_t last, next;
+	sigset_t mask;
+
+	/* the run's signals are the sending threads' to read (signalfd) */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	pthread_mutex_lock(&rep->lock);
+	while (!rep->go && !rep->end)
+		pthread_cond_wait(&rep->cv, &rep->lock);
+	if (!rep->go) {
+		/* the run never started (it failed before): no line */
+		pthread_mutex_unlock(&rep->lock);
+		return NULL;
+	}
+	last = rep->start_ns;
+	for (;;) {
+		next = last + rep->period_ns;
+		if (wait_until(rep, next))
+			break;
+		pthread_mutex_unlock(&rep->lock);
+		report(rep, next, rep->period_ns, 1);
+		pthread_mutex_lock(&rep->lock);
+		last = next;
+	}
+	pthread_mutex_unlock(&rep->lock);
+	/*
+	 * The last stretch, every sending thread done: what it counted, so
+	 * the lines add up to the run (nothing counted: no line). A
+	 * stretch under a tenth of the interval gets no rate (a few
+	 * requests over a few milliseconds).
+	 */
+	{
+		uint64_t now = clock_now_ns(), span = now > last ? now - last : 0;
+
+		if (span < rep->period_ns / 10)
+			span = 0;
+		report(rep, now, span, 0);
+	}
+	return NULL;
+}
+
+/* This thread's CPUs: those --cpu leaves free, or every CPU (none left,
+ * or no --cpu: a pinned main thread must not pass its CPU on). */
+static void place(pthread_attr_t *attr, const struct client_opts *o)
+{
+	int n = cpu_count(), free_cpus = 0;
+	cpu_set_t set;
+
+	if (n <= 0)
+		return;
+	CPU_ZERO(&set);
+	for (int c = 0; c < n && c < CPU_SETSIZE; c++) {
+		int used = 0;
+
+		for (int i = 0; i < o->cpus.n; i++)
+			used |= o->cpus.cpu[i] == c;
+		if (!used) {
+			CPU_SET(c, &set);
+			free_cpus++;
+		}
+	}
+	if (!free_cpus)
+		for (int c = 0; c < n && c < CPU_SETSIZE; c++)
+			CPU_SET(c, &set);
+	pthread_attr_setaffinity_np(attr, sizeof(set), &set);
+}
+
+struct reporter *reporter_new(const struct client_opts *o, unsigned int n,
+			      char *err, size_t errlen)
+{
+	struct reporter *rep = calloc(1, sizeof(*rep));
+	pthread_condattr_t ca;
+	pthread_attr_t attr;
+	unsigned int made = 0;
+	int ret;
+
+	if (!rep || !(rep->iv = calloc(n, sizeof(*rep->iv))) ||
+	    ivstat_slot_init(&rep->acc))
+		goto nomem;
+	for (; made < n; made++)
+		if (ivstat_init(&rep->iv[made]))
+			goto nomem;
+	/* the interval's percentiles under the run's rule */
+	hist_set_rule(rep->acc.lat, (enum hist_rule)o->percentile_rule);
+	rep->o = o;
+	rep->n = n;
+	rep->period_ns = (uint64_t)(o->report_interval_s * 1e9);
+	pthread_mutex_init(&rep->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&rep->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_attr_init(&attr);
+	place(&attr, o);
+	ret = pthread_create(&rep->tid, &attr, reporter_thread, rep);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the reporting thread: %s",
+			 strerror(ret));
+		pthread_cond_destroy(&rep->cv);
+		pthread_mutex_destroy(&rep->lock);
+		goto out;
+	}
+	return rep;
+nomem:
+	snprintf(err, errlen, "out of memory for the interval counts");
+out:
+	if (rep) {
+		for (unsigned int k = 0; k < made; k++)
+			ivstat_free(&rep->iv[k]);
+		ivstat_slot_free(&rep->acc);
+		free(rep->iv);
+		free(rep);
+	}
+	return NULL;
+}
+
+struct ivstat *reporter_ivstat(struct reporter *rep, unsigned int k)
+{
+	return rep && k < rep->n ? &rep->iv[k] : NULL;
+}
+
+void reporter_go(struct reporter *rep, uint64_t start_ns)
+{
+	if (!rep)
+		return;
+	pthread_mutex_lock(&rep->lock);
+	rep->start_ns = start_ns;
+	rep->go = 1;
+	pthread_cond_broadcast(&rep->cv);
+	pthread_mutex_unlock(&rep->lock);
+}
+
+void reporter_end(struct reporter *rep)
+{
+	if (!rep)
+		return;
+	pthread_mutex_lock(&rep->lock);
+	rep->end = 1;
+	pthread_cond_broadcast(&rep->cv);
+	pthread_mutex_unlock(&rep->lock);
+	pthread_join(rep->tid, NULL);
+	for (unsigned int k = 0; k < rep->n; k++)
+		ivstat_free(&rep->iv[k]);
+	ivstat_slot_free(&rep->acc);
+	pthread_cond_destroy(&rep->cv);
+	pthread_mutex_destroy(&rep->lock);
+	free(rep->iv);
+	free(rep);
+}
