@@ -10,11 +10,21 @@
 # Also the instruction counts of one timeline and one trace-cmd report
 # run at the first size (valgrind --tool=callgrind: exact and repeatable,
 # whatever else the machine does), when INSTR=1.
-#   usage: [SIZES="10000000 100000000"] [REPS=3] [INSTR=0] bench/trace-scale.sh
+# The traces, the trace.dat files and every output live in SCALE_DIR
+# (default /dev/shm: memory), so that neither side waits for the disk:
+# trace-cmd's text goes to /dev/null, wakebench's CSVs (2.2 GB at 100 M
+# events) to tmpfs; on the disk the kernel's writeback of those CSVs
+# competed with the analysis (timeline at 100 M events: 17.2 s with the
+# trace and its CSVs on /tmp's ext4, 7.4-9.6 s on tmpfs).
+#   usage: [SIZES="10000000 100000000"] [REPS=3] [INSTR=0] [SCALE_DIR=/dev/shm] bench/trace-scale.sh
 . "$(dirname "$0")/lib.sh"
+SCALE=$(mktemp -d "${SCALE_DIR:-/dev/shm}/wbscale.XXXXXX") || exit 1
+trap 'rm -rf "$SCALE"; bench_cleanup' EXIT
 SIZES=${SIZES:-10000000 100000000}
 REPS=${REPS:-3}
 GEN="$top/${O:-build}/bench/wb-bigtrace"
+MED="$top/${O:-build}/bench/wb-median"
+[ -x "$MED" ] || make -s -C "$top" "${MED#$top/}" >&2 || exit 1
 [ -x "$GEN" ] || make -s -C "$top" "${O:-build}/bench/wb-bigtrace" >&2 || exit 1
 command -v trace-cmd >/dev/null || { echo "bench: trace-cmd not installed (make deps)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time not installed (make deps)" >&2; exit 1; }
@@ -25,26 +35,33 @@ measure() {	# measure CMD...: prints "seconds peak_kb"
 	cat "$BTMP/time"
 }
 echo "$(date -u) cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "Trace analysis at scale: synthetic loopback traces, median of $REPS runs"
-printf '%-12s %-26s %10s %12s %10s\n' events tool seconds peak_rss_kb ratio
+echo "Trace analysis at scale: synthetic loopback traces, median of $REPS runs; ratio: the median"
+echo "of each rep's trace-cmd time over the wakebench time measured next to it [its 95 % CI, or min-max]"
+printf '%-12s %-26s %10s %12s  %s\n' events tool seconds peak_rss_kb ratio
 for n in $SIZES; do
-	d="$BTMP/t$n"
+	d="$SCALE/t$n"
+	rm -rf "$SCALE"/t*
 	"$GEN" "$d" "$n" > "$BTMP/gen.out" || exit 1
 	"$WB" trace export "$d" --format trace.dat --out "$d.dat" > "$BTMP/export.out" ||
 		{ echo "bench: export failed" >&2; exit 1; }
 	: > "$BTMP/rows"
 	for r in $(seq "$REPS"); do
-		read -r s m <<< "$(measure "$WB" trace timeline "$d")"; echo "tl $s $m" >> "$BTMP/rows"
+		read -r s m <<< "$(measure "$WB" trace timeline "$d")"; echo "tl $s $m $r" >> "$BTMP/rows"
+		read -r s m <<< "$(measure trace-cmd report -i "$d.dat")"; echo "tc $s $m $r" >> "$BTMP/rows"
 		read -r s m <<< "$(measure "$WB" trace attribute "$d" --requests "$d/server.csv" --cpu 0)"
-		echo "at $s $m" >> "$BTMP/rows"
-		read -r s m <<< "$(measure trace-cmd report -i "$d.dat")"; echo "tc $s $m" >> "$BTMP/rows"
+		echo "at $s $m $r" >> "$BTMP/rows"
 	done
 	med() { awk -v t="$1" -v c="$2" '$1 == t { print $c }' "$BTMP/rows" | median; }
-	tc=$(med tc 2)
+	# each rep's trace-cmd time over the wakebench time next to it
+	paired() {
+		awk -v t="$1" '{ v[$1, $4] = $2; r[$4] = 1 }
+			END { for (k in r) if (v[t, k] > 0) print v["tc", k] / v[t, k] }' "$BTMP/rows" |
+			"$MED" | awk '{ printf "%.1f [%.1f-%.1f]", $1, $2, $3 }'
+	}
 	for t in tl at tc; do
 		name=$(case $t in tl) echo "wakebench trace timeline";; at) echo "wakebench trace attribute";; tc) echo "trace-cmd report";; esac)
-		printf '%-12s %-26s %10s %12s %10s\n' "$n" "$name" "$(med $t 2)" "$(med $t 3)" \
-			"$(awk -v a="$tc" -v b="$(med $t 2)" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')"
+		printf '%-12s %-26s %10s %12s  %s\n' "$n" "$name" "$(med $t 2)" "$(med $t 3)" \
+			"$([ $t = tc ] && echo 1 || paired $t)"
 	done
 	echo "  ($(cat "$BTMP/gen.out"); $(tail -1 "$BTMP/export.out"))"
 	if [ "${INSTR:-0}" = 1 ] && [ "$n" = "${SIZES%% *}" ] && command -v valgrind >/dev/null; then

@@ -19,3 +19,20 @@ for mode in "" --busy-poll; do
 	stop_server || fail "server exit status"
 	grep -q "requests=$((101 * try)) " "$SERVER_ERR" || fail "not every request served: $(cat "$SERVER_ERR")"
 done
+
+# Busy polling one connection reads it directly (epoll only every 64th
+# poll): a second client is still accepted and served while the first
+# stays connected, and SIGTERM still stops the server at once.
+start_server --cpu 0 --busy-poll
+exec 7<>/dev/tcp/127.0.0.1/"$PORT" || fail "first connection"
+sleep 0.2
+"$WB" client --server 127.0.0.1:"$PORT" --requests 200 --interval-us 200 -q --out "$TMP/second" ||
+	fail "a second client beside an idle connection was not served"
+t0=$(date +%s%N)
+kill -TERM "$SERVER_PID"
+for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.01; done
+kill -0 "$SERVER_PID" 2>/dev/null && fail "busy-poll server still running 1 s after SIGTERM with a connection open"
+wait "$SERVER_PID" || fail "server exit status"
+SERVER_PID=
+exec 7>&-
+echo "busy-poll, one connection open: second client served, stopped in $((($(date +%s%N) - t0) / 1000000)) ms"
