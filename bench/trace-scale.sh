@@ -45,9 +45,14 @@ for n in $SIZES; do
 	"$WB" trace export "$d" --format trace.dat --out "$d.dat" > "$BTMP/export.out" ||
 		{ echo "bench: export failed" >&2; exit 1; }
 	: > "$BTMP/rows"
+	# a fresh analysis: the previous rep's outputs are removed untimed
+	# (replacing 2.2 GB of them freed their pages inside the timed run)
+	fresh() { rm -f "$d"/cstate-cpu*.csv "$d"/{wakeups,irq,residency,markers,attribution,attribution-summary,breakdown}.csv; }
 	for r in $(seq "$REPS"); do
+		fresh
 		read -r s m <<< "$(measure "$WB" trace timeline "$d")"; echo "tl $s $m $r" >> "$BTMP/rows"
 		read -r s m <<< "$(measure trace-cmd report -i "$d.dat")"; echo "tc $s $m $r" >> "$BTMP/rows"
+		fresh
 		read -r s m <<< "$(measure "$WB" trace attribute "$d" --requests "$d/server.csv" --cpu 0)"
 		echo "at $s $m $r" >> "$BTMP/rows"
 	done
