@@ -183,15 +183,14 @@ const char *socwatch_ms(uint64_t ns, char *buf, size_t len)
 /* ns as ms for messages: as many decimals as it needs (at least 2). */
 static const char *ms_text(uint64_t ns, char *buf, size_t len)
 {
+	char frac[12];
 	int d = 6;
-	uint64_t frac = ns % 1000000;
 
-	while (d > 2 && frac % 10 == 0) {
-		frac /= 10;
+	snprintf(frac, sizeof(frac), "%06u", (unsigned int)(ns % 1000000));
+	while (d > 2 && frac[d - 1] == '0')
 		d--;
-	}
-	snprintf(buf, len, "%llu.%0*llu", (unsigned long long)(ns / 1000000), d,
-		 (unsigned long long)frac);
+	frac[d] = '\0';
+	snprintf(buf, len, "%llu.%s", (unsigned long long)(ns / 1000000), frac);
 	return buf;
 }
 
