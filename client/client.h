@@ -2,6 +2,7 @@
 #ifndef WB_CLIENT_H
 #define WB_CLIENT_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "arrival.h"
@@ -224,5 +225,15 @@ void reporter_go(struct reporter *rep, uint64_t start_ns);
 /* The run is over (every sending thread done): prints what the last
  * stretch counted, stops the thread, frees. NULL is a no-op. */
 void reporter_end(struct reporter *rep);
+
+/* The signals that stop a run (read through a signalfd, or blocked in a
+ * thread that must leave them to the others). */
+static inline void client_stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
 
 #endif

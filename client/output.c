@@ -213,6 +213,13 @@ static void print_dist(FILE *f, const char *name, const struct dist_summary *d)
 	fprintf(f, " %10.3f\n", d->max);
 }
 
+/* The percentile rule in words, as the summaries say it. */
+static const char *rule_name(const struct client_opts *o)
+{
+	return o->percentile_rule == HIST_FLOOR_INDEX ? "floor index" :
+	       "nearest rank";
+}
+
 /* The second table: the thesis' other two percentiles and the spread. */
 static void print_more(FILE *f, const char *name, const struct dist_summary *d)
 {
@@ -233,8 +240,7 @@ static void print_spectrum(FILE *f, const struct run *r,
 	}
 	if (s->lat.exact)
 		fprintf(f, "latency percentile spectrum (us; exact, %s over %llu samples):\n",
-			o->percentile_rule == HIST_FLOOR_INDEX ? "floor index" :
-			"nearest rank", (unsigned long long)s->lat.n);
+			rule_name(o), (unsigned long long)s->lat.n);
 	else
 		fprintf(f, "latency percentile spectrum (us; from the histogram past %llu samples, within %.2f %%; %llu samples):\n",
 			(unsigned long long)o->exact_samples, HIST_REL_ERROR * 100,
@@ -318,8 +324,7 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s,
 	print_more(f, "pacing error", &s->pace);
 	if (s->exact)
 		fprintf(f, "percentiles: exact (%s over every sample)\n",
-			o->percentile_rule == HIST_FLOOR_INDEX ? "floor index" :
-			"nearest rank");
+			rule_name(o));
 	else
 		fprintf(f, "percentiles: %sfrom the histogram (more than %llu samples), within %.2f %% of the exact value\n",
 			s->lat.exact && s->svc.exact ?

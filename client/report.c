@@ -75,10 +75,7 @@ static void *reporter_thread(void *arg)
 	sigset_t mask;
 
 	/* the run's signals are the sending threads' to read (signalfd) */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
+	client_stop_signals(&mask);
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	pthread_mutex_lock(&rep->lock);
 	while (!rep->go && !rep->end)
@@ -141,6 +138,16 @@ static void place(pthread_attr_t *attr, const struct client_opts *o)
 	pthread_attr_setaffinity_np(attr, sizeof(set), &set);
 }
 
+/* Frees rep and its first made ivstats (the thread joined, or never made). */
+static void reporter_free(struct reporter *rep, unsigned int made)
+{
+	for (unsigned int k = 0; k < made; k++)
+		ivstat_free(&rep->iv[k]);
+	ivstat_slot_free(&rep->acc);
+	free(rep->iv);
+	free(rep);
+}
+
 struct reporter *reporter_new(const struct client_opts *o, unsigned int n,
 			      char *err, size_t errlen)
 {
@@ -181,13 +188,8 @@ struct reporter *reporter_new(const struct client_opts *o, unsigned int n,
 nomem:
 	snprintf(err, errlen, "out of memory for the interval counts");
 out:
-	if (rep) {
-		for (unsigned int k = 0; k < made; k++)
-			ivstat_free(&rep->iv[k]);
-		ivstat_slot_free(&rep->acc);
-		free(rep->iv);
-		free(rep);
-	}
+	if (rep)
+		reporter_free(rep, made);
 	return NULL;
 }
 
@@ -216,11 +218,7 @@ void reporter_end(struct reporter *rep)
 	pthread_cond_broadcast(&rep->cv);
 	pthread_mutex_unlock(&rep->lock);
 	pthread_join(rep->tid, NULL);
-	for (unsigned int k = 0; k < rep->n; k++)
-		ivstat_free(&rep->iv[k]);
-	ivstat_slot_free(&rep->acc);
 	pthread_cond_destroy(&rep->cv);
 	pthread_mutex_destroy(&rep->lock);
-	free(rep->iv);
-	free(rep);
+	reporter_free(rep, rep->n);
 }

@@ -647,13 +647,7 @@ static int spool_spare(struct worker *w, uint64_t left)
 	w->spool_cost[w->spool_writes++ % SPOOL_COST_N] = clock_now_ns() - t0;
 	/* the median of the last writes, kept here so the loop only reads it */
 	memcpy(c, w->spool_cost, sizeof(c));
-	for (int i = 1; i < SPOOL_COST_N; i++)
-		for (int k = i; k > 0 && c[k - 1] > c[k]; k--) {
-			uint64_t x = c[k];
-
-			c[k] = c[k - 1];
-			c[k - 1] = x;
-		}
+	hist_sort_u64(c, SPOOL_COST_N);
 	w->spool_need = c[SPOOL_COST_N / 2] + SPOOL_MARGIN_NS;
 	return 1;
 }
@@ -1234,10 +1228,7 @@ static int loop_setup(struct worker *w)
 		fail(r, "epoll_create1: %s", strerror(errno));
 		return -1;
 	}
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
+	client_stop_signals(&mask);
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	w->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	ev.data.ptr = TAG_SIGNAL;
@@ -1344,10 +1335,7 @@ static int block_until(struct run *r, uint64_t target)
 	struct pollfd p[2];
 	int ret = 0;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
+	client_stop_signals(&mask);
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	p[0].fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	p[1].fd = r->sh->stop_fd;
@@ -1614,10 +1602,7 @@ void run_experiment(struct run *r)
 		goto joined;
 	}
 	/* The threads inherit the blocked signals: a signalfd each. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
+	client_stop_signals(&mask);
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	for (; created < n; created++) {
 		int ret = pthread_create(&ws[created].tid, NULL, worker_thread,

@@ -361,7 +361,7 @@ static void intro_sort(uint64_t *a, size_t n, unsigned int depth)
 	insertion_sort(a, n);
 }
 
-static void sort_u64(uint64_t *a, size_t n)
+void hist_sort_u64(uint64_t *a, size_t n)
 {
 	unsigned int depth = 0;
 
@@ -377,7 +377,7 @@ uint64_t hist_percentile_exact(struct hist *h, double p)
 	if (!h->keep || h->nsamples != h->count)
 		return hist_percentile(h, p);
 	if (!h->sorted) {
-		sort_u64(h->samples, h->nsamples);
+		hist_sort_u64(h->samples, h->nsamples);
 		h->sorted = 1;
 	}
 	return h->samples[hist_rank_rule(h->rule, p, h->nsamples) - 1];

@@ -32,6 +32,9 @@ void hist_reset(struct hist *h);
 /* The percentile rule of every percentile taken from h (default nearest rank). */
 void hist_set_rule(struct hist *h, enum hist_rule rule);
 enum hist_rule hist_get_rule(const struct hist *h);
+/* Sorts a[n] ascending in place (the introsort the exact percentiles use:
+ * no buffer, no recursion deeper than log n). */
+void hist_sort_u64(uint64_t *a, size_t n);
 /*
  * Keeps at most max exact samples (0: no bound): past them the samples
  * are let go and every percentile comes from the histogram, within

@@ -47,7 +47,8 @@ struct serve {
 	int spare_fd;		/* given up to refuse a connection on EMFILE */
 	uint64_t accept_resume_ns;	/* listeners paused until then, or 0 */
 	int stop;
-	unsigned int polls;	/* busy polling: reads since the last epoll */
+	unsigned int polls;	/* busy polls of one connection: every
+				 * BUSY_EPOLL_EVERY-th goes through epoll */
 	uint8_t rx[RX_BUF];
 };
 
