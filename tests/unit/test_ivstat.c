@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Per-interval counts taken by another thread while they are recorded. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include "unit.h"
@@ -72,6 +73,7 @@ END_TEST
 struct writer {
 	struct ivstat *v;
 	atomic_int done;
+	atomic_uint_fast64_t collects;
 };
 
 static void *write_all(void *arg)
@@ -81,6 +83,14 @@ static void *write_all(void *arg)
 	for (uint64_t i = 0; i < NREQ; i++) {
 		struct req_rec q = req(i);
 
+		/* Half way, wait for a collect: the writer may otherwise finish
+		 * before the collector first runs (a fresh CI machine did). */
+		if (i == NREQ / 2) {
+			uint64_t seen = atomic_load(&w->collects);
+
+			while (atomic_load(&w->collects) < seen + 2)
+				sched_yield();
+		}
 		ivstat_add(w->v, &q, i % 10 != 0, 2);
 	}
 	atomic_store(&w->done, 1);
@@ -95,19 +105,20 @@ START_TEST(concurrent_exact)
 	struct ivstat_slot acc, part;
 	struct writer w = { .v = &v };
 	pthread_t t;
-	uint64_t collects = 0, want_ok = 0;
+	uint64_t want_ok = 0;
 
 	ck_assert_int_eq(ivstat_init(&v), 0);
 	ck_assert_int_eq(ivstat_slot_init(&acc), 0);
 	ck_assert_int_eq(ivstat_slot_init(&part), 0);
 	atomic_init(&w.done, 0);
+	atomic_init(&w.collects, 0);
 	ck_assert_int_eq(pthread_create(&t, NULL, write_all, &w), 0);
 	while (!atomic_load(&w.done)) {
 		/* each collect an interval of its own, then added up */
 		ivstat_collect(&v, &part);
 		ivstat_slot_merge(&acc, &part);
 		ivstat_slot_reset(&part);
-		collects++;
+		atomic_fetch_add(&w.collects, 1);
 	}
 	pthread_join(t, NULL);
 	ivstat_collect(&v, &acc);
@@ -120,7 +131,8 @@ START_TEST(concurrent_exact)
 	ck_assert_uint_eq(acc.meas.sent, NREQ - NREQ / 10);
 	ck_assert_uint_eq(acc.meas.ok, want_ok);
 	ck_assert_uint_eq(hist_count(acc.lat), want_ok);
-	ck_assert_uint_gt(collects, 0);
+	/* at least one collect ran while the writer was half way */
+	ck_assert_uint_ge(atomic_load(&w.collects), 2);
 	ivstat_slot_free(&acc);
 	ivstat_slot_free(&part);
 	ivstat_free(&v);
