@@ -75,6 +75,11 @@ struct csv *csv_open(const char *path)
 		errno = err;
 		return NULL;
 	}
+	/* the csv's own buffer is the only one: a flush of not quite a
+	 * stdio buffer's size was copied into stdio's and written later,
+	 * every byte of a trace analysis's gigabytes copied twice */
+	if (c->f != stdout)
+		setvbuf(c->f, NULL, _IONBF, 0);
 	c->first = 1;
 	return c;
 }
@@ -178,9 +183,12 @@ void csv_double(struct csv *c, double v, int prec)
 
 void csv_str(struct csv *c, const char *s)
 {
+	/* one pass: the safe prefix's length is the string's when whole */
+	size_t safe = strcspn(s, ",\"\n\r");
+
 	sep(c);
-	if (!strpbrk(s, ",\"\n\r")) {
-		put(c, s, strlen(s));
+	if (!s[safe]) {
+		put(c, s, safe);
 		return;
 	}
 	putch(c, '"');

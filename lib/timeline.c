@@ -81,6 +81,9 @@ struct timeline {
 	uint32_t details[DETAILS_MAX];
 	size_t ndetails;
 	uint32_t other;		/* "other": the detail past DETAILS_MAX */
+	/* per cause, the detail found last (its place in details + 1):
+	 * looked at first, as a CPU's wakes mostly repeat one */
+	size_t mru[TL_CAUSE_NONE + 1];
 	/* in-memory timelines */
 	struct tl_irq *irqs;
 	size_t nirqs, irqs_cap;
@@ -111,15 +114,23 @@ static int intern(struct timeline *t, const char *s, uint32_t *idx)
 
 /* A wake's detail: found in a small table, so a million wakes cost no
  * string space and a corrupt trace's endless names cost none either. */
-static int intern_detail(struct timeline *t, const char *s, uint32_t *idx)
+static int intern_detail(struct timeline *t, uint32_t cause, const char *s,
+			 uint32_t *idx)
 {
+	size_t *mru = &t->mru[cause <= TL_CAUSE_NONE ? cause : TL_CAUSE_NONE];
+
 	if (!s || !*s) {
 		*idx = 0;
+		return 0;
+	}
+	if (*mru && !strcmp(t->strings + t->details[*mru - 1], s)) {
+		*idx = t->details[*mru - 1];
 		return 0;
 	}
 	for (size_t i = 0; i < t->ndetails; i++) {
 		if (!strcmp(t->strings + t->details[i], s)) {
 			*idx = t->details[i];
+			*mru = i + 1;
 			return 0;
 		}
 	}
@@ -130,6 +141,7 @@ static int intern_detail(struct timeline *t, const char *s, uint32_t *idx)
 	if (intern(t, s, idx))
 		return -ENOMEM;
 	t->details[t->ndetails++] = *idx;
+	*mru = t->ndetails;
 	return 0;
 }
 
@@ -307,7 +319,7 @@ static int cause_seen(struct timeline *t, struct cpu_tl *c, uint32_t cpu,
 
 	if (!c->awaiting)
 		return 0;
-	if (intern_detail(t, detail, &idx))
+	if (intern_detail(t, cause, detail, &idx))
 		return -ENOMEM;
 	c->awaiting = 0;
 	if (c->held) {

@@ -567,8 +567,8 @@ struct cpu_reader {
  * caller's analysis and output on another. A batch is closed when full
  * or when its strings' room could not take one more of STR_MAX.
  */
-#define PF_BATCH 1024
-#define PF_STR (64 * 1024)
+#define PF_BATCH 16384
+#define PF_STR (PF_BATCH * 64)
 #define PF_RING 4
 
 struct pf_batch {
@@ -591,6 +591,13 @@ struct tf_prefetch {
 	char perr[6000];	/* the thread's error message */
 };
 
+/* A reader in the merge, with the time of its next event kept beside
+ * it: the comparisons touch nothing else. */
+struct heap_ent {
+	uint64_t ts;
+	uint32_t cpu;
+};
+
 struct tf_stream {
 	struct tf_decoder *d;
 	struct tf_prefetch *pf;	/* NULL: decoded in the caller's thread */
@@ -601,6 +608,10 @@ struct tf_stream {
 	uint32_t nr;
 	struct heap_ent *heap;	/* readers with an event, earliest first */
 	uint32_t nheap;
+	/* with nheap > 1: the earliest below the top. While the top reader's
+	 * next event is before it, the top stays and the heap is not
+	 * touched: a CPU's events come in runs. */
+	struct heap_ent next2;
 	int started;
 	int advance;		/* the reader handed out last: step it first */
 };
@@ -818,13 +829,6 @@ static int load_page(struct tf_stream *s, struct cpu_reader *r, char *err,
 	}
 }
 
-/* A reader in the merge, with the time of its next event kept beside
- * it: the comparisons touch nothing else. */
-struct heap_ent {
-	uint64_t ts;
-	uint32_t cpu;
-};
-
 static int earlier(const struct heap_ent *x, const struct heap_ent *y)
 {
 	return x->ts != y->ts ? x->ts < y->ts : x->cpu < y->cpu;
@@ -846,6 +850,15 @@ static void sift_down(struct tf_stream *s, uint32_t i)
 		i = m;
 	}
 	s->heap[i] = e;
+}
+
+/* next2 after the heap changed: the earlier of the top's children */
+static void runner_up(struct tf_stream *s)
+{
+	if (s->nheap > 2 && earlier(&s->heap[2], &s->heap[1]))
+		s->next2 = s->heap[2];
+	else if (s->nheap > 1)
+		s->next2 = s->heap[1];
 }
 
 static int reader_init(struct tf_stream *s, struct cpu_reader *r, uint32_t cpu)
@@ -989,12 +1002,13 @@ static int stream_start(struct tf_stream *s, char *err, size_t errlen)
 	}
 	for (uint32_t i = s->nheap / 2; i-- > 0;)
 		sift_down(s, i);
+	runner_up(s);
 	return 0;
 }
 
 /* The next event in time order, decoded in the calling thread. */
-static int merge_next(struct tf_stream *s, struct tl_event *e, char *err,
-		      size_t errlen)
+static inline __attribute__((always_inline))
+int merge_next(struct tf_stream *s, struct tl_event *e, char *err, size_t errlen)
 {
 	struct cpu_reader *r;
 	int ret;
@@ -1017,12 +1031,18 @@ static int merge_next(struct tf_stream *s, struct tl_event *e, char *err,
 				return ret;
 			more = ret;
 		}
-		if (more)
+		if (more) {
 			s->heap[0].ts = r->ev[r->pos].ts;
-		else
+			if (s->nheap > 1 && !earlier(&s->heap[0], &s->next2)) {
+				sift_down(s, 0);
+				runner_up(s);
+			}
+		} else {
 			s->heap[0] = s->heap[--s->nheap];
-		if (s->nheap > 1)
-			sift_down(s, 0);
+			if (s->nheap > 1)
+				sift_down(s, 0);
+			runner_up(s);
+		}
 	}
 	if (!s->nheap)
 		return 0;

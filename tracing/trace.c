@@ -132,6 +132,19 @@ static struct csv *csv_create(const char *dir, const char *name, const char *hea
 	return c;
 }
 
+/* Closes DIR/name: 0, or 1 with the cause said (a full disk is seen
+ * by a write, perhaps the last one, at close). */
+static int csv_done(struct csv *c, const char *dir, const char *name)
+{
+	int ret = csv_close(c);
+
+	if (!ret)
+		return 0;
+	fprintf(stderr, "%s: cannot write %s/%s: %s\n", TRACE_PROG, dir, name,
+		strerror(-ret));
+	return 1;
+}
+
 #define SKIP_CORRUPT(type)						\
 	{ .name = "skip-corrupt", .kind = CLI_FLAG,			\
 	  .help = "skip a corrupt or truncated page, counted\n"	\
@@ -383,7 +396,7 @@ int trace_timeline(int argc, char **argv)
 	unsigned char *mask = NULL;
 	struct csv *res, *wk;
 	struct tl_event e;
-	char buf[32], err[6000];
+	char buf[32], file[64], err[6000];
 	uint64_t idle = 0, lost = 0, lo, hi, span;
 	int rc = 0, first, ret;
 	const char *dir;
@@ -404,13 +417,11 @@ int trace_timeline(int argc, char **argv)
 	if (!tw.cpu || !tw.t)
 		opt_die(TRACE_PROG, "out of memory");
 	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++) {
-		char name[64];
-
 		tl_restab_init(&tw.cpu[cpu].res, in.m.start_ns, o.from, o.to);
 		if (mask && !mask[cpu])
 			continue;
-		snprintf(name, sizeof(name), "cstate-cpu%u.csv", cpu);
-		tw.cpu[cpu].cs = csv_create(dir, name,
+		snprintf(file, sizeof(file), "cstate-cpu%u.csv", cpu);
+		tw.cpu[cpu].cs = csv_create(dir, file,
 			"Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause");
 	}
 	tw.irq = csv_create(dir, "irq.csv", "Sample #,Continuous Time (ms),IRQ No,Interface,"
@@ -448,8 +459,8 @@ int trace_timeline(int argc, char **argv)
 			continue;
 		if (no_idle)
 			idle_warning(stdout, cpu);
-		if (csv_close(c->cs))
-			rc = 1;
+		snprintf(file, sizeof(file), "cstate-cpu%u.csv", cpu);
+		rc |= csv_done(c->cs, dir, file);
 		write_wakeups(wk, tw.t, cpu, c);
 		for (size_t i = 0; i < c->res.n; i++) {
 			const struct tl_residency *r = &c->res.rows[i];
@@ -473,8 +484,10 @@ int trace_timeline(int argc, char **argv)
 			csv_end_row(res);
 		}
 	}
-	if (csv_close(res) || csv_close(wk) || csv_close(tw.irq) || csv_close(tw.markers))
-		rc = 1;
+	rc |= csv_done(res, dir, "residency.csv");
+	rc |= csv_done(wk, dir, "wakeups.csv");
+	rc |= csv_done(tw.irq, dir, "irq.csv");
+	rc |= csv_done(tw.markers, dir, "markers.csv");
 	print_hw_residency(dir);
 	trace_warnings(&in, tw.t);
 	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++)
@@ -766,7 +779,7 @@ static int write_breakdown(struct attr_out *ao, const char *dir)
 				hist_free(g->h[k]);
 		}
 	}
-	return csv_close(c);
+	return csv_done(c, dir, "breakdown.csv");
 }
 
 struct attribute_opts {
@@ -962,8 +975,9 @@ int trace_attribute(int argc, char **argv)
 				    ao.by_class[k]);
 		hist_free(ao.by_class[k]);
 	}
-	if (csv_close(sum) || write_breakdown(&ao, dir) || csv_close(ao.out))
-		rc = 1;
+	rc |= csv_done(sum, dir, "attribution-summary.csv");
+	rc |= write_breakdown(&ao, dir);
+	rc |= csv_done(ao.out, dir, "attribution.csv");
 	printf("%llu requests attributed on cpu%d; wrote %s/attribution.csv, attribution-summary.csv, breakdown.csv\n",
 	       (unsigned long long)ao.n, st.cpu, dir);
 	reqlog_join_close(ao.join);

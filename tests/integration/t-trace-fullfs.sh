@@ -6,7 +6,8 @@
 # fit (--duration, and with a COMMAND), an earlier trace in the directory,
 # and the raw files fit but meta.txt does not (a tmpfs with one inode too
 # few: meta.txt's temporary is the last file record creates). And the
-# other ways out: standard error a broken pipe, SIGQUIT.
+# other ways out: standard error a broken pipe, SIGQUIT. And trace
+# timeline whose CSVs do not fit.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 
@@ -94,7 +95,21 @@ if [ "$(nproc)" -ge 2 ]; then
 	grep -q '^end_ns ' "$TMP/narrow/meta.txt" || fail "--cpus 1: meta.txt not this record's"
 fi
 
-# 5. The other ways out keep the trace and remove the instance: standard
+# 5. trace timeline whose CSVs do not fit beside the trace (the big ones
+# are written by a background thread): the file and ENOSPC are said, the
+# status is 1.
+unmount
+"$WB" trace record --out "$TMP/an" --duration 0.5 --events $EV 2>"$TMP/an.err" ||
+	fail "record for timeline: $(cat "$TMP/an.err")"
+# the trace's pages (directories take none on tmpfs) and one more
+fs size=$(find "$TMP/an" -type f -printf '%s\n' | awk '{ p += int(($1 + 4095) / 4096) } END { print (p + 1) * 4096 }')
+cp -r "$TMP/an" "$FS/an" || fail "the trace does not fit its tmpfs"
+timeout 30 "$WB" trace timeline "$FS/an" > /dev/null 2>"$TMP/tl.err"; rc=$?
+[ $rc = 1 ] || fail "timeline on a full file system: exit $rc: $(cat "$TMP/tl.err")"
+grep -Eq "cannot write $FS/an/(cstate-cpu[0-9]+|irq|markers|residency|wakeups)\.csv: No space left on device" "$TMP/tl.err" ||
+	fail "timeline on a full file system: no file name and ENOSPC in: $(cat "$TMP/tl.err")"
+
+# 6. The other ways out keep the trace and remove the instance: standard
 # error a pipe nobody reads (SIGPIPE used to kill record with the instance
 # up), and SIGQUIT (stops it like SIGTERM).
 unmount

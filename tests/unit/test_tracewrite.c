@@ -294,7 +294,7 @@ END_TEST
 
 /*
  * A stream with o->prefetch (decoded in a thread, handed out in batches
- * of 1024 with their strings copied) gives the same events, strings and
+ * of 16384 with their strings copied) gives the same events, strings and
  * counts as one decoded in the caller's thread; a corrupt page stops it
  * after the same events with the same message; closing it early (the
  * thread blocked on a full ring) neither hangs nor leaks.
@@ -356,8 +356,9 @@ START_TEST(prefetch_same_stream)
 
 	meta(&m, 2, 0, 0, 0);
 	ck_assert(!tracewrite_open(dir, &m, NULL, &w, err, sizeof(err)));
-	/* 20000 requests: idle entry/exit and a marker each, on two CPUs,
-	 * markers of every length up to 200 (batches closed by strings) */
+	/* 20000 requests: idle entry/exit and a marker each, on two CPUs;
+	 * markers short in the first half (batches closed when full) and
+	 * 160-239 bytes in the second (closed by their strings' room) */
 	for (uint32_t i = 0; i < 20000; i++) {
 		char text[256];
 		struct tl_event ev[3] = {
@@ -366,8 +367,9 @@ START_TEST(prefetch_same_stream)
 			{ t + 50, i & 1, TL_MARKER, 0, 0, 4242, text },
 		};
 
-		snprintf(text, sizeof(text), "wb recv %u %.*s", i, (int)(i % 200),
-			 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+		snprintf(text, sizeof(text), "wb recv %u %.*s", i,
+			 (int)(i < 10000 ? i % 20 : 160 + i % 80),
+			 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
 		for (int k = 0; k < 3; k++)
 			ck_assert_msg(!tracewrite_event(w, &ev[k]), "%s", tracewrite_error(w));
 		t += 100;
@@ -383,6 +385,11 @@ START_TEST(prefetch_same_stream)
 	ck_assert_uint_eq(ob.recorded, oa.recorded);
 	ck_assert_uint_eq(ob.pages, oa.pages);
 	for (size_t i = 0; i < na; i++) {
+		static const uint64_t at[3] = { 0, 40, 50 };
+
+		/* the order written: runs of three on alternating CPUs */
+		ck_assert_uint_eq(a[i].ts, 1000 + 100 * (i / 3) + at[i % 3]);
+		ck_assert_uint_eq(a[i].cpu, (i / 3) & 1);
 		ck_assert_uint_eq(b[i].ts, a[i].ts);
 		ck_assert_uint_eq(b[i].cpu, a[i].cpu);
 		ck_assert_int_eq(b[i].type, a[i].type);
@@ -424,6 +431,85 @@ START_TEST(prefetch_same_stream)
 END_TEST
 
 /* 512-byte pages: hundreds of them, events cut at every page end. */
+struct seq_ev {
+	uint64_t ts;
+	uint32_t cpu, seq;
+};
+
+static int seq_cmp(const void *x, const void *y)
+{
+	const struct seq_ev *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/*
+ * The merge of four CPUs' files: runs of 1 to 6 events on one CPU, many
+ * times equal across CPUs, a CPU that ends early and one with nothing.
+ * Out in time order, equal times by CPU, each CPU's own order kept:
+ * exactly the sorted list, in both modes (the top reader's run is
+ * handed out without the heap while it is before the next reader).
+ */
+START_TEST(merge_runs_and_ties)
+{
+	enum { N = 60000 };
+	char *dir = tmpdir(), err[6000];
+	struct seq_ev *want = malloc(N * sizeof(*want));
+	uint64_t ts[4] = { 5000, 5000, 5000, 5000 };
+	uint32_t x = 12345, n = 0, seq[4] = { 0 };
+	struct trace_meta m;
+	struct tracewrite *w;
+
+	ck_assert_ptr_nonnull(want);
+	while (n < N) {
+		uint32_t cpu, run;
+
+		x = x * 1103515245 + 12345;
+		cpu = (x >> 16) % 3;	/* cpu3: nothing */
+		if (cpu == 2 && n > N / 2)
+			cpu = 0;	/* cpu2 ends half way */
+		run = 1 + (x >> 8) % 6;
+		for (uint32_t k = 0; k < run && n < N; k++) {
+			ts[cpu] += (x >> (k + 3)) % 3;	/* 0: a tie, often */
+			want[n++] = (struct seq_ev){ ts[cpu], cpu, seq[cpu]++ };
+		}
+	}
+	qsort(want, N, sizeof(*want), seq_cmp);
+	meta(&m, 4, 1000, 0, 0);
+	ck_assert(!tracewrite_open(dir, &m, NULL, &w, err, sizeof(err)));
+	for (uint32_t i = 0; i < N; i++) {
+		struct tl_event e = { want[i].ts, want[i].cpu, TL_IDLE,
+				      want[i].seq % 2 ? TL_EXIT : 1, 0, want[i].seq, NULL };
+
+		ck_assert_msg(!tracewrite_event(w, &e), "%s", tracewrite_error(w));
+	}
+	ck_assert(!tracewrite_close(w, err, sizeof(err)));
+	for (int prefetch = 0; prefetch < 2; prefetch++) {
+		struct tl_event *got;
+		struct tf_decode o;
+		char **strs;
+		size_t ng;
+
+		ck_assert_int_eq(read_all(dir, prefetch, 0, &got, &strs, &ng, &o,
+					  err, sizeof(err)), 0);
+		ck_assert_uint_eq(ng, N);
+		for (size_t i = 0; i < ng; i++) {
+			ck_assert_uint_eq(got[i].ts, want[i].ts);
+			ck_assert_uint_eq(got[i].cpu, want[i].cpu);
+			ck_assert_uint_eq(got[i].pid, want[i].seq);
+		}
+		free_read(got, strs, ng);
+	}
+	free(want);
+	free(m.names);
+	unit_rmtree(dir);
+}
+END_TEST
+
 START_TEST(many_small_pages)
 {
 	uint64_t pages;
@@ -757,6 +843,7 @@ Suite *tracewrite_suite(void)
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, inverse_of_the_reader);
 	tcase_add_test(tc, prefetch_same_stream);
+	tcase_add_test(tc, merge_runs_and_ties);
 	tcase_add_test(tc, many_small_pages);
 	tcase_add_test(tc, absolute_stamps);
 	tcase_add_test(tc, extends_and_padding);
