@@ -891,6 +891,8 @@ static int prequery(struct worker *w, uint64_t prev_ns, uint64_t send_ns)
 			     send_ns, lead_ns, pqplan_cost_ns(&w->send_cost),
 			     in_band);
 	if (p.action == PQPLAN_SKIP) {
+		if (p.by_cost)
+			pqplan_cost_relax(&w->send_cost);
 		q->pq = REQ_PQ_SKIPPED;
 		return 0;
 	}

@@ -16,7 +16,7 @@ struct pqplan pqplan_decide(uint64_t prev_ns, uint64_t send_ns,
 	}
 	ahead = lead_ns > cost_ns ? lead_ns : cost_ns;
 	if (gap < ahead)
-		return (struct pqplan){ PQPLAN_SKIP, 0 };
+		return (struct pqplan){ PQPLAN_SKIP, 0, gap >= lead_ns };
 	return (struct pqplan){ PQPLAN_AHEAD, send_ns - ahead };
 }
 
@@ -98,6 +98,11 @@ void pqplan_cost_add(struct pqplan_cost *c, uint64_t ns)
 		v[j] = c->ring[i];
 	}
 	c->est_ns = n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2;
+}
+
+void pqplan_cost_relax(struct pqplan_cost *c)
+{
+	pqplan_cost_add(c, PQPLAN_COST_INITIAL_NS);
 }
 
 uint64_t pqplan_cost_ns(const struct pqplan_cost *c)

@@ -57,6 +57,8 @@ enum pqplan_action {
 struct pqplan {
 	enum pqplan_action action;
 	uint64_t at_ns;		/* planned pre-query send time (not SKIP) */
+	int by_cost;		/* SKIP only because of the send cost (the
+				 * gap is not shorter than the lead) */
 };
 
 /* Plans the pre-query of a request due at send_ns >= prev_ns. */
@@ -134,6 +136,14 @@ struct pqplan_cost {
 void pqplan_cost_init(struct pqplan_cost *c);
 /* Adds one measured send() duration. */
 void pqplan_cost_add(struct pqplan_cost *c, uint64_t ns);
+/*
+ * A pre-query skipped by_cost: the estimate relaxes toward
+ * PQPLAN_COST_INITIAL_NS, one sample of it a skip. Pre-query sends are
+ * the only samples, so an estimate above every gap (a cold first send of
+ * 600 us under ASan) would otherwise skip every later pre-query of the
+ * run and never be measured again.
+ */
+void pqplan_cost_relax(struct pqplan_cost *c);
 /* The estimate (PQPLAN_COST_INITIAL_NS before the first sample), never
  * below PQPLAN_COST_MIN_NS. */
 uint64_t pqplan_cost_ns(const struct pqplan_cost *c);
