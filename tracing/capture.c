@@ -33,6 +33,7 @@
 #include "runcmd.h"
 #include "sysfs.h"
 #include "trace.h"
+#include "wfile.h"
 
 #define MAX_ROLES 4
 #define MAX_STATES 32
@@ -337,7 +338,8 @@ static int role_has(const struct role *r, int cpu)
 int trace_capture(int argc, char **argv)
 {
 	struct capture_opts o = { .interrupts = "/proc/interrupts" };
-	char **cmd = NULL, path[4096], list[256], events[2048], note[512];
+	char **cmd = NULL, path[4096], notes_path[4096], list[256], events[2048];
+	char note[512];
 	size_t nev = 0;
 	struct irqstat ia, ib;
 	int have_irq_a, have_irq_b, first, rc, sig = 0;
@@ -378,10 +380,10 @@ int trace_capture(int argc, char **argv)
 	}
 	if (mkdir(o.out, 0755) && errno != EEXIST)
 		opt_die(TRACE_PROG, "cannot create %s: %s", o.out, strerror(errno));
-	snprintf(path, sizeof(path), "%s/notes.txt", o.out);
-	notes = fopen(path, "w");
+	snprintf(notes_path, sizeof(notes_path), "%s/notes.txt", o.out);
+	notes = wfile_open(notes_path);	/* its close says a full disk's cause */
 	if (!notes)
-		opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
+		opt_die(TRACE_PROG, "cannot write %s: %s", notes_path, strerror(errno));
 
 	/* turbostat and perf first: they measure until the command ends */
 	cpu_list(&o, list, sizeof(list));
@@ -545,8 +547,8 @@ int trace_capture(int argc, char **argv)
 			csv_str(c, rows[i].source);
 			csv_end_row(c);
 		}
-	if (csv_close(c))
-		opt_die(TRACE_PROG, "cannot write %s", path);
+	if (trace_csv_close(c, path))
+		exit(1);
 
 	snprintf(path, sizeof(path), "%s/interrupts.csv", o.out);
 	c = csv_open(path);
@@ -558,8 +560,8 @@ int trace_capture(int argc, char **argv)
 
 		irqstat_delta(&ia, &ib, o.role[r].cpu, irq_row, &x);
 	}
-	if (csv_close(c))
-		opt_die(TRACE_PROG, "cannot write %s", path);
+	if (trace_csv_close(c, path))
+		exit(1);
 
 	/* capture.csv: one row per role, the columns a sweep takes */
 	{
@@ -636,11 +638,15 @@ int trace_capture(int argc, char **argv)
 			}
 			csv_end_row(c);
 		}
-		if (csv_close(c))
-			opt_die(TRACE_PROG, "cannot write %s", path);
+		if (trace_csv_close(c, path))
+			exit(1);
 	}
-	if (fclose(notes))
+	ret = wfile_close(notes);
+	if (ret) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", TRACE_PROG, notes_path,
+			strerror(-ret));
 		rc = rc ? rc : 1;
+	}
 	if (res_a)
 		residency_free(&a);
 	if (res_b)

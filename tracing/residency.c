@@ -80,7 +80,7 @@ static int residency_window(const struct window *w, const unsigned char *mask,
 			csv_end_row(c);
 		}
 	}
-	if (c && csv_close(c))
+	if (c && trace_csv_close(c, out))
 		rc = rc ? rc : 1;
 	residency_free(&a);
 	residency_free(&b);

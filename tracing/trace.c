@@ -132,17 +132,23 @@ static struct csv *csv_create(const char *dir, const char *name, const char *hea
 	return c;
 }
 
-/* Closes DIR/name: 0, or 1 with the cause said (a full disk is seen
- * by a write, perhaps the last one, at close). */
-static int csv_done(struct csv *c, const char *dir, const char *name)
+int trace_csv_close(struct csv *c, const char *path)
 {
 	int ret = csv_close(c);
 
 	if (!ret)
 		return 0;
-	fprintf(stderr, "%s: cannot write %s/%s: %s\n", TRACE_PROG, dir, name,
-		strerror(-ret));
+	fprintf(stderr, "%s: cannot write %s: %s\n", TRACE_PROG, path, strerror(-ret));
 	return 1;
+}
+
+/* trace_csv_close of DIR/name, as csv_create made it */
+static int csv_done(struct csv *c, const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return trace_csv_close(c, path);
 }
 
 #define SKIP_CORRUPT(type)						\

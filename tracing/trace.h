@@ -50,4 +50,9 @@ int trace_import_socwatch(const struct trace_xfer *x);	/* tracing/socwatch.c */
 int trace_turbostat_csv(const char *txt, const char *csv, size_t max,
 			size_t *rows, int *cols, char *err, size_t errlen);
 
+struct csv;
+/* Closes c, written to path: 0, or 1 with "cannot write PATH: cause" on
+ * standard error (a full disk may show only at the last write, here). */
+int trace_csv_close(struct csv *c, const char *path);
+
 #endif

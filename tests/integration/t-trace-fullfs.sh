@@ -7,7 +7,7 @@
 # and the raw files fit but meta.txt does not (a tmpfs with one inode too
 # few: meta.txt's temporary is the last file record creates). And the
 # other ways out: standard error a broken pipe, SIGQUIT. And trace
-# timeline whose CSVs do not fit.
+# timeline and trace capture whose files do not fit.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 
@@ -108,6 +108,22 @@ timeout 30 "$WB" trace timeline "$FS/an" > /dev/null 2>"$TMP/tl.err"; rc=$?
 [ $rc = 1 ] || fail "timeline on a full file system: exit $rc: $(cat "$TMP/tl.err")"
 grep -Eq "cannot write $FS/an/(cstate-cpu[0-9]+|irq|markers|residency|wakeups)\.csv: No space left on device" "$TMP/tl.err" ||
 	fail "timeline on a full file system: no file name and ENOSPC in: $(cat "$TMP/tl.err")"
+
+# trace capture on ever larger file systems until its files fit: each
+# run that does not fit names its file and ENOSPC (its CSVs and
+# notes.txt were "cannot write PATH" or nothing at all).
+sz=4096 fits=0
+while [ $sz -le 65536 ]; do
+	fs size=$sz
+	timeout 60 "$WB" trace capture --out "$FS/c" -- true > /dev/null 2>"$TMP/cap.err"; rc=$?
+	[ $rc = 0 ] && { fits=1; break; }
+	[ $rc = 1 ] || fail "capture on $sz bytes: exit $rc: $(cat "$TMP/cap.err")"
+	grep -Eq "cannot write $FS/c/[a-z-]+\.(csv|txt): No space left on device" "$TMP/cap.err" ||
+		fail "capture on $sz bytes: no file name and ENOSPC in: $(cat "$TMP/cap.err")"
+	sz=$((sz + 4096))
+done
+[ $fits = 1 ] || fail "capture does not fit 64 KiB"
+[ $sz -gt 4096 ] || fail "capture fitted one page: no full-disk case was tried"
 
 # 6. The other ways out keep the trace and remove the instance: standard
 # error a pipe nobody reads (SIGPIPE used to kill record with the instance
