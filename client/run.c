@@ -911,6 +911,8 @@ static int prequery(struct worker *w, uint64_t prev_ns, uint64_t send_ns)
 			 pqplan_cost_ns(&w->send_cost))) {
 		if (in_band)
 			return 1;
+		/* not sent, so not measured: as a skip for the cost */
+		pqplan_cost_relax(&w->send_cost);
 		q->pq = REQ_PQ_MISSED;
 		q->prequery_plan_ns = 0;
 		return 0;

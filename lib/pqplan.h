@@ -137,11 +137,14 @@ void pqplan_cost_init(struct pqplan_cost *c);
 /* Adds one measured send() duration. */
 void pqplan_cost_add(struct pqplan_cost *c, uint64_t ns);
 /*
- * A pre-query skipped by_cost: the estimate relaxes toward
+ * A pre-query skipped by_cost, or one on its own connection missed (the
+ * client reached its plan too late, pqplan_fits): the estimate relaxes toward
  * PQPLAN_COST_INITIAL_NS, one sample of it a skip. Pre-query sends are
  * the only samples, so an estimate above every gap (a cold first send of
  * 600 us under ASan) would otherwise skip every later pre-query of the
- * run and never be measured again.
+ * run and never be measured again; so would an estimate above the lead
+ * that plans each pre-query exactly one estimate ahead, where a wake-up
+ * 2 us late misses it.
  */
 void pqplan_cost_relax(struct pqplan_cost *c);
 /* The estimate (PQPLAN_COST_INITIAL_NS before the first sample), never
