@@ -101,9 +101,10 @@ struct tf_decode {
  * and offset, unless o->skip_corrupt: then it is skipped and counted in
  * *o). *o is kept up to date while the stream is open; with o->prefetch
  * (decoding in a thread of the stream's, ahead of the caller by at most
- * a few thousand events) its counts other than fed are final once next
+ * four batches) its counts other than fed are final once next
  * has returned 0 or an error. Memory: one page and its events per CPU
- * (and with prefetch, 4 batches of 1024 events and 64 KiB of strings).
+ * (and with prefetch, a ring of 4 batches, each of 16384 events and
+ * 1 MiB of their strings).
  */
 struct tf_stream;
 int tracefile_stream_open(const char *dir, const struct trace_meta *m,
