@@ -28,6 +28,7 @@ struct attrib {
 	struct attr_stats *st;
 	int cpu;
 	int64_t pid;
+	int partial;		/* some CPU not in the trace */
 	/* pending messages, from seq qhead to qtail */
 	struct attr_msg *q;
 	size_t qcap;
@@ -45,6 +46,31 @@ struct attrib {
 	char *err;
 	size_t errlen;
 };
+
+void attrib_client_send(struct attr_result *r, uint64_t sent_ns)
+{
+	/* a send after the receive is of another host's clock: no use */
+	if (!sent_ns || sent_ns > r->recv_ns || r->state < 0 ||
+	    !r->idle_end_ns || r->idle_end_ns >= sent_ns)
+		return;
+	r->state = TL_C0;
+	r->idle_end_ns = 0;
+	r->exit_to_recv_ns = 0;
+	r->cause = 0;
+	r->detail = 0;
+	r->cause_ns = 0;
+	r->hw_exit_ns = 0;
+	r->kernel_ns = 0;
+	/* as breakdown() gives a request that found C0 */
+	r->sched_ns = r->wakeup_ns && r->wakeup_ns <= r->recv_ns ?
+		      r->recv_ns - r->wakeup_ns : 0;
+	r->wake_ns = r->sched_ns;
+	r->have_breakdown = r->thread_known;
+	r->uncertain = 0;
+	r->prequery_woke = 0;
+	if (r->prequery == ATTR_PQ_WOKE)
+		r->prequery = ATTR_PQ_AWAKE;
+}
 
 const char *attrib_pq_name(enum attr_pq pq)
 {
@@ -186,7 +212,7 @@ static int classify(struct attrib *a, const struct attr_msg *m,
 
 	*r = (struct attr_result){ .cpu = (uint32_t)a->cpu, .seq = m->seq,
 				   .recv_ns = R, .send_ns = m->send_ns,
-				   .state = TL_C0 };
+				   .state = TL_C0, .thread_known = a->pid >= 0 };
 	timeline_now(a->t, (uint32_t)a->cpu, &now);
 	if (now.state != TL_C0 && now.since <= R) {
 		if (now.state >= 0 && !final)
@@ -201,6 +227,9 @@ static int classify(struct attrib *a, const struct attr_msg *m,
 	    (now.wake.ts <= R || now.wake.idle_start <= R) &&
 	    !(thread_woken(a, R) && !delivered(a, &now.wake, a->wakeup_ts))) {
 		r->state = now.wake.state;
+		/* the first rule alone, and the CPU that woke the thread
+		 * may be one the trace lacks */
+		r->uncertain = a->partial && !thread_woken(a, R);
 		r->idle_end_ns = now.wake.ts;
 		r->exit_to_recv_ns = R > now.wake.ts ? R - now.wake.ts : 0;
 		/* no handler yet, and the trace goes on past R: nothing
@@ -264,6 +293,7 @@ static int do_group(struct attrib *a, int final, int *done)
 			}
 			r.prequery_woke = r.prequery == ATTR_PQ_WOKE;
 			a->st->requests++;
+			a->st->uncertain += (uint64_t)r.uncertain;
 			if (a->o.fn) {
 				int ret = a->o.fn(a->o.ctx, &r);
 
@@ -392,6 +422,9 @@ int attrib_run(struct timeline *t, const struct attr_source *src,
 
 	*stats = (struct attr_stats){ .cpu = opts->cpu, .pid = opts->pid };
 	err[0] = '\0';
+	for (uint32_t i = 0; opts->recorded && i < opts->ncpus; i++)
+		if (!opts->recorded[i])
+			a.partial = 1;
 	if (!markers && opts->cpu < 0) {
 		snprintf(err, errlen, "a message log needs the server's CPU");
 		return -EINVAL;

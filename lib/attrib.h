@@ -61,7 +61,13 @@
  * did not wake the core for it), `unknown` only when the trace ended
  * first.
  * Without W (sched_wakeup not recorded, the server's thread unknown) the
- * last two are unknown. A request that found C0 has 0, 0 and W .. R
+ * last two are unknown.
+ *
+ * A trace of only some CPUs (trace record --cpus) may miss W: the thread
+ * is woken on the CPU that wakes it, which may not be recorded. A request
+ * that found its core idle by the first rule alone, without W, is then
+ * `uncertain`: the core may have woken for something else and been busy.
+ * The state given is the first rule's guess. A request that found C0 has 0, 0 and W .. R
  * (0 without a wakeup: the thread was running).
  */
 #ifndef WB_ATTRIB_H
@@ -94,6 +100,10 @@ struct attr_result {
 	uint64_t exit_to_recv_ns;
 	int prequery_woke;	/* 1 only for ATTR_PQ_WOKE */
 	enum attr_pq prequery;
+	int uncertain;		/* idle by the first rule, without W, on a
+				 * trace that lacks CPUs that may have woken
+				 * the thread */
+	int thread_known;	/* the server's thread was known */
 	/* the wake (state an idle state) */
 	uint32_t cause, detail;	/* enum tl_cause, timeline string */
 	uint64_t cause_ns;	/* H, 0: none */
@@ -115,6 +125,16 @@ struct attr_result {
  * the core idle; sent together (lead 0) it stays `together`.
  */
 void attrib_client_lead(struct attr_result *r, uint64_t lead_ns);
+
+/*
+ * The client sent the request at sent_ns (its requests.csv, on the
+ * trace's clock): an idle exit before that cannot be the request's wake;
+ * the core was up from that exit until the receive (the result's exit is
+ * the core's last before it), so the request found it busy: the result
+ * becomes C0 (and certain). sent_ns 0: unknown, nothing changes. Call it
+ * before attrib_client_lead.
+ */
+void attrib_client_send(struct attr_result *r, uint64_t sent_ns);
 
 /* "none", "woke", "awake", "together". */
 const char *attrib_pq_name(enum attr_pq pq);
@@ -140,6 +160,10 @@ struct attr_opts {
 				 * request markers, if any */
 	attr_result_fn fn;	/* each request's result, in receive order */
 	void *ctx;
+	/* recorded[cpu] non-zero: cpu is in the trace (ncpus of them);
+	 * NULL: every CPU is */
+	const unsigned char *recorded;
+	uint32_t ncpus;
 };
 
 struct attr_stats {
@@ -149,6 +173,7 @@ struct attr_stats {
 	int cpu;		/* the one attributed */
 	int64_t pid;		/* the thread whose wakeups were used, -1 */
 	uint64_t wakeups;	/* sched_wakeup events seen in the trace */
+	uint64_t uncertain;	/* requests with uncertain set */
 };
 
 /*

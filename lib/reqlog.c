@@ -6,6 +6,7 @@
 #include <string.h>
 #include "csvread.h"
 #include "reqlog.h"
+#include "rfile.h"
 
 #define MAX_FIELDS 64
 
@@ -24,10 +25,10 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 static FILE *open_csv(const char *path, char **line, size_t *cap,
 		      char **cols, int *ncols, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = rfile_fopen_quiet(path);
 
 	if (!f) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot read %s: %s", path, rfile_strerror(errno));
 		return NULL;
 	}
 	if (getline(line, cap, f) < 0 ||
@@ -314,7 +315,7 @@ int reqlog_read_server(const char *path, struct attr_msg **msgs, size_t *n,
 struct reqlog_join {
 	struct csvin in;
 	int by_seq;
-	int c_seq, c_lat, c_recv, c_send, c_lead;
+	int c_seq, c_lat, c_recv, c_send, c_lead, c_sent;
 	/* rows read ahead, in file order, from seq head to tail */
 	struct cli_row *rows;
 	uint8_t *state;		/* per row: 0 waiting, 1 taken, 2 ambiguous */
@@ -450,6 +451,7 @@ int reqlog_join_open(const char *path, int by_seq, struct reqlog_join **out,
 	j->c_recv = csvr_col(c->names, c->ncols, "server_recv_ns");
 	j->c_send = csvr_col(c->names, c->ncols, "server_send_ns");
 	j->c_lead = csvr_col(c->names, c->ncols, "prequery_lead_ns");	/* optional */
+	j->c_sent = csvr_col(c->names, c->ncols, "sent_ns");	/* optional */
 	if (j->c_seq != 0 || j->c_lat < 0 || j->c_recv < 0 || j->c_send < 0) {
 		ret = fail(err, errlen, "%s is not a client requests.csv (seq,...,latency_ns,...,server_recv_ns,server_send_ns)",
 			   path);
@@ -479,7 +481,9 @@ static int join_read(struct reqlog_join *j, char *err, size_t errlen)
 	    csvin_u64(c, j->c_recv, 1, &row.srv_recv_ns, err, errlen) ||
 	    csvin_u64(c, j->c_send, 1, &row.srv_send_ns, err, errlen) ||
 	    (j->c_lead >= 0 &&
-	     csvin_u64(c, j->c_lead, 1, &row.pq_lead_ns, err, errlen)))
+	     csvin_u64(c, j->c_lead, 1, &row.pq_lead_ns, err, errlen)) ||
+	    (j->c_sent >= 0 &&
+	     csvin_u64(c, j->c_sent, 1, &row.sent_ns, err, errlen)))
 		return -EINVAL;
 	if (row.srv_recv_ns > j->horizon)
 		j->horizon = row.srv_recv_ns;

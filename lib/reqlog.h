@@ -50,6 +50,8 @@ struct cli_row {
 	uint64_t srv_recv_ns, srv_send_ns;	/* 0: unknown */
 	uint64_t pq_lead_ns;		/* prequery_lead_ns; 0: none, together
 					 * or an older file without it */
+	uint64_t sent_ns;		/* the client's send (its clock); 0:
+					 * unknown */
 	unsigned int line;
 };
 

@@ -31,7 +31,37 @@ struct trace_in {
 	struct trace_meta m;
 	struct tf_decode o;
 	struct tf_stream *s;
+	/* recorded[cpu]: DIR has its cpuN.raw (trace record --cpus leaves
+	 * the others out: nothing is known of them); partial: some lack it */
+	unsigned char *recorded;
+	int partial;
+	char cpus[256];		/* the recorded CPUs, "0,2-3" */
 };
+
+/* "0,2-3" of the CPUs set in mask (n of them), cut short with "..." */
+static void cpu_list(const unsigned char *mask, uint32_t n, int set, char *buf,
+		     size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t j = i;
+
+		if (!mask[i] != !set)
+			continue;
+		while (j + 1 < n && !mask[j + 1] == !set)
+			j++;
+		if (off + 32 >= len) {
+			snprintf(buf + off, len - off, ",...");
+			return;
+		}
+		off += (size_t)snprintf(buf + off, len - off, off ? ",%u" : "%u", i);
+		if (j > i)
+			off += (size_t)snprintf(buf + off, len - off, "-%u", j);
+		i = j;
+	}
+}
 
 static void trace_open(struct trace_in *in, const char *dir, int skip_corrupt)
 {
@@ -46,6 +76,19 @@ static void trace_open(struct trace_in *in, const char *dir, int skip_corrupt)
 		opt_die(TRACE_PROG, "%s", err);
 	if (tracefile_stream_open(dir, &in->m, &in->o, &in->s, err, sizeof(err)))
 		opt_die(TRACE_PROG, "%s", err);
+	/* as the stream reads them: a CPU without its file was not recorded */
+	in->recorded = calloc(in->m.ncpus, 1);
+	if (!in->recorded)
+		opt_die(TRACE_PROG, "out of memory");
+	for (uint32_t cpu = 0; cpu < in->m.ncpus; cpu++) {
+		char path[4096];
+		struct stat sb;
+
+		snprintf(path, sizeof(path), "%s/cpu%u.raw", dir, cpu);
+		in->recorded[cpu] = !(lstat(path, &sb) && errno == ENOENT);
+		in->partial |= !in->recorded[cpu];
+	}
+	cpu_list(in->recorded, in->m.ncpus, 1, in->cpus, sizeof(in->cpus));
 }
 
 /* A stream error ends the command, naming the page when it was one. */
@@ -60,6 +103,7 @@ static void trace_close(struct trace_in *in)
 {
 	tracefile_stream_close(in->s);
 	tracefile_meta_free(&in->m);
+	free(in->recorded);
 }
 
 /* What a pass found that a user must know: skipped pages, lost events. */
@@ -524,13 +568,14 @@ int trace_timeline(int argc, char **argv)
  * the histogram's (within 1 %) beyond, as hist keeps them.
  */
 static void summary_row(struct csv *c, const char *group, const char *value,
-			struct hist *h)
+			struct hist *h, uint64_t uncertain)
 {
-	printf("%-14s %-14s %8llu %10.3f %10.3f %10.3f %10.3f%s\n", group, value,
+	printf("%-14s %-14s %8llu %10.3f %10.3f %10.3f %10.3f %9llu%s\n", group, value,
 	       (unsigned long long)hist_count(h), hist_mean(h) / 1e3,
 	       hist_percentile_exact(h, 0.5) / 1e3,
 	       hist_percentile_exact(h, 0.9) / 1e3,
-	       hist_percentile_exact(h, 0.99) / 1e3, hist_exact(h) ? "" : " ~");
+	       hist_percentile_exact(h, 0.99) / 1e3, (unsigned long long)uncertain,
+	       hist_exact(h) ? "" : " ~");
 	csv_str(c, group);
 	csv_str(c, value);
 	csv_u64(c, hist_count(h));
@@ -539,6 +584,7 @@ static void summary_row(struct csv *c, const char *group, const char *value,
 	csv_double(c, hist_percentile_exact(h, 0.9) / 1e3, 3);
 	csv_double(c, hist_percentile_exact(h, 0.99) / 1e3, 3);
 	csv_u64(c, (uint64_t)hist_exact(h));
+	csv_u64(c, uncertain);
 	csv_end_row(c);
 }
 
@@ -566,6 +612,10 @@ struct attr_out {
 	struct hist *by_state[STATE_SLOTS], *by_pq[2], *by_class[ATTR_PQ_KINDS];
 	struct bd_group bd[STATE_SLOTS][ATTR_PQ_KINDS];
 	uint64_t n, matched, outside, missing;
+	/* state uncertain (attrib.h), per request and per summary row; and
+	 * idle exits before the client's send, made C0 */
+	uint64_t uncertain, unsent;
+	uint64_t unc_state[STATE_SLOTS], unc_pq[2], unc_class[ATTR_PQ_KINDS];
 	uint32_t cause, detail;	/* of cause_text */
 	char cause_text[300];
 	char err[512];
@@ -631,6 +681,10 @@ static int join_client(struct attr_out *ao, struct attr_result *r, uint64_t *lat
 		return 0;
 	}
 	*lat = row.latency_ns;
+	if (r->idle_end_ns) {
+		attrib_client_send(r, row.sent_ns);
+		ao->unsent += !r->idle_end_ns;
+	}
 	attrib_client_lead(r, row.pq_lead_ns);
 	ao->matched++;
 	return 0;
@@ -700,7 +754,9 @@ static int attr_result(void *ctx, const struct attr_result *res)
 		for (int k = 0; k < 4; k++)
 			csv_empty(out);
 	}
+	csv_u64(out, (uint64_t)r.uncertain);
 	csv_end_row(out);
+	ao->uncertain += (uint64_t)r.uncertain;
 
 	g = &ao->bd[state_slot(r.state)][r.prequery];
 	g->state = r.state;
@@ -722,6 +778,9 @@ static int attr_result(void *ctx, const struct attr_result *res)
 	hist_put(&ao->by_state[si], x);
 	hist_put(&ao->by_pq[r.prequery_woke], x);
 	hist_put(&ao->by_class[r.prequery], x);
+	ao->unc_state[si] += (uint64_t)r.uncertain;
+	ao->unc_pq[r.prequery_woke] += (uint64_t)r.uncertain;
+	ao->unc_class[r.prequery] += (uint64_t)r.uncertain;
 	return 0;
 }
 
@@ -927,9 +986,10 @@ int trace_attribute(int argc, char **argv)
 	ao.out = csv_create(dir, "attribution.csv",
 		"seq,recv_ns,state,idle_end_ns,exit_to_recv_us,prequery_woke,"
 		"latency_us,prequery,cause,cause_ns,wakeup_ns,switch_ns,netrx_ns,"
-		"hw_exit_us,kernel_us,sched_us,wake_us");
+		"hw_exit_us,kernel_us,sched_us,wake_us,uncertain");
 	ro = (struct attr_opts){ .cpu = o.cpu, .pid = o.pid, .fn = attr_result,
-				 .ctx = &ao };
+				 .ctx = &ao, .recorded = in.recorded,
+				 .ncpus = in.m.ncpus };
 	ret = attrib_run(ao.t, &src, &ro, in.m.end_ns, &st, err, sizeof(err));
 	if (ret) {
 		if (ao.err[0])
@@ -956,29 +1016,42 @@ int trace_attribute(int argc, char **argv)
 		fprintf(stderr, "%s: warning: no sched:sched_wakeup in the trace (recorded with --no-wake-causes?): the breakdown has no kernel path or scheduling\n",
 			TRACE_PROG);
 
-	sum = csv_create(dir, "attribution-summary.csv", "group,value,count,avg_us,p50_us,p90_us,p99_us,exact");
+	if (ao.uncertain) {
+		char missing[256];
+
+		cpu_list(in.recorded, in.m.ncpus, 0, missing, sizeof(missing));
+		fprintf(stderr, "%s: warning: %llu of %llu requests found cpu%d idle with no sched_wakeup of the server's thread in the trace, and the trace has only CPUs %s: the CPU that woke the thread may be one not recorded, so the core may have been busy (woken for something else); their state at arrival is uncertain (column uncertain). Record CPUs %s too (trace record without --cpus records all)\n",
+			TRACE_PROG, (unsigned long long)ao.uncertain,
+			(unsigned long long)ao.n, st.cpu, in.cpus, missing);
+	}
+	if (ao.unsent)
+		printf("%llu requests found cpu%d busy: its last idle exit came before the client sent them (requests.csv sent_ns), so it was not their wake\n",
+		       (unsigned long long)ao.unsent, st.cpu);
+	sum = csv_create(dir, "attribution-summary.csv", "group,value,count,avg_us,p50_us,p90_us,p99_us,exact,uncertain");
 	printf("%s per group (us; ~: past %d requests a group, from the histogram, within %.1f %%)\n",
 	       o.client ? "latency" : "idle exit to receive", GROUP_EXACT_MAX,
 	       100 * HIST_REL_ERROR);
-	printf("%-14s %-14s %8s %10s %10s %10s %10s\n", "group", "value", "count",
-	       "avg", "p50", "p90", "p99");
+	printf("%-14s %-14s %8s %10s %10s %10s %10s %9s\n", "group", "value", "count",
+	       "avg", "p50", "p90", "p99", "uncertain");
 	for (int si = 0; si < STATE_SLOTS; si++) {
 		if (!ao.by_state[si])
 			continue;
 		summary_row(sum, "state", si == STATE_SLOTS - 1 ? "other" :
 			    tracefile_state_name(&in.m, (uint32_t)st.cpu, si - 2, buf,
-						 sizeof(buf)), ao.by_state[si]);
+						 sizeof(buf)), ao.by_state[si],
+			    ao.unc_state[si]);
 		hist_free(ao.by_state[si]);
 	}
 	for (int k = 0; k < 2; k++) {
 		if (ao.by_pq[k] && hist_count(ao.by_pq[k]))
-			summary_row(sum, "prequery_woke", k ? "yes" : "no", ao.by_pq[k]);
+			summary_row(sum, "prequery_woke", k ? "yes" : "no", ao.by_pq[k],
+				    ao.unc_pq[k]);
 		hist_free(ao.by_pq[k]);
 	}
 	for (int k = 0; k < ATTR_PQ_KINDS; k++) {
 		if (ao.by_class[k] && hist_count(ao.by_class[k]))
 			summary_row(sum, "prequery", attrib_pq_name((enum attr_pq)k),
-				    ao.by_class[k]);
+				    ao.by_class[k], ao.unc_class[k]);
 		hist_free(ao.by_class[k]);
 	}
 	rc |= csv_done(sum, dir, "attribution-summary.csv");

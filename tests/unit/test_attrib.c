@@ -51,6 +51,9 @@ static int keep(void *ctx, const struct attr_result *r)
 	return 0;
 }
 
+/* The CPUs of the trace's two that were recorded (NULL: both). */
+static const unsigned char *recorded;
+
 /* Runs the engine for cpu 0 (pid: the server's thread, -1 unknown);
  * messages NULL: the markers in the events. Returns its status. */
 static int run_pid(struct arrays *a, const struct tl_event *ev, size_t nev,
@@ -60,7 +63,8 @@ static int run_pid(struct arrays *a, const struct tl_event *ev, size_t nev,
 	struct timeline *t = timeline_stream(2, 0, NULL);
 	struct attr_source src = { .ctx = a, .next_event = next_ev,
 				   .next_msg = m ? next_msg : NULL };
-	struct attr_opts o = { .cpu = m ? 0 : -1, .pid = pid, .fn = keep, .ctx = a };
+	struct attr_opts o = { .cpu = m ? 0 : -1, .pid = pid, .fn = keep, .ctx = a,
+			       .recorded = recorded, .ncpus = 2 };
 	struct attr_stats st;
 	int ret;
 
@@ -475,6 +479,89 @@ START_TEST(breakdown_busy_core)
 }
 END_TEST
 
+/*
+ * A trace of cpu0 only (trace record --cpus 0): the server's thread was
+ * woken from cpu1, not recorded, so its sched_wakeup is missing and the
+ * first rule alone says idle: uncertain. The same events with both CPUs
+ * recorded are certain (nothing woke the thread elsewhere), and so is a
+ * request whose wakeup the trace has, or one that found C0.
+ */
+START_TEST(uncertain_without_the_waking_cpu)
+{
+	static const unsigned char only0[2] = { 1, 0 };
+	struct tl_event ev[] = {
+		IDLE(100, 1), { .ts = 1000, .cpu = 0, .type = TL_TIMER },
+		IDLE(1002, TL_EXIT),			/* request 1: no wakeup */
+		IDLE(2000, 1), IPI(3000, TL_IPI_RESCHEDULE),
+		WAKEUP(3001, 42, 0), IDLE(3002, TL_EXIT),	/* request 2 */
+	};
+	struct attr_msg m[] = { { .seq = 1, .recv_ns = 1500, .send_ns = 1510 },
+				{ .seq = 2, .recv_ns = 3010, .send_ns = 3020 },
+				{ .seq = 3, .recv_ns = 3030, .send_ns = 3040 } };
+	char err[512];
+
+	recorded = only0;
+	ck_assert_int_eq(run_pid(&A, ev, N(ev), m, 3, 42, 4000, err), 0);
+	recorded = NULL;
+	ck_assert_uint_eq(A.nr, 3);
+	ck_assert_int_eq(A.r[0].state, 1);	/* the first rule's guess */
+	ck_assert_int_eq(A.r[0].uncertain, 1);
+	ck_assert_int_eq(A.r[1].state, 1);
+	ck_assert_int_eq(A.r[1].uncertain, 0);
+	ck_assert_int_eq(A.r[2].state, TL_C0);
+	ck_assert_int_eq(A.r[2].uncertain, 0);
+	/* every CPU recorded: no wakeup means none happened elsewhere */
+	ck_assert_int_eq(run_pid(&A, ev, N(ev), m, 3, 42, 4000, err), 0);
+	ck_assert_int_eq(A.r[0].uncertain, 0);
+	/* the thread unknown on a partial trace: every idle one is a guess */
+	recorded = only0;
+	ck_assert_int_eq(run_pid(&A, ev, N(ev), m, 3, -1, 4000, err), 0);
+	recorded = NULL;
+	ck_assert_int_eq(A.r[0].uncertain, 1);
+	ck_assert_int_eq(A.r[1].uncertain, 1);
+	ck_assert_int_eq(A.r[2].uncertain, 0);
+}
+END_TEST
+
+/*
+ * An idle exit before the client sent the request cannot be its wake:
+ * the core was up from then to the receive, so it found C0. An exit at
+ * or after the send stands, and a send time after the receive (another
+ * host's clock) is not used.
+ */
+START_TEST(exit_before_send_is_busy)
+{
+	struct attr_msg m[] = { { .seq = 4, .recv_ns = 700, .send_ns = 710 } };
+	struct attr_result r;
+
+	ck_assert_uint_eq(run(&A, sample, N(sample), m, 1), 1);
+	ck_assert_int_eq(A.r[0].state, 1);
+	ck_assert_uint_eq(A.r[0].idle_end_ns, 600);
+	r = A.r[0];
+	attrib_client_send(&r, 600);	/* sent at the exit: stands */
+	ck_assert_int_eq(r.state, 1);
+	attrib_client_send(&r, 0);	/* unknown */
+	ck_assert_int_eq(r.state, 1);
+	attrib_client_send(&r, 701);	/* after the receive: another clock */
+	ck_assert_int_eq(r.state, 1);
+	r.uncertain = 1;
+	attrib_client_send(&r, 650);	/* the exit 50 ns before the send */
+	ck_assert_int_eq(r.state, TL_C0);
+	ck_assert_uint_eq(r.idle_end_ns, 0);
+	ck_assert_uint_eq(r.exit_to_recv_ns, 0);
+	ck_assert_uint_eq(r.cause_ns, 0);
+	ck_assert_uint_eq(r.hw_exit_ns, 0);
+	ck_assert_int_eq(r.uncertain, 0);
+	/* a pair read together then stays together, not woke */
+	r = A.r[0];
+	r.prequery = ATTR_PQ_TOGETHER;
+	attrib_client_send(&r, 650);
+	attrib_client_lead(&r, 100);
+	ck_assert_int_eq(r.prequery, ATTR_PQ_TOGETHER);
+	ck_assert_int_eq(r.prequery_woke, 0);
+}
+END_TEST
+
 Suite *attrib_suite(void)
 {
 	Suite *s = suite_create("attrib");
@@ -496,6 +583,10 @@ Suite *attrib_suite(void)
 	tcase_add_test(tc, breakdown_no_handler_no_wakeup_and_c0);
 	tcase_add_test(tc, breakdown_from_markers);
 	tcase_add_test(tc, breakdown_busy_core);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("partial");
+	tcase_add_test(tc, uncertain_without_the_waking_cpu);
+	tcase_add_test(tc, exit_before_send_is_busy);
 	suite_add_tcase(s, tc);
 	return s;
 }
