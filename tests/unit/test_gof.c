@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/specfun, lib/qci and lib/gof against reference values computed
+ * once with Debian's python3-scipy 1.10.1 (scipy.special, scipy.stats:
+ * goodness_of_fit, spearmanr, kruskal, chi2, binom) on the same inputs,
+ * which both sides draw from one 64-bit LCG (Knuth's MMIX constants, the
+ * top 53 bits plus a half as the uniform), and written in below. The
+ * qci ranks are also those of a brute-force search over every rank pair.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include "unit.h"
+#include "gof.h"
+#include "qci.h"
+#include "specfun.h"
+
+static uint64_t lcg_state;
+
+static double lcg_uniform(void)
+{
+	lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return ((double)(lcg_state >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* 500 exponential gaps of mean 1000 (seed 1): sum 496919.38134135894. */
+static void exp_gaps(double *x)
+{
+	lcg_state = 1;
+	for (int i = 0; i < 500; i++)
+		x[i] = -1000.0 * log(1 - lcg_uniform());
+}
+
+static void rel_eq(double got, double want, double tol, const char *what)
+{
+	ck_assert_msg(fabs(got - want) <= tol * fabs(want),
+		      "%s: %.17g, scipy %.17g", what, got, want);
+}
+
+START_TEST(specfun_values)
+{
+	rel_eq(specfun_chi2_sf(3.84, 1), 0.05004352124870519, 1e-12, "chi2 1");
+	rel_eq(specfun_chi2_sf(150, 120), 0.03307348091130466, 1e-12,
+	       "chi2 120");
+	rel_eq(specfun_gamma_q(0.5, 0.01), 0.887537083981715, 1e-12, "Q");
+	rel_eq(specfun_t_sf2(2.0, 10), 0.07338803477074039, 1e-12, "t 10");
+	rel_eq(specfun_t_sf2(0.3, 998), 0.7642396290974176, 1e-11, "t 998");
+	rel_eq(specfun_beta_inc(2.5, 3.5, 0.7), 0.9228190654779194, 1e-12,
+	       "I");
+	ck_assert(isnan(specfun_gamma_q(-1, 1)));
+	ck_assert(isnan(specfun_beta_inc(1, 1, 1.5)));
+	ck_assert_double_eq(specfun_chi2_sf(0, 3), 1);
+}
+END_TEST
+
+/* The classic asymptotic critical values of A^2 (case 0): 10 %, 5 %, 1 %. */
+START_TEST(ad_asymptotic_cdf)
+{
+	ck_assert_double_eq_tol(gof_ad_cdf_inf(1.933), 0.90, 5e-4);
+	ck_assert_double_eq_tol(gof_ad_cdf_inf(2.492), 0.95, 5e-4);
+	ck_assert_double_eq_tol(gof_ad_cdf_inf(3.857), 0.99, 5e-4);
+	ck_assert_double_eq(gof_ad_cdf_inf(0), 0);
+}
+END_TEST
+
+START_TEST(ad_exponential)
+{
+	double x[500], sum = 0;
+	struct gof_result r;
+
+	exp_gaps(x);
+	for (int i = 0; i < 500; i++)
+		sum += x[i];
+	rel_eq(sum, 496919.38134135894, 1e-14, "the inputs");
+	/* goodness_of_fit(expon, known scale): A^2 exact, p by Monte Carlo
+	 * (20000 samples, so within about 0.01). */
+	ck_assert_int_eq(gof_ad_exp(x, 500, 1000, &r), 0);
+	rel_eq(r.stat, 0.5516622935104465, 1e-9, "A2");
+	ck_assert_double_eq_tol(r.p, 0.6937653117344132, 0.01);
+	ck_assert_int_eq(gof_ad_exp(x, 500, 1200, &r), 0);
+	rel_eq(r.stat, 6.605789619831626, 1e-9, "A2 wrong mean");
+	ck_assert(r.p < 0.002);
+	/* A gap of 0 (F = 0) weighs as F = DBL_MIN: finite, and larger. */
+	x[17] = 0;
+	ck_assert_int_eq(gof_ad_exp(x, 500, 1000, &r), 0);
+	ck_assert(isfinite(r.stat) && r.stat > 0.5516622935104465 + 1);
+	ck_assert_int_eq(gof_ad_exp(x, 7, 1000, &r), -EINVAL);
+	ck_assert_int_eq(gof_ad_exp(x, 500, 0, &r), -EINVAL);
+}
+END_TEST
+
+START_TEST(chi2_poisson)
+{
+	static double k[2000];
+	struct gof_result r;
+	double sum = 0;
+
+	/* 2000 Poisson(100) values by inversion (seed 2): sum 200162. */
+	lcg_state = 2;
+	for (int i = 0; i < 2000; i++) {
+		double u = lcg_uniform(), p = exp(-100.0), c = p;
+		int n = 0;
+
+		while (c < u) {
+			n++;
+			p = p * 100.0 / n;
+			c += p;
+		}
+		k[i] = n;
+		sum += n;
+	}
+	ck_assert_double_eq(sum, 200162);
+	/* Cells K <= 73, 74..128, K >= 129: 57 cells, 56 df. */
+	ck_assert_int_eq(gof_chi2_poisson(k, 2000, 100, &r), 0);
+	ck_assert_int_eq(r.df, 56);
+	rel_eq(r.stat, 62.29103455147996, 1e-9, "chi2");
+	rel_eq(r.p, 0.26238170746043615, 1e-8, "chi2 p");
+	for (int i = 0; i < 2000; i++)
+		k[i] += 3;
+	ck_assert_int_eq(gof_chi2_poisson(k, 2000, 100, &r), 0);
+	rel_eq(r.stat, 260.50354053451014, 1e-9, "chi2 shifted");
+	rel_eq(r.p, 3.9297382882287847e-28, 1e-6, "chi2 shifted p");
+	ck_assert_int_eq(gof_chi2_poisson(k, 19, 100, &r), -EINVAL);
+}
+END_TEST
+
+START_TEST(spearman_lags)
+{
+	static const double want[][2] = {
+		{ -0.09151662360866311, 0.041004008798947895 },
+		{ -0.010605536301081474, 0.8133673902336828 },
+	};
+	double x[500], y[499];
+	struct gof_result r;
+
+	exp_gaps(x);
+	for (int lag = 1; lag <= 2; lag++) {
+		ck_assert_int_eq(gof_spearman_lag(x, 500, lag, &r), 0);
+		rel_eq(r.stat, want[lag - 1][0], 1e-9, "rho");
+		rel_eq(r.p, want[lag - 1][1], 1e-9, "rho p");
+	}
+	ck_assert_int_eq(gof_spearman_lag(x, 500, 5, &r), 0);
+	rel_eq(r.stat, 0.0367616678737222, 1e-9, "rho lag 5");
+	rel_eq(r.p, 0.4144409078176239, 1e-9, "rho lag 5 p");
+	/* Moving sums of two: dependent neighbours. */
+	for (int i = 1; i < 500; i++)
+		y[i - 1] = x[i] + x[i - 1];
+	ck_assert_int_eq(gof_spearman_lag(y, 499, 1, &r), 0);
+	rel_eq(r.stat, 0.427914810008371, 1e-9, "rho dependent");
+	rel_eq(r.p, 1.3653387303544917e-23, 1e-6, "rho dependent p");
+	ck_assert_int_eq(gof_spearman_lag(x, 3, 1, &r), -EINVAL);
+}
+END_TEST
+
+START_TEST(kruskal_windows)
+{
+	double x[500], d[500], t[500];
+	struct gof_result r;
+
+	exp_gaps(x);
+	ck_assert_int_eq(gof_kruskal(x, 500, 10, &r), 0);
+	ck_assert_int_eq(r.df, 9);
+	rel_eq(r.stat, 5.297174610778484, 1e-9, "H");
+	rel_eq(r.p, 0.8076715909961963, 1e-9, "H p");
+	for (int i = 0; i < 500; i++) {
+		d[i] = x[i] + 2.0 * i;		/* drifts */
+		t[i] = floor(x[i] / 300);	/* many ties */
+	}
+	ck_assert_int_eq(gof_kruskal(d, 500, 10, &r), 0);
+	rel_eq(r.stat, 92.14310323353311, 1e-9, "H drift");
+	rel_eq(r.p, 6.043172341461621e-16, 1e-6, "H drift p");
+	ck_assert_int_eq(gof_kruskal(t, 500, 5, &r), 0);
+	rel_eq(r.stat, 1.0865656834701578, 1e-9, "H ties");
+	rel_eq(r.p, 0.8963978112419486, 1e-9, "H ties p");
+	ck_assert_int_eq(gof_kruskal(x, 49, 10, &r), -EINVAL);
+}
+END_TEST
+
+START_TEST(spread_fixed)
+{
+	double v[4] = { 99, 101, 99, 101 };
+	struct gof_result r;
+
+	ck_assert_int_eq(gof_spread(v, 4, &r), 0);
+	/* sd = sqrt(4 / 3), mean 100 */
+	ck_assert_double_eq_tol(r.stat, sqrt(4.0 / 3) / 100, 1e-15);
+	ck_assert(isnan(r.p));
+	ck_assert_int_eq(gof_spread(v, 1, &r), -EINVAL);
+}
+END_TEST
+
+/* Brute force over every rank pair (scipy.stats.binom) gave these. */
+START_TEST(qci_tightest_ranks)
+{
+	static const struct {
+		uint64_t n;
+		double p;
+		uint64_t lo, hi;
+		double cov;
+	} c[] = {
+		{ 20, 0.5, 6, 15, 0.9586105346679688 },
+		{ 50, 0.5, 18, 32, 0.9511261076817297 },
+		{ 30, 0.75, 18, 28, 0.9678104884367237 },
+		{ 100, 0.5, 40, 60, 0.9539559330706572 },
+		{ 100, 0.9, 84, 96, 0.955690107191223 },
+		{ 1000, 0.9, 881, 919, 0.9549071811148261 },
+		{ 1000, 0.99, 984, 997, 0.9635363098183776 },
+		{ 10000, 0.999, 9984, 9997, 0.9627139012489605 },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct qci q;
+
+		ck_assert_int_eq(qci_ranks(c[i].n, c[i].p, QCI_LEVEL95, &q), 0);
+		ck_assert_msg(q.lo == c[i].lo && q.hi == c[i].hi,
+			      "n=%llu p=%g: [%llu, %llu]",
+			      (unsigned long long)c[i].n, c[i].p,
+			      (unsigned long long)q.lo,
+			      (unsigned long long)q.hi);
+		rel_eq(q.coverage, c[i].cov, 1e-11, "coverage");
+		rel_eq(qci_coverage(c[i].n, c[i].p, q.lo, q.hi), c[i].cov,
+		       1e-11, "qci_coverage");
+	}
+}
+END_TEST
+
+START_TEST(qci_cannot_bound)
+{
+	struct qci q;
+
+	/* p99.9 of 1000: even [X(1), X(1000)] covers 1 - 0.999^1000 - 1e-3000. */
+	ck_assert_int_eq(qci_ranks(1000, 0.999, QCI_LEVEL95, &q), -ERANGE);
+	ck_assert(q.lo == 0 && q.hi == 0);
+	ck_assert_double_eq_tol(q.coverage, 1 - pow(0.999, 1000), 1e-9);
+	ck_assert_int_eq(qci_ranks(100, 0.99, QCI_LEVEL95, &q), -ERANGE);
+	ck_assert_int_eq(qci_ranks(1, 0.5, QCI_LEVEL95, &q), -ERANGE);
+	ck_assert_int_eq(qci_ranks(100, 1.0, QCI_LEVEL95, &q), -EINVAL);
+	ck_assert_int_eq(qci_ranks(100, 0.5, 1.0, &q), -EINVAL);
+}
+END_TEST
+
+/* Large n stays cheap and near the level: p99.99 of 1e8 samples. */
+START_TEST(qci_large_n)
+{
+	struct qci q;
+
+	ck_assert_int_eq(qci_ranks(100000000, 0.9999, QCI_LEVEL95, &q), 0);
+	ck_assert(q.lo < 99990000 && q.hi > 99990000);
+	ck_assert(q.coverage >= 0.95 && q.coverage < 0.951);
+	rel_eq(qci_coverage(100000000, 0.9999, q.lo, q.hi), q.coverage, 1e-9,
+	       "large n");
+}
+END_TEST
+
+Suite *gof_suite(void)
+{
+	Suite *s = suite_create("gof");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, specfun_values);
+	tcase_add_test(tc, ad_asymptotic_cdf);
+	tcase_add_test(tc, ad_exponential);
+	tcase_add_test(tc, chi2_poisson);
+	tcase_add_test(tc, spearman_lags);
+	tcase_add_test(tc, kruskal_windows);
+	tcase_add_test(tc, spread_fixed);
+	tcase_add_test(tc, qci_tightest_ranks);
+	tcase_add_test(tc, qci_cannot_bound);
+	tcase_add_test(tc, qci_large_n);
+	suite_add_tcase(s, tc);
+	return s;
+}
