@@ -19,6 +19,7 @@ int main(void)
 		figdata_suite,
 		tracewrite_suite, socwatch_suite,
 		hwcstate_suite, sweepmerge_suite, spectrum_suite, ivstat_suite,
+		gof_suite,
 	};
 	SRunner *sr;
 	int failed;

@@ -48,5 +48,6 @@ Suite *hwcstate_suite(void);
 Suite *sweepmerge_suite(void);
 Suite *spectrum_suite(void);
 Suite *ivstat_suite(void);
+Suite *gof_suite(void);
 
 #endif
