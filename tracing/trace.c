@@ -466,10 +466,22 @@ int trace_timeline(int argc, char **argv)
 	tw.t = timeline_stream(in.m.ncpus, in.m.start_ns, &sink);
 	if (!tw.cpu || !tw.t)
 		opt_die(TRACE_PROG, "out of memory");
+	/* A CPU left out of the recording (trace record --cpus) has no
+	 * cpuN.raw: nothing is known of it, so it has no rows at all (not
+	 * 100 % unknown). */
+	if (in.partial)
+		printf("recorded CPUs: %s of %u (trace record --cpus); the others are not in the tables\n",
+		       in.cpus, in.m.ncpus);
 	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++) {
 		tl_restab_init(&tw.cpu[cpu].res, in.m.start_ns, o.from, o.to);
 		if (mask && !mask[cpu])
 			continue;
+		if (!in.recorded[cpu]) {
+			if (mask)
+				fprintf(stderr, "%s: warning: --cpus: cpu%u was not recorded (no %s/cpu%u.raw): left out\n",
+					TRACE_PROG, cpu, dir, cpu);
+			continue;
+		}
 		snprintf(file, sizeof(file), "cstate-cpu%u.csv", cpu);
 		tw.cpu[cpu].cs = csv_create(dir, file,
 			"Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause");
