@@ -385,21 +385,27 @@ static void eof(struct serve *s, struct serve_conn *c, int err)
 }
 
 /*
- * One turn of a connection. Without .peek: read until the socket is
- * drained, each read handed over whole. With .peek: the bytes waiting
+ * One turn of a connection. Without .peek: reads of at most
+ * SERVE_READ_CHUNK, each handed over whole. With .peek: the bytes waiting
  * are peeked, and only what on_data consumed is taken off the socket;
  * when it consumed less, or read_want says the turn is over, the rest
- * stays queued in the kernel for the connection's next turn.
+ * stays queued in the kernel for the connection's next turn. Either way
+ * the turn ends after SERVE_TURN_BYTES or SERVE_TURN_NS: the loop's own
+ * fair turns, so no program can let one peer that pipelines without end
+ * keep the loop from the others (level-triggered epoll brings a
+ * connection with bytes left back after the other ready ones).
  */
 static void conn_read(struct serve *s, struct serve_conn *c)
 {
 	const struct serve_ops *ops = s->cfg.ops;
 	int peek = s->cfg.peek;
+	size_t taken = 0;	/* bytes handed over in this turn */
+	uint64_t begin = 0;
 
 	if (ops->turn_begin)
 		ops->turn_begin(c, s->cfg.arg);
 	while (!c->closed && !c->rd_closed) {
-		size_t want = sizeof(s->rx);
+		size_t want = peek ? sizeof(s->rx) : SERVE_READ_CHUNK;
 		ssize_t n, used;
 
 		if (peek && ops->read_want) {
@@ -409,6 +415,8 @@ static void conn_read(struct serve *s, struct serve_conn *c)
 			if (want > sizeof(s->rx))
 				want = sizeof(s->rx);
 		}
+		if (want > SERVE_TURN_BYTES - taken)
+			want = SERVE_TURN_BYTES - taken;
 		do
 			n = recv(c->fd, s->rx, want,
 				 MSG_DONTWAIT | (peek ? MSG_PEEK : 0));
@@ -421,6 +429,8 @@ static void conn_read(struct serve *s, struct serve_conn *c)
 		}
 		uint64_t rx_ns = clock_now_ns();
 
+		if (!begin)
+			begin = rx_ns;
 		if (s->cfg.idle_timeout_ns)
 			conn_touch(s, c, rx_ns);
 		used = ops->on_data(c, s->rx, (size_t)n, rx_ns, s->cfg.arg);
@@ -430,42 +440,57 @@ static void conn_read(struct serve *s, struct serve_conn *c)
 			serve_conn_close(s, c);
 			return;
 		}
-		if (!peek)
-			continue;
-		/* Take what was consumed off the socket (MSG_TRUNC: no copy). */
-		if (used && recv(c->fd, NULL, (size_t)used,
-				 MSG_TRUNC | MSG_DONTWAIT) != used) {
-			eof(s, c, -EIO);
-			return;
+		if (peek) {
+			/* Take what was consumed off the socket (MSG_TRUNC:
+			 * no copy). */
+			if (used && recv(c->fd, NULL, (size_t)used,
+					 MSG_TRUNC | MSG_DONTWAIT) != used) {
+				eof(s, c, -EIO);
+				return;
+			}
+			if (used < n)
+				return;
 		}
-		if (used < n || (size_t)n < want)
+		taken += (size_t)n;
+		/* A short read emptied the socket: nothing more to read. */
+		if ((size_t)n < want || taken >= SERVE_TURN_BYTES ||
+		    clock_now_ns() - begin >= SERVE_TURN_NS)
 			return;
 	}
 }
 
-/* A UDP socket's turn: until on_datagram says it is over or none waits. */
+/*
+ * A UDP socket's turn: until on_datagram says it is over, none waits, or
+ * SERVE_TURN_DGRAMS or SERVE_TURN_NS have gone by (fair turns).
+ */
 static void udp_read(struct serve *s, struct listener *l)
 {
 	const struct serve_ops *ops = s->cfg.ops;
+	uint64_t begin = 0;
 
 	if (ops->turn_begin)
 		ops->turn_begin(NULL, s->cfg.arg);
-	for (;;) {
+	for (unsigned k = 1;; k++) {
 		struct sockaddr_storage peer;
 		struct serve_dgram d = { .fd = l->fd, .tag = l->tag,
 					 .peer = &peer };
 		socklen_t plen = sizeof(peer);
 		ssize_t n = recvfrom(l->fd, s->rx, sizeof(s->rx), MSG_TRUNC,
 				     (struct sockaddr *)&peer, &plen);
+		uint64_t rx_ns;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return;
 		d.peerlen = plen;
+		rx_ns = clock_now_ns();
+		if (!begin)
+			begin = rx_ns;
 		/* MSG_TRUNC: n is the datagram's real length, maybe > rx */
-		if (ops->on_datagram(&d, s->rx, (size_t)n, clock_now_ns(),
-				     s->cfg.arg))
+		if (ops->on_datagram(&d, s->rx, (size_t)n, rx_ns, s->cfg.arg) ||
+		    k >= SERVE_TURN_DGRAMS ||
+		    clock_now_ns() - begin >= SERVE_TURN_NS)
 			return;
 	}
 }

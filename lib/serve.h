@@ -19,7 +19,15 @@
  *   .peek the bytes are peeked and only what on_data consumed is taken
  *   off the socket, so a program can end a connection's turn early and
  *   leave the rest queued in the kernel (level-triggered epoll brings
- *   the connection back after the other ready ones: fair turns);
+ *   the connection back after the other ready ones);
+ * - fair turns, whatever the program does: a connection's turn ends
+ *   once it was handed SERVE_TURN_BYTES, or SERVE_TURN_NS after it began
+ *   (checked after each on_data; without .peek a read is at most
+ *   SERVE_READ_CHUNK, so a turn overruns by one chunk's handling at
+ *   most); a UDP socket's after SERVE_TURN_DGRAMS datagrams or the same
+ *   time. What is left stays queued in the kernel and the connection
+ *   comes back after the other ready ones, so one pipelining peer
+ *   delays another by about one turn, not by its whole backlog;
  * - the connection list, most recently active first, and idle expiry;
  * - connection lifetime: a connection the program closes stays allocated
  *   while the program holds references to it (serve_conn_hold), and is
@@ -41,6 +49,12 @@
 #include "net.h"
 
 struct serve;
+
+/* Fair turns (see above): the most one connection gets per turn. */
+#define SERVE_TURN_BYTES (64 * 1024)
+#define SERVE_TURN_NS 1000000ull
+#define SERVE_TURN_DGRAMS 64
+#define SERVE_READ_CHUNK 4096
 
 /* An accepted stream connection. The fields are read-only for programs. */
 struct serve_conn {
@@ -80,7 +94,7 @@ struct serve_ops {
 	void (*conn_free)(struct serve_conn *c, void *arg);
 	/* A connection's turn starts (optional). */
 	void (*turn_begin)(struct serve_conn *c, void *arg);
-	/* With .peek: bytes to peek next, 0 when the turn is over. */
+	/* With .peek: bytes to peek next, 0 to end the turn early. */
 	size_t (*read_want)(struct serve_conn *c, void *arg);
 	/*
 	 * len bytes from c, read at rx_ns. Returns the bytes consumed (all
@@ -95,7 +109,7 @@ struct serve_ops {
 	 * c leaves the epoll set and rd_closed is set), 0 to close it.
 	 */
 	int (*on_eof)(struct serve_conn *c, int err, void *arg);
-	/* A datagram; return 1 when the socket's turn is over. */
+	/* A datagram; return 1 to end the socket's turn early. */
 	int (*on_datagram)(const struct serve_dgram *d, const uint8_t *buf,
 			   size_t len, uint64_t rx_ns, void *arg);
 	/*

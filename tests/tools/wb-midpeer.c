@@ -19,10 +19,16 @@
  *   wb-midpeer big PORT BYTES       sends one request with a BYTES payload
  *                                   and prints the reply's type (REPLY,
  *                                   ERROR) or "none".
+ *   wb-midpeer flood PORT BATCH S   pipelines batches of BATCH requests
+ *                                   (0 us) for S seconds, as fast as the
+ *                                   socket takes them, reading and
+ *                                   dropping every reply all along.
+ *                                   Prints "sent N replies R".
  * Loopback only. Exit 0, or 1 on a set-up failure, 2 on usage.
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +223,54 @@ static int big(uint16_t port, uint32_t bytes)
 	return 0;
 }
 
+/*
+ * The flooding client of the fairness test: the next batch goes as soon
+ * as the socket takes it, so a loop that reads a connection until it is
+ * empty never gets to the others.
+ */
+static int flood(uint16_t port, uint64_t batch, double secs)
+{
+	int fd = connect_lo(port, 0);
+	uint64_t end = clock_now_ns() + (uint64_t)(secs * 1e9);
+	uint64_t sent = 0, rbytes = 0;
+	size_t len = batch * PROTO_HDR_LEN, off = 0;
+	uint8_t *buf = malloc(len), rx[65536];
+
+	if (fd < 0 || !buf || !batch || net_set_nonblock(fd))
+		return 1;
+	for (uint64_t i = 0; i < batch; i++) {
+		struct proto_msg m = { .type = PROTO_REQUEST, .seq = i };
+
+		proto_encode(&m, buf + i * PROTO_HDR_LEN);
+	}
+	while (clock_now_ns() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN | POLLOUT };
+		ssize_t n;
+
+		if (poll(&p, 1, 10) < 0 && errno != EINTR)
+			return 1;
+		while ((n = net_read(fd, rx, sizeof(rx))) > 0)
+			rbytes += (uint64_t)n;
+		if (n == 0 || (n < 0 && n != -EAGAIN))
+			break;	/* the midtier closed us */
+		n = send(fd, buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			break;
+		if (n > 0) {
+			off += (size_t)n;
+			if (off == len) {
+				off = 0;
+				sent += batch;
+			}
+		}
+	}
+	printf("sent %llu replies %llu\n", (unsigned long long)sent,
+	       (unsigned long long)(rbytes / PROTO_HDR_LEN));
+	free(buf);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -231,6 +285,9 @@ int main(int argc, char **argv)
 				 strtoull(argv[4], NULL, 10));
 	if (argc == 4 && !strcmp(argv[1], "big"))
 		return big((uint16_t)atoi(argv[2]), (uint32_t)strtoul(argv[3], NULL, 10));
-	fprintf(stderr, "usage: wb-midpeer stuck|blackhole PORTFILE | noread PORT N | halfclose PORT N US | big PORT BYTES\n");
+	if (argc == 5 && !strcmp(argv[1], "flood"))
+		return flood((uint16_t)atoi(argv[2]), strtoull(argv[3], NULL, 10),
+			     atof(argv[4]));
+	fprintf(stderr, "usage: wb-midpeer stuck|blackhole PORTFILE | noread PORT N | halfclose PORT N US | big PORT BYTES | flood PORT BATCH SECONDS\n");
 	return 2;
 }

@@ -31,6 +31,9 @@ struct harness {
 	int calls, eofs, datagrams, opened;
 	int keep_open;		/* on_eof's answer */
 	size_t consume;		/* bytes on_data takes per call (0: all) */
+	size_t nbytes;		/* bytes on_data took in all */
+	uint64_t spin_ns;	/* on_data's work per call */
+	size_t sent;		/* bytes the script wrote */
 	uint64_t min_rx, max_rx;
 	struct serve_conn *held;
 	int (*script)(struct harness *h);
@@ -63,6 +66,9 @@ static ssize_t h_on_data(struct serve_conn *c, const uint8_t *buf, size_t len,
 		h->held = c;
 		serve_conn_hold(c);
 	}
+	h->nbytes += take;
+	if (h->spin_ns)
+		clock_spin_until(clock_now_ns() + h->spin_ns);
 	return (ssize_t)take;
 }
 
@@ -220,6 +226,98 @@ START_TEST(peek_leaves_the_rest_queued)
 	ck_assert_uint_eq(h.held->id, 1);
 	ck_assert_uint_ge(h.min_rx, before);
 	ck_assert_uint_le(h.max_rx, clock_now_ns());
+	serve_conn_put(h.s, h.held);
+	h_close(&h);
+}
+END_TEST
+
+/*
+ * ---- fair turns: without any help from the program, a connection with
+ * a long backlog gets a bounded turn, then the other ready one its own --
+ */
+
+/* Writes up to len bytes of c without blocking; returns what went. */
+static size_t peer_fill(int fd, char c, size_t len)
+{
+	static char buf[16384];
+	size_t done = 0;
+
+	memset(buf, c, sizeof(buf));
+	while (done < len) {
+		size_t k = len - done < sizeof(buf) ? len - done : sizeof(buf);
+		ssize_t n = send(fd, buf, k, MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	return done;
+}
+
+static int script_fair(struct harness *h)
+{
+	switch (h->step) {
+	case 0:
+		h->peer[0] = net_connect(NET_TCP, "127.0.0.1", h->port);
+		h->peer[1] = net_connect(NET_TCP, "127.0.0.1", h->port);
+		ck_assert_int_ge(h->peer[1], 0);
+		h->step++;
+		return 0;
+	case 1:
+		if (h->opened < 2)
+			return 0;
+		/* the first's backlog is there before the second's byte */
+		h->sent = peer_fill(h->peer[0], 'a', h->consume);
+		h->consume = 0;
+		h->sent += peer_fill(h->peer[1], 'z', 1);
+		h->step++;
+		return 0;
+	}
+	return h->nbytes >= h->sent;
+}
+
+/* The calls for the first connection before the second one's turn. */
+static size_t calls_before_z(const struct harness *h)
+{
+	const char *z = strchr(h->got, 'z');
+
+	ck_assert_msg(z, "the second connection was never read: %s", h->got);
+	/* and the first still had bytes left when the second got its turn */
+	ck_assert_msg(strchr(z, 'a'), "the first connection was drained first: %s",
+		      h->got);
+	return (size_t)(z - h->got);
+}
+
+START_TEST(fair_turns_by_bytes)
+{
+	/* consume: the first peer's backlog (the script's step 1) */
+	struct harness h = { .consume = 3 * SERVE_TURN_BYTES / 2,
+			     .script = script_fair };
+	struct serve_cfg cfg = { 0 };
+
+	h_start(&h, &cfg, NET_TCP, 0);
+	h_finish(&h);
+	ck_assert_uint_gt(h.sent, SERVE_TURN_BYTES + 1);
+	/* reads of SERVE_READ_CHUNK, SERVE_TURN_BYTES in a turn */
+	ck_assert_uint_le(calls_before_z(&h),
+			  SERVE_TURN_BYTES / SERVE_READ_CHUNK);
+	serve_conn_put(h.s, h.held);
+	h_close(&h);
+}
+END_TEST
+
+START_TEST(fair_turns_by_time)
+{
+	/* 10 reads of 300 us each: the turn ends after about 4 */
+	struct harness h = { .consume = 10 * SERVE_READ_CHUNK,
+			     .spin_ns = 300000, .script = script_fair };
+	struct serve_cfg cfg = { 0 };
+
+	h_start(&h, &cfg, NET_TCP, 0);
+	h_finish(&h);
+	ck_assert_uint_eq(h.sent, 10 * SERVE_READ_CHUNK + 1);
+	ck_assert_uint_le(calls_before_z(&h),
+			  SERVE_TURN_NS / h.spin_ns + 1);
 	serve_conn_put(h.s, h.held);
 	h_close(&h);
 }
@@ -497,6 +595,8 @@ Suite *serve_suite(void)
 
 	tcase_set_timeout(tc, 10);
 	tcase_add_test(tc, peek_leaves_the_rest_queued);
+	tcase_add_test(tc, fair_turns_by_bytes);
+	tcase_add_test(tc, fair_turns_by_time);
 	tcase_add_test(tc, max_conns_refuses);
 	tcase_add_test(tc, idle_connections_expire);
 	tcase_add_test(tc, half_closed_kept_for_replies);
