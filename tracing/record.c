@@ -651,6 +651,53 @@ static int hwres_end(struct hwres *h, struct rec *r)
 	return ret;
 }
 
+/*
+ * --cpus into the instance's tracing_cpumask, as the kernel's text of
+ * 32-bit groups (lib/cpu): one 64-bit word dropped CPUs from 64 on, and
+ * from 32 on the kernel refused its 9+ digits without a comma (EOVERFLOW)
+ * while the write went unchecked: every CPU was traced. The write is
+ * checked and the mask read back; a failure exits, and the exit removes
+ * the instance (record_exit).
+ */
+static void set_cpumask(struct rec *r, const unsigned char *mask)
+{
+	size_t len = cpu_mask_len(r->ncpus);
+	char *text = malloc(len), *back;
+	unsigned char *got = NULL;
+	int size = 0, n = 0, same = 1, ret;
+
+	if (!text || cpu_mask_format(mask, r->ncpus, text, len) < 0)
+		opt_die(TRACE_PROG, "out of memory");
+	errno = 0;
+	ret = tracefs_instance_file_write(r->inst, "tracing_cpumask", text);
+	if (ret != (int)strlen(text))
+		opt_die(TRACE_PROG, "cannot write '%s' to %s/instances/%s/tracing_cpumask: %s",
+			text, tracefs_tracing_dir(), r->name,
+			ret < 0 && errno ? strerror(errno) : "short write");
+	/* what the kernel took: the same CPUs, none beyond */
+	back = tracefs_instance_file_read(r->inst, "tracing_cpumask", &size);
+	if (back) {
+		for (int i = 0; i < size; i++)
+			n += back[i] == ',';
+		got = calloc((size_t)(n + 1) * 32, 1);
+	}
+	if (!back || !got || cpu_mask_parse(back, got, (n + 1) * 32) < 0)
+		same = 0;
+	for (int c = 0; same && c < (n + 1) * 32 && c < r->ncpus; c++)
+		same &= got[c] == mask[c];
+	for (int c = r->ncpus; same && c < (n + 1) * 32; c++)
+		same &= !got[c];
+	for (int c = (n + 1) * 32; same && c < r->ncpus; c++)
+		same &= !mask[c];
+	if (!same)
+		opt_die(TRACE_PROG, "%s/instances/%s/tracing_cpumask reads '%.*s' after '%s' was written",
+			tracefs_tracing_dir(), r->name,
+			back ? (int)strcspn(back, "\n") : 1, back ? back : "?", text);
+	free(got);
+	free(back);
+	free(text);
+}
+
 int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 {
 	struct hwres hw = { 0 };
@@ -738,16 +785,8 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	tracefs_trace_off(r.inst);
 	if (tracefs_instance_set_buffer_size(r.inst, (size_t)buffer_kb, -1) < 0)
 		opt_die(TRACE_PROG, "cannot set the buffer to %d KB per CPU", buffer_kb);
-	if (mask) {
-		char cpumask[64];
-		unsigned long long bits = 0;
-
-		for (int i = 0; i < r.ncpus && i < 64; i++)
-			if (mask[i])
-				bits |= 1ull << i;
-		snprintf(cpumask, sizeof(cpumask), "%llx", bits);
-		tracefs_instance_file_write(r.inst, "tracing_cpumask", cpumask);
-	}
+	if (mask)
+		set_cpumask(&r, mask);
 	for (int i = 0; i < nevents; i++) {
 		char sys[64], name[64];
 
