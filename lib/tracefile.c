@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -206,6 +207,7 @@ struct tf_decoder {
 	struct tep_format_field *wakeup_pid, *wakeup_cpu;
 	struct tep_format_field *switch_next, *switch_prev;
 	struct tep_format_field *common_pid, *common_type;
+	int subbuf;		/* header_page's sub-buffer size; 0: none */
 };
 
 /* A format file is a few kB; a trace's are not trusted. */
@@ -226,6 +228,105 @@ static int load_event(struct tf_decoder *d, const char *dir, const char *sys,
 	ret = tep_parse_format(d->tep, &ev, buf, len, sys);
 	free(buf);
 	return ret || !ev ? -1 : ev->id;
+}
+
+/* The "ID: N" line of a format file's text; -1 without one. */
+static long format_id(const char *text)
+{
+	const char *p = text;
+
+	while (p) {
+		if (!strncmp(p, "ID:", 3)) {
+			char *end;
+			long id = strtol(p + 3, &end, 10);
+
+			return end != p + 3 && id >= 0 && id <= 65535 ? id : -1;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+struct fmt_id {
+	long id;
+	char name[128];		/* SYS/EVENT */
+};
+
+#define MAX_FORMATS 4096
+
+/*
+ * Every format under DIR/formats declares an id of its own. Two formats
+ * with one id contradict each other: the events of one would be decoded
+ * as the other's (a cpu_idle format with irq_handler_entry's id read
+ * IRQ 41 as "state41"), and nothing says which is right.
+ */
+static int formats_unique(const char *dir, char *err, size_t errlen)
+{
+	char path[4096], why[512];
+	struct fmt_id *ids = NULL;
+	struct dirent *se, *ee;
+	DIR *sd, *ed;
+	size_t n = 0;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/formats", dir);
+	sd = opendir(path);
+	if (!sd)
+		return 0;	/* no formats: header_page's error says so */
+	ids = malloc(MAX_FORMATS * sizeof(*ids));
+	if (!ids) {
+		closedir(sd);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	while (!ret && (se = readdir(sd))) {
+		if (se->d_name[0] == '.' || strlen(se->d_name) > 60)
+			continue;
+		snprintf(path, sizeof(path), "%s/formats/%s", dir, se->d_name);
+		ed = opendir(path);
+		if (!ed)
+			continue;	/* header_page, header_event */
+		while (!ret && (ee = readdir(ed))) {
+			size_t len;
+			char *buf;
+			long id;
+
+			if (ee->d_name[0] == '.' || strlen(ee->d_name) > 60)
+				continue;
+			snprintf(path, sizeof(path), "%s/formats/%s/%s/format", dir,
+				 se->d_name, ee->d_name);
+			if (rfile_slurp(path, FORMAT_MAX, &buf, &len, why, sizeof(why)))
+				continue;	/* not a format: not loaded either */
+			id = format_id(buf);
+			free(buf);
+			if (id < 0)
+				continue;
+			for (size_t i = 0; i < n; i++) {
+				if (ids[i].id != id)
+					continue;
+				ret = err_set(err, errlen, "%s: id %ld, as in %s/formats/%s/format: the trace's formats contradict each other (an id is one event's)",
+					      path, id, dir, ids[i].name);
+				break;
+			}
+			if (ret)
+				break;
+			if (n == MAX_FORMATS) {
+				ret = err_set(err, errlen, "%s/formats: more than %d event formats",
+					      dir, MAX_FORMATS);
+				break;
+			}
+			ids[n].id = id;
+			snprintf(ids[n].name, sizeof(ids[n].name), "%s/%s", se->d_name,
+				 ee->d_name);
+			n++;
+		}
+		closedir(ed);
+	}
+	closedir(sd);
+	free(ids);
+	return ret;
 }
 
 static struct tep_format_field *field(struct tep_handle *tep, int id,
@@ -260,6 +361,7 @@ static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
 		return err_set(err, errlen, "%s: cannot parse", path);
 	}
 	free(hp);
+	d->subbuf = tep_get_sub_buffer_size(d->tep);
 	d->idle_id = load_event(d, dir, "power", "cpu_idle");
 	d->irq_entry_id = load_event(d, dir, "irq", "irq_handler_entry");
 	d->irq_exit_id = load_event(d, dir, "irq", "irq_handler_exit");
@@ -289,7 +391,7 @@ static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
 	d->print_buf = field(d->tep, d->print_id, "buf");
 	if (d->idle_id < 0 || !d->idle_state)
 		return err_set(err, errlen, "%s: no power:cpu_idle format", dir);
-	return 0;
+	return formats_unique(dir, err, errlen);
 }
 
 /*
@@ -603,6 +705,7 @@ struct tf_stream {
 	struct tf_prefetch *pf;	/* NULL: decoded in the caller's thread */
 	int own_decoder;
 	uint32_t subbuf;
+	uint64_t lo, hi;	/* every event's time is inside */
 	struct tf_decode *o;
 	struct cpu_reader *r;
 	uint32_t nr;
@@ -632,6 +735,7 @@ static int vector_event(const struct tf_decoder *d, int id, struct tl_event *e)
 struct page_ctx {
 	struct tf_decoder *d;
 	struct cpu_reader *r;
+	uint64_t lo, hi;	/* the recording's times (meta.txt) */
 	uint64_t recorded;
 	char *err;
 	size_t errlen;
@@ -668,6 +772,14 @@ static int collect(void *arg, const struct tf_event *ev)
 	if (ev->size < COMMON_HEADER) {
 		snprintf(c->err, c->errlen, "event of %u bytes, shorter than the common header",
 			 ev->size);
+		return -EBADMSG;
+	}
+	/* An event the recording cannot hold: a page's garbage time, or a
+	 * meta.txt whose start_ns or end_ns lies (an export of nothing). */
+	if (ev->ts < c->lo || ev->ts > c->hi) {
+		snprintf(c->err, c->errlen, "event at %llu ns, outside the recording (meta.txt: start_ns %llu, end_ns %llu)",
+			 (unsigned long long)ev->ts, (unsigned long long)c->lo,
+			 (unsigned long long)c->hi);
 		return -EBADMSG;
 	}
 	c->recorded++;
@@ -760,8 +872,8 @@ static int load_page(struct tf_stream *s, struct cpu_reader *r, char *err,
 	char why[512], msg[4800];
 
 	for (;;) {
-		struct page_ctx c = { .d = s->d, .r = r, .err = why,
-				      .errlen = sizeof(why) };
+		struct page_ctx c = { .d = s->d, .r = r, .lo = s->lo, .hi = s->hi,
+				      .err = why, .errlen = sizeof(why) };
 		uint64_t pg = r->pg++, at = pg * s->subbuf;
 		struct tf_page info;
 		size_t got, bad = 0;
@@ -903,6 +1015,7 @@ static struct tf_stream *stream_alloc(struct tf_decoder *d, uint32_t nr,
 		return NULL;
 	s->d = d;
 	s->subbuf = subbuf;
+	s->hi = UINT64_MAX;
 	s->o = o;
 	s->r = calloc(nr ? nr : 1, sizeof(*s->r));
 	s->heap = calloc(nr ? nr : 1, sizeof(*s->heap));
@@ -936,12 +1049,31 @@ static uint32_t read_pages(const struct trace_meta *m)
 	return per_cpu < 1 ? 1 : per_cpu > 32 ? 32 : (uint32_t)per_cpu;
 }
 
+/*
+ * The page size a trace is read with (meta.txt's subbuf_size) against the
+ * one its formats/header_page declares: pages cut at other places lose
+ * events without a word (8192 on 4096-byte pages read the first half of
+ * each). what: meta.txt or the file the pages come from.
+ */
+static int subbuf_agrees(const struct tf_decoder *d, uint32_t subbuf,
+			 const char *what, char *err, size_t errlen)
+{
+	if (d->subbuf > 0 && (uint32_t)d->subbuf == subbuf)
+		return 0;
+	if (d->subbuf <= 0)
+		return err_set(err, errlen, "%s: the trace's formats/header_page declares no page layout (no data field)",
+			       what);
+	return err_set(err, errlen, "%s: %u-byte pages, but the trace's formats/header_page declares %d-byte ones: its pages would be cut at the wrong places and events lost",
+		       what, subbuf, d->subbuf);
+}
+
 int tracefile_stream_open(const char *dir, const struct trace_meta *m,
 			  struct tf_decode *o, struct tf_stream **out,
 			  char *err, size_t errlen)
 {
 	struct tf_decoder *d;
 	struct tf_stream *s;
+	char meta[4200];
 	int ret;
 
 	*out = NULL;
@@ -952,6 +1084,12 @@ int tracefile_stream_open(const char *dir, const struct trace_meta *m,
 	ret = tracefile_decoder_new(dir, &d, err, errlen);
 	if (ret)
 		return ret;
+	snprintf(meta, sizeof(meta), "%s/meta.txt: subbuf_size %u", dir, m->subbuf_size);
+	ret = subbuf_agrees(d, m->subbuf_size, meta, err, errlen);
+	if (ret) {
+		tracefile_decoder_free(d);
+		return ret;
+	}
 	s = stream_alloc(d, m->ncpus, m->subbuf_size, o);
 	if (!s) {
 		tracefile_decoder_free(d);
@@ -959,6 +1097,8 @@ int tracefile_stream_open(const char *dir, const struct trace_meta *m,
 		return -ENOMEM;
 	}
 	s->own_decoder = 1;
+	s->lo = m->start_ns;
+	s->hi = m->end_ns;
 	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++) {
 		struct cpu_reader *r = &s->r[cpu];
 
@@ -1249,6 +1389,9 @@ int tracefile_decode_pages(struct tf_decoder *d, const void *buf, size_t len,
 	if (subbuf < TRACEFILE_MIN_SUBBUF || subbuf > TRACEFILE_MAX_SUBBUF)
 		return err_set(err, errlen, "%s: sub-buffer size %u out of range",
 			       name, subbuf);
+	ret = subbuf_agrees(d, subbuf, name, err, errlen);
+	if (ret)
+		return ret;
 	s = stream_alloc(d, 1, subbuf, o);
 	if (!s) {
 		snprintf(err, errlen, "out of memory");

@@ -502,6 +502,7 @@ START_TEST(decode_short_events)
 	FILE *f;
 
 	fixture_copy(dir);
+	put64(p, 3499835238430ull);	/* inside the recording (meta.txt) */
 	put32(p + 16, 2);		/* 8 bytes: the common header only */
 	put32(p + 20, 568);
 	snprintf(path, sizeof(path), "%s/cpu0.raw", dir);
@@ -518,6 +519,85 @@ START_TEST(decode_short_events)
 	ck_assert_int_eq(decode_dir(dir, 0, &o, err, sizeof(err)), -EBADMSG);
 	ck_assert_ptr_nonnull(strstr(err, "shorter than the common header"));
 	free(p);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* Replaces the first "from" in DIR/FILE by "to" (the file's text). */
+static void edit(const char *dir, const char *file, const char *from,
+		 const char *to)
+{
+	char path[512], buf[8192], out[8400], *at;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	at = strstr(buf, from);
+	ck_assert_msg(at != NULL, "no '%s' in %s", from, path);
+	snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - buf), buf, to,
+		 at + strlen(from));
+	write_file(dir, file, out);
+}
+
+/*
+ * A meta.txt or formats/ that lies is refused by the reader every
+ * command uses (timeline, attribute, both exports, report through
+ * timeline), never read into wrong numbers: each of these decoded with
+ * exit 0 before.
+ */
+START_TEST(decode_refuses_lying_meta)
+{
+	char dir[] = "/tmp/wb-tf-XXXXXX", err[6000];
+	struct tf_decode o;
+
+	/* 8192-byte pages on the kernel's 4096: half the events were lost
+	 * (53 of 97 read) */
+	fixture_copy(dir);
+	edit(dir, "meta.txt", "subbuf_size 4096", "subbuf_size 8192");
+	ck_assert_int_eq(decode_dir(dir, 0, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "meta.txt: subbuf_size 8192: 8192-byte pages, but the trace's formats/header_page declares 4096-byte ones") != NULL,
+		      "%s", err);
+	ck_assert_int_eq(decode_dir(dir, 1, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+
+	/* cpu_idle with irq_handler_entry's id: IRQ 41 was read as a stay
+	 * in "state41" */
+	strcpy(dir, "/tmp/wb-tf-XXXXXX");
+	fixture_copy(dir);
+	edit(dir, "formats/power/cpu_idle/format", "ID: 568", "ID: 225");
+	ck_assert_int_eq(decode_dir(dir, 0, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "id 225, as in ") != NULL &&
+		      strstr(err, "formats/power/cpu_idle/format") != NULL &&
+		      strstr(err, "formats/irq/irq_handler_entry/format") != NULL &&
+		      strstr(err, "contradict each other") != NULL, "%s", err);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+
+	/* start_ns after every event: an empty SocWatch export before */
+	strcpy(dir, "/tmp/wb-tf-XXXXXX");
+	fixture_copy(dir);
+	edit(dir, "meta.txt", "start_ns 3499835238430", "start_ns 3500091168609");
+	ck_assert_int_eq(decode_dir(dir, 0, &o, err, sizeof(err)), -EBADMSG);
+	ck_assert_msg(strstr(err, "cpu0.raw: CPU 0, page 0, offset 16 (byte 16 of the page): event at ") != NULL &&
+		      strstr(err, "ns, outside the recording (meta.txt: start_ns 3500091168609, end_ns 3500091168609)") != NULL,
+		      "%s", err);
+	/* --skip-corrupt: every page left out, and counted */
+	ck_assert_int_eq(decode_dir(dir, 1, &o, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.corrupt_pages, 2);
+	ck_assert_uint_eq(o.fed, 0);
+	ck_assert_ptr_nonnull(strstr(o.first_corrupt, "outside the recording"));
+
+	/* end_ns before the last event */
+	edit(dir, "meta.txt", "start_ns 3500091168609", "start_ns 3499835238430");
+	ck_assert_int_eq(decode_dir(dir, 0, &o, err, sizeof(err)), 0);
+	edit(dir, "meta.txt", "end_ns 3500091168609", "end_ns 3500000000000");
+	ck_assert_int_eq(decode_dir(dir, 0, &o, err, sizeof(err)), -EBADMSG);
+	ck_assert_msg(strstr(err, "outside the recording (meta.txt: start_ns 3499835238430, end_ns 3500000000000)") != NULL,
+		      "%s", err);
 	ck_assert_int_eq(unit_rmtree(dir), 0);
 }
 END_TEST
@@ -869,6 +949,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tc, page_walk_time_and_padding);
 	tcase_add_test(tc, decode_corrupt_and_truncated);
 	tcase_add_test(tc, decode_short_events);
+	tcase_add_test(tc, decode_refuses_lying_meta);
 	tcase_add_test(tc, tracedat_round_trip);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("readers");
