@@ -209,6 +209,10 @@ static const struct cli_opt client_options[] = {
 	  .max = 3600000, .scale = 1e6,
 	  .help = "give up on a reply after MS (default 1000)",
 	  .off = AT(timeout_ns) },
+	{ .name = "connect-timeout-ms", .kind = CLI_UINT, .arg = "MS", .min = 1,
+	  .max = 3600000, .scale = 1e6,
+	  .help = "give up on a connect after MS (default: --timeout-ms)",
+	  .off = AT(connect_timeout_ns) },
 	{ .name = "late-us", .kind = CLI_REAL, .arg = "US", .max = 1e9,
 	  .scale = 1e3,
 	  .help = "a send later than this is late (default 10)",
@@ -424,6 +428,8 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		opt_usage(PROG, "give --requests or --duration, not both");
 	if (o->duration_s > 0)
 		o->requests = 0;
+	if (!o->connect_timeout_ns)
+		o->connect_timeout_ns = o->timeout_ns;
 	o->proto = o->proto_arg == CPROTO_UDP ? NET_UDP : NET_TCP;
 	o->wire = o->proto_arg == CPROTO_MEMCACHED ? &wire_memcached :
 		  o->proto_arg == CPROTO_REDIS ? &wire_redis : &wire_wakebench;

@@ -68,6 +68,7 @@ struct client_opts {
 	uint64_t payload;
 	int closed;
 	uint64_t timeout_ns;
+	uint64_t connect_timeout_ns;	/* --connect-timeout-ms; 0: timeout_ns */
 	uint64_t late_ns;
 	const char *out_dir;
 	int force;		/* --force: replace a previous run's files */

@@ -1185,6 +1185,41 @@ static int closed_loop(struct worker *w)
 	return 0;
 }
 
+/* A connect stops on a signal, or when another thread stopped the run. */
+static int connect_stop(void *arg)
+{
+	struct worker *w = arg;
+
+	return stopped(w->r) || signal_pending(NULL);
+}
+
+/*
+ * Connects to the server's port (what: "" or "the pre-query port "),
+ * never waiting past --connect-timeout-ms nor past a signal (a full
+ * accept queue drops SYNs: a blocking connect() sat out minutes of the
+ * kernel's retries with SIGINT pending). The fd, or -1 with the run
+ * failed or interrupted.
+ */
+static int connect_server(struct worker *w, uint16_t port, const char *what)
+{
+	const struct client_opts *o = w->o;
+	int fd = net_connect_until(o->proto, o->server.host, port,
+				   o->connect_timeout_ns, connect_stop, w);
+
+	if (fd == -EINTR) {
+		if (signal_pending(NULL))
+			interrupted(w->r);
+	} else if (fd == -ETIMEDOUT) {
+		fail(w->r, "cannot connect to %s%s:%u: no connection within %llu ms (--connect-timeout-ms)",
+		     what, o->server.host, port,
+		     (unsigned long long)(o->connect_timeout_ns / 1000000));
+	} else if (fd < 0) {
+		fail(w->r, "cannot connect to %s%s:%u: %s", what,
+		     o->server.host, port, strerror(-fd));
+	}
+	return fd < 0 ? -1 : fd;
+}
+
 static int loop_setup(struct worker *w)
 {
 	const struct client_opts *o = w->o;
@@ -1266,13 +1301,10 @@ static int loop_setup(struct worker *w)
 	}
 	for (uint64_t i = 0; i < o->connections; i++) {
 		struct conn *c = &w->conns[i];
-		int fd = net_connect(o->proto, o->server.host, o->server.port);
+		int fd = connect_server(w, o->server.port, "");
 
-		if (fd < 0) {
-			fail(r, "cannot connect to %s:%u: %s", o->server.host,
-			     o->server.port, strerror(-fd));
+		if (fd < 0)
 			return -1;
-		}
 		c->fd = fd;
 		w->nconns++;
 		wire_conn_init(&c->w, w->wire, PROTO_MAX_PAYLOAD);
@@ -1285,13 +1317,11 @@ static int loop_setup(struct worker *w)
 	if (o->prequery && o->prequery_port) {
 		/* One extra slot after the request connections. */
 		struct conn *c = &w->conns[o->connections];
-		int fd = net_connect(o->proto, o->server.host, o->prequery_port);
+		int fd = connect_server(w, o->prequery_port,
+					"the pre-query port ");
 
-		if (fd < 0) {
-			fail(r, "cannot connect to the pre-query port %s:%u: %s",
-			     o->server.host, o->prequery_port, strerror(-fd));
+		if (fd < 0)
 			return -1;
-		}
 		c->fd = fd;
 		wire_conn_init(&c->w, w->wire, PROTO_MAX_PAYLOAD);
 		ev.data.ptr = c;

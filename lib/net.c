@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 #include "clock.h"
@@ -73,7 +74,12 @@ fail:
 	return err;
 }
 
-int net_connect(enum net_proto proto, const char *host, uint16_t port)
+/*
+ * Starts a non-blocking connect: the fd, with *done = 1 when connected
+ * already (UDP always) or 0 while in progress, or -errno.
+ */
+static int connect_start(enum net_proto proto, const char *host,
+			 uint16_t port, int *done)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -81,37 +87,12 @@ int net_connect(enum net_proto proto, const char *host, uint16_t port)
 
 	if (opt_resolve(host, port, net_socktype(proto), &ss, &len))
 		return -EADDRNOTAVAIL;
-	fd = socket(ss.ss_family, net_socktype(proto) | SOCK_CLOEXEC, 0);
+	fd = socket(ss.ss_family, net_socktype(proto) | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if (proto == NET_TCP)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (connect(fd, (struct sockaddr *)&ss, len))
-		goto fail;
-	err = net_set_nonblock(fd);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	return fd;
-fail:
-	err = -errno;
-	close(fd);
-	return err;
-}
-
-int net_connect_start(const char *host, uint16_t port, int *done)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-	int fd, one = 1, err;
-
-	if (opt_resolve(host, port, SOCK_STREAM, &ss, &len))
-		return -EADDRNOTAVAIL;
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	*done = 1;
 	if (!connect(fd, (struct sockaddr *)&ss, len))
 		return fd;
@@ -122,6 +103,55 @@ int net_connect_start(const char *host, uint16_t port, int *done)
 	err = -errno;
 	close(fd);
 	return err;
+}
+
+int net_connect_until(enum net_proto proto, const char *host, uint16_t port,
+		      uint64_t timeout_ns, int (*stop)(void *arg), void *arg)
+{
+	uint64_t deadline = clock_now_ns() + timeout_ns;
+	int done, ret, fd = connect_start(proto, host, port, &done);
+
+	while (fd >= 0 && !done) {
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		uint64_t now = clock_now_ns(), slice;
+
+		if (stop && stop(arg)) {
+			ret = -EINTR;
+			goto fail;
+		}
+		if (now >= deadline) {
+			ret = -ETIMEDOUT;
+			goto fail;
+		}
+		slice = deadline - now < NET_CONNECT_SLICE_NS ?
+			deadline - now : NET_CONNECT_SLICE_NS;
+		/* rounded up: a last slice of 0 ms would spin */
+		if (poll(&p, 1, (int)((slice + 999999) / 1000000)) < 0 &&
+		    errno != EINTR) {
+			ret = -errno;
+			goto fail;
+		}
+		ret = net_connect_finish(fd);
+		if (!ret)
+			done = 1;
+		else if (ret != -EINPROGRESS)
+			goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return ret;
+}
+
+int net_connect(enum net_proto proto, const char *host, uint16_t port)
+{
+	return net_connect_until(proto, host, port, NET_CONNECT_TIMEOUT_NS,
+				 NULL, NULL);
+}
+
+int net_connect_start(const char *host, uint16_t port, int *done)
+{
+	return connect_start(NET_TCP, host, port, done);
 }
 
 int net_connect_finish(int fd)

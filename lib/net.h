@@ -26,10 +26,25 @@ static inline int net_socktype(enum net_proto p)
  */
 int net_listen(enum net_proto proto, const char *host, uint16_t port,
 	       int backlog, uint16_t *bound);
+/* A connect without a deadline of its own gives up after this. */
+#define NET_CONNECT_TIMEOUT_NS 10000000000ull
+/* A connect under way asks its stop callback at least this often. */
+#define NET_CONNECT_SLICE_NS 50000000ull
+
 /*
- * Blocking connect to host:port (TCP: TCP_NODELAY; UDP: connected
- * socket), then made non-blocking. Returns fd or -errno.
+ * Connects to host:port, never blocked past timeout_ns nor past a stop
+ * request: the connect is non-blocking and waited for in slices of at
+ * most NET_CONNECT_SLICE_NS, between which stop(arg) is asked (NULL:
+ * never). A full accept queue drops SYNs, and a blocking connect() would
+ * then sit out the kernel's SYN retries (minutes) with signals pending.
+ * TCP gets TCP_NODELAY; a UDP socket is connected at once. Returns the
+ * non-blocking fd, or -ETIMEDOUT (no connection within timeout_ns),
+ * -EINTR (stop said so), -EADDRNOTAVAIL (host does not resolve) or
+ * another -errno (-ECONNREFUSED).
  */
+int net_connect_until(enum net_proto proto, const char *host, uint16_t port,
+		      uint64_t timeout_ns, int (*stop)(void *arg), void *arg);
+/* net_connect_until with NET_CONNECT_TIMEOUT_NS and no stop callback. */
 int net_connect(enum net_proto proto, const char *host, uint16_t port);
 /*
  * Starts a non-blocking TCP connect to host:port (TCP_NODELAY): returns

@@ -41,7 +41,6 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -416,38 +415,21 @@ static uint16_t pq_port(const struct mt *m, unsigned b)
 	       m->o.backends.hp[b].port;
 }
 
+static int helper_stop(void *arg)
+{
+	return stopping(arg);
+}
+
 /*
  * Connect the pre-query connection to backend b: non-blocking, given up
- * after --connect-timeout-ms, and at once when the midtier stops.
+ * after --connect-timeout-ms, and within one slice when the midtier stops.
  * Returns the fd or -errno.
  */
 static int helper_connect(struct mt *m, unsigned b)
 {
-	uint64_t deadline = clock_now_ns() + m->o.connect_timeout_ns;
-	int done, fd = net_connect_start(m->o.backends.hp[b].host,
-					 pq_port(m, b), &done);
-
-	while (fd >= 0 && !done) {
-		struct pollfd p = { .fd = fd, .events = POLLOUT };
-		uint64_t now = clock_now_ns();
-		int ret;
-
-		if (stopping(m) || now >= deadline) {
-			close(fd);
-			return stopping(m) ? -EINTR : -ETIMEDOUT;
-		}
-		/* Slices of at most 50 ms, to see the stop flag. */
-		poll(&p, 1, deadline - now > 50 * MS ? 50 :
-			    (int)((deadline - now) / MS) + 1);
-		ret = net_connect_finish(fd);
-		if (!ret)
-			done = 1;
-		else if (ret != -EINPROGRESS)
-			close(fd);
-		if (ret && ret != -EINPROGRESS)
-			return ret;
-	}
-	return fd;
+	return net_connect_until(NET_TCP, m->o.backends.hp[b].host,
+				 pq_port(m, b), m->o.connect_timeout_ns,
+				 helper_stop, m);
 }
 
 static int drop_reply(const struct proto_msg *r, void *arg)

@@ -59,8 +59,10 @@ wb_kv_version() {
 	*) return 2 ;;
 	esac
 }
-# wb_kv_ready HOST PORT: true once HOST:PORT accepts a connection
-wb_kv_ready() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+# wb_kv_ready HOST PORT: true once HOST:PORT accepts a connection within
+# 1 s (bash's /dev/tcp connect blocks: against a full accept queue it
+# would wait out the kernel's SYN retries, minutes)
+wb_kv_ready() { timeout 1 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null; }
 # wb_kv_query HOST PORT TEXT: sends TEXT (printf escapes) on a new
 # connection and prints what comes back within 2 s, CRs removed
 wb_kv_query() {

@@ -518,6 +518,94 @@ START_TEST(signal_stops_and_port_file)
 }
 END_TEST
 
+/*
+ * ---- connects with a deadline and a stop: against a full accept queue
+ * (SYNs dropped) a blocking connect() sat out the kernel's retries ----- */
+
+struct stuck {
+	int listener, queued[16], n;
+	uint16_t port;
+};
+
+/* A loopback listener whose accept queue is full: connects to it hang. */
+static void stuck_open(struct stuck *st)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int hanging = 0;
+
+	st->n = 0;
+	st->listener = net_listen(NET_TCP, "127.0.0.1", 0, 0, &st->port);
+	ck_assert_int_ge(st->listener, 0);
+	a.sin_port = htons(st->port);
+	while (st->n < 16 && !hanging) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+		ck_assert_int_ge(fd, 0);
+		st->queued[st->n++] = fd;
+		if (!connect(fd, (struct sockaddr *)&a, sizeof(a)))
+			continue;
+		ck_assert_int_eq(errno, EINPROGRESS);
+		usleep(20000);
+		hanging = net_connect_finish(fd) == -EINPROGRESS;
+	}
+	ck_assert_msg(hanging, "the accept queue never filled");
+}
+
+static void stuck_close(struct stuck *st)
+{
+	for (int i = 0; i < st->n; i++)
+		close(st->queued[i]);
+	close(st->listener);
+}
+
+static int stop_after(void *arg)
+{
+	return clock_now_ns() >= *(uint64_t *)arg;
+}
+
+START_TEST(connect_deadline_and_stop)
+{
+	struct stuck st;
+	uint64_t t0, at;
+	uint16_t port;
+	int fd, l;
+
+	stuck_open(&st);
+	/* the deadline: -ETIMEDOUT after 200 ms, not minutes */
+	t0 = clock_now_ns();
+	ck_assert_int_eq(net_connect_until(NET_TCP, "127.0.0.1", st.port,
+					   200000000ull, NULL, NULL),
+			 -ETIMEDOUT);
+	ck_assert_uint_ge(clock_now_ns() - t0, 200000000ull);
+	ck_assert_uint_lt(clock_now_ns() - t0, 600000000ull);
+	/* a stop 120 ms in ends a 10 s connect within one slice */
+	t0 = clock_now_ns();
+	at = t0 + 120000000ull;
+	ck_assert_int_eq(net_connect_until(NET_TCP, "127.0.0.1", st.port,
+					   10000000000ull, stop_after, &at),
+			 -EINTR);
+	ck_assert_uint_lt(clock_now_ns() - t0,
+			  120000000ull + NET_CONNECT_SLICE_NS + 100000000ull);
+	stuck_close(&st);
+
+	/* a listener that is there: connected, non-blocking */
+	l = net_listen(NET_TCP, "127.0.0.1", 0, 16, &port);
+	ck_assert_int_ge(l, 0);
+	fd = net_connect_until(NET_TCP, "127.0.0.1", port, 1000000000ull,
+			       NULL, NULL);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(net_connect_finish(fd), 0);
+	ck_assert_int_eq(net_read(fd, &at, 1), -EAGAIN);
+	close(fd);
+	close(l);
+	/* nobody listens now: refused at once, not timed out */
+	ck_assert_int_eq(net_connect_until(NET_TCP, "127.0.0.1", port,
+					   1000000000ull, NULL, NULL),
+			 -ECONNREFUSED);
+}
+END_TEST
+
 /* ---- the protocol table's wakebench entry ------------------------------ */
 
 struct msgs {
@@ -603,6 +691,7 @@ Suite *serve_suite(void)
 	tcase_add_test(tc, udp_datagram_answered);
 	tcase_add_test(tc, signal_stops_and_port_file);
 	tcase_add_test(tc, wire_wakebench_roundtrip);
+	tcase_add_test(tc, connect_deadline_and_stop);
 	suite_add_tcase(s, tc);
 	return s;
 }
