@@ -27,26 +27,164 @@ ssize_t rfile_read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
+static const char *kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "something else";
+}
+
+/* Why the last rfile_open of this thread refused its file, for
+ * rfile_strerror: strerror(EINVAL) would say "Invalid argument". */
+static __thread char cause[64];
+static __thread int cause_err;
+
+const char *rfile_strerror(int e)
+{
+	e = e < 0 ? -e : e;
+	return e && e == cause_err ? cause : strerror(e);
+}
+
+/*
+ * O_NONBLOCK: opening a FIFO blocks until a writer comes, so it is taken
+ * off only once fstat has shown a regular file (where it means nothing,
+ * but a reader should not carry it).
+ */
+int rfile_open(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	int ret, fl;
+
+	cause_err = 0;
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ELOOP) {
+			snprintf(cause, sizeof(cause), "a symbolic link, not followed");
+			cause_err = EINVAL;
+			snprintf(err, errlen, "%s: %s", path, cause);
+		} else {
+			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		}
+		return ret == -ELOOP ? -EINVAL : ret;
+	}
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(cause, sizeof(cause), "%s, not a regular file", kind(st.st_mode));
+		snprintf(err, errlen, "%s: %s", path, cause);
+		close(fd);
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		cause_err = EINVAL;
+		return -EINVAL;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+FILE *rfile_fopen(const char *path, char *err, size_t errlen)
+{
+	int fd = rfile_open(path, err, errlen);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
+FILE *rfile_fopen_quiet(const char *path)
+{
+	char err[8];
+
+	return rfile_fopen(path, err, sizeof(err));
+}
+
+/*
+ * Byte by byte into a buffer grown to at most max + 1 bytes: a line is
+ * never held whole before its length is known (getline on /dev/zero, or
+ * on a 2 GB line, allocates it all first).
+ */
+ssize_t rfile_getline(FILE *f, char **line, size_t *cap, size_t max)
+{
+	size_t n = 0;
+	int c;
+
+	for (;;) {
+		errno = 0;
+		c = getc_unlocked(f);
+		if (c == EOF) {
+			if (ferror(f))
+				return errno ? -errno : -EIO;
+			break;
+		}
+		if (n == max)
+			return -E2BIG;
+		if (n + 1 >= *cap) {
+			size_t want = *cap < 256 ? 256 : *cap * 2;
+			char *p;
+
+			if (want > max + 1)
+				want = max + 1;
+			p = realloc(*line, want);
+			if (!p)
+				return -ENOMEM;
+			*line = p;
+			*cap = want;
+		}
+		(*line)[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (*line)
+		(*line)[n] = '\0';
+	return (ssize_t)n;
+}
+
 int rfile_slurp(const char *path, size_t max, char **buf, size_t *len,
 		char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), ret = 0;
+	int fd = rfile_open(path, err, errlen);
 	struct stat st;
 	ssize_t got;
 	char *b;
 
 	*buf = NULL;
 	*len = 0;
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, ret == -ELOOP ?
-			 "a symbolic link, not a file" : strerror(-ret));
-		return ret == -ELOOP ? -EINVAL : ret;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
+	if (fd < 0)
+		return fd == -EISDIR ? -EINVAL : fd;
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		close(fd);
-		return -EINVAL;
+		return -EIO;
 	}
 	if ((uint64_t)st.st_size > max) {
 		snprintf(err, errlen, "%s: %lld bytes, more than the %zu it may have",

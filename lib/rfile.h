@@ -8,13 +8,43 @@
 #define WB_RFILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
+
+/*
+ * The one way an input file is opened: O_RDONLY|O_NOFOLLOW|O_NONBLOCK
+ * (a FIFO cannot block the open), then fstat: anything but a regular file
+ * (a symbolic link, a FIFO, /dev/zero, a directory) is refused, so no
+ * reader spins on a device or waits on a pipe. Returns the fd (blocking
+ * again), or -errno with "path: cause" in err: -EINVAL for a link or a
+ * non-regular file ("path: a FIFO, not a regular file"), -EISDIR for a
+ * directory, the open's -errno otherwise (-ENOENT). User-supplied and
+ * result files only: kernel pseudo files (sysfs, procfs, tracefs) are
+ * read by their own code.
+ */
+int rfile_open(const char *path, char *err, size_t errlen);
+/* strerror(e), but for the EINVAL of this thread's last refused file,
+ * why it was refused ("a FIFO, not a regular file"). */
+const char *rfile_strerror(int e);
+/* rfile_open as a stdio stream; NULL with errno and err set. */
+FILE *rfile_fopen(const char *path, char *err, size_t errlen);
+/* The same for a caller that makes its own message from errno: with
+ * rfile_strerror(errno) it says why a file was refused. */
+FILE *rfile_fopen_quiet(const char *path);
+/*
+ * One line of at most max bytes (its '\n' included) into *line (grown,
+ * like getline, to at most max + 1 bytes), NUL-terminated: its length,
+ * 0 at the end, or -E2BIG for a longer line (found before more than
+ * max + 1 bytes are held), -ENOMEM, or the read's -errno. A NUL byte is
+ * kept (string functions see the line end there).
+ */
+ssize_t rfile_getline(FILE *f, char **line, size_t *cap, size_t max);
 
 /*
  * The whole of the regular file path, of at most max bytes, NUL-terminated
  * in *buf (free it) with its length in *len. Returns 0, or -errno with
  * "path: cause" in err: -ENOENT (not there), -EINVAL (not a regular file:
- * a directory, a FIFO, a symbolic link), -EFBIG (over max), -EIO (it
+ * a directory, a FIFO, a device, a symbolic link), -EFBIG (over max), -EIO (it
  * shrank while read), -ENOMEM.
  */
 int rfile_slurp(const char *path, size_t max, char **buf, size_t *len,

@@ -1,17 +1,125 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "stage.h"
 
+struct reg;
+
 struct staged {
 	char *tmp;
 	char *final;
 	int done;	/* renamed into place */
+	struct reg *r;	/* its entry in the registry below */
 };
+
+/* ---- the temporary files a signal removes ---------------------------------- */
+
+/*
+ * Every temporary path of every stage of the process, so that SIGINT,
+ * SIGTERM or SIGHUP leaves no .NAME.partial behind (a 100 MB export, or
+ * an import whose rerun would find DIR "not empty"). The handler only
+ * walks this list and calls unlink (async-signal-safe): entries are
+ * published whole with an atomic store, never freed, and reused once
+ * dead, so nothing the handler reads goes away under it.
+ */
+struct reg {
+	struct reg *next;
+	char *path;			/* valid while live */
+	pid_t pid;			/* whose: a forked child dies alone */
+	volatile sig_atomic_t live;
+	int used;			/* claimed by a stage (CAS) */
+};
+
+static struct reg *reg_head;
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define NSTOP (sizeof(stop_signals) / sizeof(stop_signals[0]))
+
+void stage_remove_partials(void)
+{
+	pid_t me = getpid();
+	int e = errno;
+
+	for (struct reg *r = __atomic_load_n(&reg_head, __ATOMIC_ACQUIRE); r;
+	     r = r->next)
+		if (r->live && r->pid == me)
+			unlink(r->path);
+	errno = e;
+}
+
+static void on_stop(int sig)
+{
+	stage_remove_partials();
+	signal(sig, SIG_DFL);
+	raise(sig);	/* dies of it as it would have, once we return */
+}
+
+/*
+ * A program that catches or ignores a stop signal, or reads it from a
+ * signalfd (blocked), does its own cleanup through stage_free; only the
+ * signals that would kill the process outright get the handler, so that
+ * no program can forget it and none has it forced on it. Looked at by
+ * every stage_new: a program may have reset a signal in between.
+ */
+static void catch_stops(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaddset(&sa.sa_mask, stop_signals[i]);
+	for (size_t i = 0; i < NSTOP; i++)
+		if (!sigaction(stop_signals[i], NULL, &old) &&
+		    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			sigaction(stop_signals[i], &sa, NULL);
+}
+
+static struct reg *reg_claim(const char *path)
+{
+	struct reg *r;
+	char *p = strdup(path);
+	int zero;
+
+	if (!p)
+		return NULL;
+	for (r = __atomic_load_n(&reg_head, __ATOMIC_ACQUIRE); r; r = r->next) {
+		zero = 0;
+		if (__atomic_compare_exchange_n(&r->used, &zero, 1, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			break;
+	}
+	if (!r) {
+		r = calloc(1, sizeof(*r));
+		if (!r) {
+			free(p);
+			return NULL;
+		}
+		r->used = 1;
+		r->next = __atomic_load_n(&reg_head, __ATOMIC_ACQUIRE);
+		while (!__atomic_compare_exchange_n(&reg_head, &r->next, r, 0,
+						    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			;
+	}
+	free(r->path);	/* a dead entry's: the handler skips it */
+	r->path = p;
+	r->pid = getpid();
+	__atomic_store_n(&r->live, 1, __ATOMIC_RELEASE);
+	return r;
+}
+
+static void reg_release(struct reg *r)
+{
+	if (!r)
+		return;
+	__atomic_store_n(&r->live, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->used, 0, __ATOMIC_RELEASE);
+}
 
 struct stage {
 	char *dir;
@@ -31,6 +139,7 @@ struct stage *stage_new(const char *dir)
 		errno = ENOMEM;
 		return NULL;
 	}
+	catch_stops();
 	return st;
 }
 
@@ -62,6 +171,23 @@ int stage_add(struct stage *st, const char *name, char *tmp, size_t tmplen)
 		return -ENOMEM;
 	}
 	s->done = 0;
+	/* Registered before it exists, so a signal can never leave it. */
+	s->r = reg_claim(tmp);
+	if (!s->r) {
+		free(s->tmp);
+		free(s->final);
+		return -ENOMEM;
+	}
+	/* A stale one (an earlier run's, or a link someone put there) is
+	 * removed here; wfile_create makes the file anew with O_EXCL. */
+	if (unlink(tmp) && errno != ENOENT && errno != EISDIR) {
+		int ret = -errno;
+
+		reg_release(s->r);
+		free(s->tmp);
+		free(s->final);
+		return ret;
+	}
 	st->n++;
 	return 0;
 }
@@ -118,6 +244,8 @@ int stage_commit(struct stage *st, char *err, size_t errlen)
 			return ret;
 		}
 		st->f[i].done = 1;
+		reg_release(st->f[i].r);
+		st->f[i].r = NULL;
 	}
 	ret = sync_path(st->dir, O_RDONLY | O_DIRECTORY);
 	if (ret) {
@@ -134,6 +262,7 @@ void stage_free(struct stage *st)
 	for (size_t i = 0; i < st->n; i++) {
 		if (!st->f[i].done)
 			unlink(st->f[i].tmp);
+		reg_release(st->f[i].r);
 		free(st->f[i].tmp);
 		free(st->f[i].final);
 	}

@@ -18,11 +18,20 @@
 
 struct stage;
 
-/* A stage for files in dir. NULL with errno ENOMEM. */
+/*
+ * A stage for files in dir. NULL with errno ENOMEM. The first one puts a
+ * handler on each of SIGINT, SIGTERM and SIGHUP whose action is still
+ * the default (death): it removes every staged temporary file of the
+ * process, then dies of the signal. Programs that catch, ignore or block
+ * those signals keep them, and clean up through stage_free.
+ */
 struct stage *stage_new(const char *dir);
 /*
  * Adds name (a plain file name, no '/') and writes its temporary path
- * into tmp. Returns 0, or -ENAMETOOLONG / -EINVAL / -ENOMEM.
+ * into tmp, after removing whatever was there (a stale partial, a link):
+ * create the file with wfile_create/wfile_open/wfile_write_new, which
+ * use O_EXCL|O_NOFOLLOW. Returns 0, or -ENAMETOOLONG / -EINVAL / -ENOMEM,
+ * or the unlink's -errno.
  */
 int stage_add(struct stage *st, const char *name, char *tmp, size_t tmplen);
 /* The final path of the file added as number i (0-based), for messages. */
@@ -36,5 +45,10 @@ const char *stage_final(const struct stage *st, size_t i);
 int stage_commit(struct stage *st, char *err, size_t errlen);
 /* Removes the temporary files left (none after a commit) and frees. */
 void stage_free(struct stage *st);
+/*
+ * Unlinks every temporary file of every live stage of this process
+ * (async-signal-safe): for a program's own stop-signal handler.
+ */
+void stage_remove_partials(void);
 
 #endif

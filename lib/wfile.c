@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "wfile.h"
 
@@ -36,13 +37,57 @@ int wfile_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Root writes into directories other users may own: whatever is found at
+ * the name (a symbolic link to /etc/shadow, a hard link, a FIFO) is
+ * removed, never written through, and the file is made anew with O_EXCL,
+ * which follows no link and fails if someone puts one back in between.
+ * A character device (/dev/null, a terminal) is written as asked: only
+ * root can make one. A directory or a block device is refused.
+ */
+int wfile_create(const char *path, mode_t mode)
+{
+	struct stat sb;
+	int fd;
+
+	if (!lstat(path, &sb)) {
+		if (S_ISDIR(sb.st_mode))
+			return -EISDIR;
+		if (S_ISBLK(sb.st_mode))
+			return -EEXIST;
+		if (S_ISCHR(sb.st_mode)) {
+			fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+			return fd < 0 ? -errno : fd;
+		}
+		if (unlink(path) && errno != ENOENT) {
+			if (!S_ISREG(sb.st_mode) || (errno != EACCES && errno != EPERM))
+				return -errno;
+			/* A file of ours in a directory we may not change:
+			 * nobody else can have put a link there either. */
+			fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK |
+				  O_CLOEXEC);
+			if (fd < 0)
+				return -errno;
+			if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+				close(fd);
+				return -EEXIST;
+			}
+			return fd;
+		}
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : fd;
+}
+
 int wfile_write_new(const char *path, const void *buf, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = wfile_create(path, 0644);
 	int ret;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ret = wfile_write_all(fd, buf, len);
 	if (close(fd) && !ret)
 		ret = -errno;
@@ -97,9 +142,9 @@ FILE *wfile_open(const char *path)
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return NULL;
-	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	o->fd = wfile_create(path, 0666);
 	if (o->fd < 0) {
-		err = errno;
+		err = -o->fd;
 		free(o);
 		errno = err;
 		return NULL;

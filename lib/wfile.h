@@ -9,9 +9,20 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /*
- * Opens path for writing (created or truncated, 0666 & umask; "-" is
+ * A new regular file at path for writing: its fd, or -errno. What was at
+ * path (a file, a symbolic or hard link, a FIFO, a stale .partial) is
+ * unlinked first and the file created with O_EXCL|O_NOFOLLOW, so no link
+ * is ever written through; -EEXIST if one appears in between. A
+ * character device (/dev/null) is opened as it is; a directory is
+ * -EISDIR, a block device -EEXIST. Every file wakebench writes is made
+ * here (wfile_open, wfile_write_new and lib/stage's files use it).
+ */
+int wfile_create(const char *path, mode_t mode);
+/*
+ * Opens path for writing (made anew by wfile_create, 0666 & umask; "-" is
  * stdout), fully buffered, through a stream that keeps the errno of its
  * first failed write. NULL with errno on failure.
  */
@@ -20,7 +31,7 @@ FILE *wfile_open(const char *path);
 int wfile_close(FILE *f);
 /* Writes all of buf to fd, retrying short writes and EINTR: 0 or -errno. */
 int wfile_write_all(int fd, const void *buf, size_t len);
-/* A file (created or truncated, 0644) holding exactly buf: 0, or -errno
+/* A file (made by wfile_create, 0644) holding exactly buf: 0, or -errno
  * of the call that failed (the close's too). */
 int wfile_write_new(const char *path, const void *buf, size_t len);
 

@@ -8,9 +8,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include "unit.h"
 #include "csv.h"
+#include "rfile.h"
 #include "spool.h"
 #include "stage.h"
 #include "wfile.h"
@@ -271,6 +274,191 @@ START_TEST(spool_in_order)
 }
 END_TEST
 
+/* A victim a planted link points at: it must keep its text. */
+static void victim(char *path, size_t len)
+{
+	snprintf(path, len, "%s/victim", dir);
+	unit_put(path, "victim\n");
+}
+
+static void plant(const char *target, const char *name)
+{
+	char p[160];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	ck_assert_int_eq(symlink(target, p), 0);
+}
+
+static int is_regular(const char *name)
+{
+	char p[160];
+	struct stat sb;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return !lstat(p, &sb) && S_ISREG(sb.st_mode);
+}
+
+/* issue 30 §4: links at the temporary name, before stage_add and after
+ * it, at a final name written unstaged, a hard link and a FIFO: none is
+ * written through, each name ends a regular file of its own. */
+START_TEST(planted_links_not_followed)
+{
+	char v[128], tmp[128], err[256], p[160];
+	struct stage *st;
+	FILE *f;
+	int fd;
+
+	mkscratch();
+	victim(v, sizeof(v));
+	plant(v, ".a.csv.partial");
+	st = stage_new(dir);
+	ck_assert_int_eq(stage_add(st, "a.csv", tmp, sizeof(tmp)), 0);
+	f = wfile_open(tmp);
+	ck_assert_ptr_nonnull(f);
+	fputs("a\n", f);
+	ck_assert_int_eq(wfile_close(f), 0);
+	/* planted after stage_add, before the file is made */
+	ck_assert_int_eq(stage_add(st, "b.csv", tmp, sizeof(tmp)), 0);
+	plant(v, ".b.csv.partial");
+	ck_assert_int_eq(wfile_write_new(tmp, "b\n", 2), 0);
+	ck_assert_int_eq(stage_add(st, "c.raw", tmp, sizeof(tmp)), 0);
+	plant(v, ".c.raw.partial");
+	fd = wfile_create(tmp, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(wfile_write_all(fd, "c\n", 2), 0);
+	close(fd);
+	ck_assert_int_eq(stage_commit(st, err, sizeof(err)), 0);
+	stage_free(st);
+	ck_assert_str_eq(unit_slurp(v), "victim\n");
+	ck_assert(is_regular("a.csv") && is_regular("b.csv") && is_regular("c.raw"));
+	snprintf(p, sizeof(p), "%s/b.csv", dir);
+	ck_assert_str_eq(unit_slurp(p), "b\n");
+
+	/* unstaged: a symbolic link, a hard link and a FIFO at the name */
+	plant(v, "d.csv");
+	snprintf(p, sizeof(p), "%s/e.csv", dir);
+	ck_assert_int_eq(link(v, p), 0);
+	snprintf(p, sizeof(p), "%s/f.csv", dir);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	const char *names[] = { "d.csv", "e.csv", "f.csv" };
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		f = wfile_open(p);	/* a FIFO would block an open for write */
+		ck_assert_ptr_nonnull(f);
+		fputs("new\n", f);
+		ck_assert_int_eq(wfile_close(f), 0);
+		ck_assert(is_regular(names[i]));
+		ck_assert_str_eq(unit_slurp(p), "new\n");
+	}
+	ck_assert_str_eq(unit_slurp(v), "victim\n");
+	/* a directory is refused, /dev/null written as asked */
+	snprintf(p, sizeof(p), "%s/sub", dir);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	ck_assert_int_eq(wfile_create(p, 0644), -EISDIR);
+	fd = wfile_create("/dev/null", 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* issue 30 §5, §6: rfile takes regular files only, at once (a FIFO
+ * does not block the open), and bounds a line before holding it. */
+START_TEST(rfile_regular_only)
+{
+	char v[128], p[160], err[512], *line = NULL, *buf;
+	size_t cap = 0, len;
+	ssize_t n;
+	FILE *f;
+	int fd;
+
+	mkscratch();
+	victim(v, sizeof(v));
+	fd = rfile_open(v, err, sizeof(err));
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	close(fd);
+	plant("/dev/zero", "zero");
+	snprintf(p, sizeof(p), "%s/zero", dir);
+	ck_assert_int_eq(rfile_open(p, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "zero: a symbolic link, not followed"));
+	ck_assert_int_eq(rfile_slurp(p, 100, &buf, &len, err, sizeof(err)), -EINVAL);
+	snprintf(p, sizeof(p), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	ck_assert_int_eq(rfile_open(p, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "fifo: a FIFO, not a regular file"));
+	ck_assert_ptr_null(rfile_fopen_quiet(p));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_str_eq(rfile_strerror(errno), "a FIFO, not a regular file");
+	ck_assert_int_eq(rfile_open("/dev/null", err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "a character device"));
+	ck_assert_int_eq(rfile_open(dir, err, sizeof(err)), -EISDIR);
+
+	/* a 1 MB line, then a short one: -E2BIG with at most 64 KiB held */
+	snprintf(p, sizeof(p), "%s/long", dir);
+	f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("ab\n", f);
+	for (int i = 0; i < (1 << 20); i++)
+		fputc('1', f);
+	fputs("\nend\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	f = rfile_fopen(p, err, sizeof(err));
+	ck_assert_ptr_nonnull(f);
+	n = rfile_getline(f, &line, &cap, 65536);
+	ck_assert_int_eq(n, 3);
+	ck_assert_str_eq(line, "ab\n");
+	ck_assert_int_eq(rfile_getline(f, &line, &cap, 65536), -E2BIG);
+	ck_assert_uint_le(cap, 65537);
+	fclose(f);
+	/* exactly max bytes pass, the last line without '\n' too, then 0 */
+	f = fmemopen("12345\n678", 9, "r");
+	ck_assert_int_eq(rfile_getline(f, &line, &cap, 6), 6);
+	ck_assert_int_eq(rfile_getline(f, &line, &cap, 6), 3);
+	ck_assert_str_eq(line, "678");
+	ck_assert_int_eq(rfile_getline(f, &line, &cap, 6), 0);
+	fclose(f);
+	free(line);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* issue 30 §10: a stop signal whose action is death removes every
+ * staged temporary file first, in any program that uses lib/stage. */
+START_TEST(signal_removes_partials)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+
+	mkscratch();
+	for (size_t i = 0; i < 3; i++) {
+		char tmp[128];
+		int status;
+		pid_t pid = fork();
+
+		ck_assert_int_ge(pid, 0);
+		if (!pid) {
+			struct stage *st;
+
+			signal(sigs[i], SIG_DFL);
+			st = stage_new(dir);
+			if (!st || stage_add(st, "big.csv", tmp, sizeof(tmp)) ||
+			    wfile_write_new(tmp, "x\n", 2) ||
+			    stage_add(st, "cpu0.raw", tmp, sizeof(tmp)) ||
+			    wfile_write_new(tmp, "y\n", 2))
+				_exit(3);
+			raise(sigs[i]);
+			_exit(4);	/* not reached: it dies of the signal */
+		}
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert(WIFSIGNALED(status));
+		ck_assert_int_eq(WTERMSIG(status), sigs[i]);
+		ck_assert(!exists(".big.csv.partial") && !exists(".cpu0.raw.partial"));
+	}
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
 Suite *stage_suite(void)
 {
 	Suite *s = suite_create("stage");
@@ -281,6 +469,9 @@ Suite *stage_suite(void)
 	tcase_add_test(tc, names_checked);
 	tcase_add_test(tc, full_disk_is_enospc);
 	tcase_add_test(tc, spool_in_order);
+	tcase_add_test(tc, planted_links_not_followed);
+	tcase_add_test(tc, rfile_regular_only);
+	tcase_add_test(tc, signal_removes_partials);
 	suite_add_tcase(s, tc);
 	return s;
 }
