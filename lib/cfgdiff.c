@@ -9,6 +9,7 @@
 #include "csv.h"
 #include "errmsg.h"
 #include "jsonflat.h"
+#include "rfile.h"
 
 #define MAX_SNAPSHOT (16u << 20)
 #define MAX_CMDLINE (1u << 20)
@@ -238,7 +239,7 @@ static int on_scalar(void *ctx, const char *path, const char *value)
 /* The whole of PATH (at most MAX bytes): *text, *len; -errno. */
 static int slurp(const char *path, size_t max, char **text, size_t *len)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = rfile_fopen_quiet(path);
 	char *t;
 	size_t n;
 

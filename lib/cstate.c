@@ -16,6 +16,7 @@
 #include "idlestate.h"
 #include "opt.h"
 #include "sysfs.h"
+#include "wfile.h"
 
 #define STATE_MAGIC "wakebench-cstate 1"
 #define RESUME_FILE "devices/system/cpu/cpu%u/power/pm_qos_resume_latency_us"
@@ -596,7 +597,7 @@ static int save(struct cstate_session *s)
 	if (mkdir(cstate_state_dir(), 0755) && errno != EEXIST)
 		return -errno;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", s->path);
-	f = fopen(tmp, "w");
+	f = wfile_open(tmp);
 	if (!f)
 		return -errno;
 	fprintf(f, STATE_MAGIC "\npid %d start %llu\ncommand %s\n",

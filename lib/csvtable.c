@@ -9,6 +9,7 @@
 #include "csvread.h"
 #include "csvtable.h"
 #include "errmsg.h"
+#include "rfile.h"
 
 #define MAXCOL 1024
 
@@ -157,7 +158,8 @@ fail:
 int csvtable_read(const char *path, size_t max, struct csvtable *t, char *err,
 		  size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	char why[4200];
+	FILE *f = rfile_fopen(path, why, sizeof(why));
 	char *text = NULL;
 	size_t n = 0, cap = 0;
 	int ret;
@@ -165,7 +167,7 @@ int csvtable_read(const char *path, size_t max, struct csvtable *t, char *err,
 	memset(t, 0, sizeof(*t));
 	if (!f) {
 		ret = -errno;
-		errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		errmsg_set(err, errlen, "cannot read %s", why);
 		return ret;
 	}
 	for (;;) {

@@ -13,6 +13,7 @@
 #include "figgp.h"
 #include "stats.h"
 #include "sweepcsv.h"
+#include "rfile.h"
 
 #define MAXCOL 64
 #define MAX_SUMMARY (64u << 20)
@@ -25,7 +26,7 @@
 int figdist_read_col(const char *path, const char *col, int ok_only, double **v,
 		     size_t *n, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = rfile_fopen_quiet(path);
 	char *line = NULL, *fl[MAXCOL];
 	size_t cap = 0, vcap = 0, lineno = 1;
 	int c = -1, cs = -1, ret = 0, nf;
@@ -35,7 +36,7 @@ int figdist_read_col(const char *path, const char *col, int ok_only, double **v,
 	*n = 0;
 	if (!f) {
 		ret = -errno;
-		errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		errmsg_set(err, errlen, "cannot read %s: %s", path, rfile_strerror(errno));
 		return ret;
 	}
 	if (getline(&line, &cap, f) < 0 || (nf = csvr_split(line, fl, MAXCOL)) < 0 ||
@@ -245,13 +246,13 @@ static int add_sweep(struct set *st, const struct figdist_src *src, int side,
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/sweep.csv", src->path) >= sizeof(path))
 		return -ENAMETOOLONG;
-	f = fopen(path, "r");
+	f = rfile_fopen_quiet(path);
 	/* a summary without its sweep.csv: no runs to draw, not an error */
 	if (!f && errno == ENOENT)
 		return 0;
 	if (!f) {
 		ret = -errno;
-		errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		errmsg_set(err, errlen, "cannot read %s: %s", path, rfile_strerror(errno));
 		return ret;
 	}
 	ret = sweepcsv_read(f, path, &csv, err, errlen);

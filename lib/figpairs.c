@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "figpairs.h"
+#include "rfile.h"
 
 #define MAXCOL 512
 
@@ -376,11 +377,11 @@ int figpairs_runs(char *const *paths, size_t n, FILE *bars, FILE *speedup,
 		const char *w[6], *lead;
 		int nh = 0, nr = 0;
 		struct pair *p;
-		FILE *f = fopen(paths[i], "r");
+		FILE *f = rfile_fopen_quiet(paths[i]);
 
 		if (!f) {
 			ret = -errno;
-			snprintf(err, errlen, "cannot read %s: %s", paths[i], strerror(-ret));
+			snprintf(err, errlen, "cannot read %s: %s", paths[i], rfile_strerror(-ret));
 			break;
 		}
 		if (getline(&hline, &hcap, f) >= 0) {

@@ -12,6 +12,7 @@
 #include "figdist.h"
 #include "figgp.h"
 #include "figtrace.h"
+#include "rfile.h"
 
 #define MAXCOL 32
 #define MAXCPU 4096
@@ -30,10 +31,10 @@ static int read_meta(const char *dir, uint64_t *start, unsigned *ncpus, char *er
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/meta.txt", dir);
-	f = fopen(path, "r");
+	f = rfile_fopen_quiet(path);
 	if (!f) {
 		ret = -errno;
-		errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		errmsg_set(err, errlen, "cannot read %s: %s", path, rfile_strerror(errno));
 		return ret;
 	}
 	*start = 0;
@@ -75,7 +76,7 @@ static FILE *open_in(const char *dir, const char *name, char *path, size_t len)
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	return fopen(path, "r");
+	return rfile_fopen_quiet(path);
 }
 
 /* ---- figure 5 ---------------------------------------------------------- */
@@ -638,7 +639,7 @@ static int has_client_latency(const char *path)
 	char *line = NULL, *fl[MAXCOL];
 	size_t cap = 0;
 	int c = -1, nf, found = 0;
-	FILE *f = fopen(path, "r");
+	FILE *f = rfile_fopen_quiet(path);
 
 	if (!f)
 		return 0;
@@ -675,7 +676,7 @@ static int read_groups(const char *path, const char *col, struct grp **gp,
 	size_t cap = 0, ng = 0, lineno = 1;
 	struct grp *g = NULL;
 	int cs, cc, cv, nf, ret = 0, nidle = 0;
-	FILE *f = fopen(path, "r");
+	FILE *f = rfile_fopen_quiet(path);
 
 	*gp = NULL;
 	*ngp = 0;

@@ -10,6 +10,7 @@
 #include "errmsg.h"
 #include "hwcstate.h"
 #include "perfpmu.h"
+#include "rfile.h"
 
 #define MAX_EVENTS 16
 /* a hw-residency.csv or perf stat output larger than this is not ours */
@@ -533,10 +534,10 @@ int hwcstate_read_csv(const char *path, struct hwcstate_row **rows, char *err,
 	int idx[5], n = 0, cap = 0, nf, ret;
 
 	*rows = NULL;
-	l.f = fopen(path, "r");
+	l.f = rfile_fopen_quiet(path);
 	if (!l.f) {
 		ret = -errno;
-		errmsg_set(err, errlen, "%s: %s", path, strerror(-ret));
+		errmsg_set(err, errlen, "%s: %s", path, rfile_strerror(-ret));
 		return ret;
 	}
 	ret = next_line(&l, &line);
@@ -611,10 +612,10 @@ int hwcstate_parse_perf_stat(const char *path, struct hwcstate_row **rows,
 		errmsg_set(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	l.f = fopen(path, "r");
+	l.f = rfile_fopen_quiet(path);
 	if (!l.f) {
 		ret = -errno;
-		errmsg_set(err, errlen, "%s: %s", path, strerror(-ret));
+		errmsg_set(err, errlen, "%s: %s", path, rfile_strerror(-ret));
 		free(ts);
 		return ret;
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "csvread.h"
 #include "reqlog.h"
+#include "rfile.h"
 
 #define MAX_FIELDS 64
 
@@ -24,10 +25,10 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 static FILE *open_csv(const char *path, char **line, size_t *cap,
 		      char **cols, int *ncols, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = rfile_fopen_quiet(path);
 
 	if (!f) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot read %s: %s", path, rfile_strerror(errno));
 		return NULL;
 	}
 	if (getline(line, cap, f) < 0 ||

@@ -12,6 +12,8 @@
 #include "sweepcollect.h"
 #include "sweepplan.h"
 #include "sweepspec.h"
+#include "wfile.h"
+#include "rfile.h"
 
 #define MAXCOL 256
 #define MAX_SPEC (1 << 20)
@@ -408,12 +410,12 @@ static int open_file(const char *rundir, const char *rel, char *path,
 		snprintf(err, errlen, "%s: path too long", rundir);
 		return -ENAMETOOLONG;
 	}
-	*f = fopen(path, "r");
+	*f = rfile_fopen_quiet(path);
 	if (!*f) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 1;
 		n = -errno;
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-n));
+		snprintf(err, errlen, "cannot read %s: %s", path, rfile_strerror(-n));
 		return n;
 	}
 	if (fstat(fileno(*f), &st) == 0 && st.st_size == 0) {
@@ -456,10 +458,10 @@ static int read_spec(const char *dir, char *requests, size_t rlen,
 		snprintf(err, errlen, "%s: path too long", dir);
 		return -ENAMETOOLONG;
 	}
-	f = fopen(path, "r");
+	f = rfile_fopen_quiet(path);
 	if (!f) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "cannot read %s: %s", path, rfile_strerror(-ret));
 		return ret;
 	}
 	text = malloc(MAX_SPEC + 1);
@@ -654,10 +656,10 @@ int sweepcollect_dir(const char *dir, size_t *rows, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: path too long", dir);
 		return -ENAMETOOLONG;
 	}
-	pf = fopen(pname, "r");
+	pf = rfile_fopen_quiet(pname);
 	if (!pf) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot read %s: %s", pname, strerror(-ret));
+		snprintf(err, errlen, "cannot read %s: %s", pname, rfile_strerror(-ret));
 		return ret;
 	}
 	st = stage_new(dir);
@@ -671,7 +673,7 @@ int sweepcollect_dir(const char *dir, size_t *rows, char *err, size_t errlen)
 		snprintf(err, errlen, "%s/sweep.csv: %s", dir, strerror(-ret));
 		goto out;
 	}
-	out = fopen(tmp, "w");
+	out = wfile_open(tmp);
 	if (!out) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(-ret));

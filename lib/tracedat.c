@@ -7,9 +7,11 @@
 
 #include <trace-cmd/trace-cmd.h>
 #include <tracefs.h>
+#include <unistd.h>
 
 #include "errmsg.h"
 #include "tracedat.h"
+#include "wfile.h"
 
 /*
  * libtracecmd's writer. Debian's libtracecmd-dev installs only the public
@@ -89,7 +91,8 @@ int tracedat_write(const char *file, const struct tracedat_src *s, char *err,
 	struct tracecmd_output *out = NULL;
 	char clock[64], why[128], *dir;
 	const char *step = "create";
-	int ret = -EIO, n;
+	char self[64];
+	int ret = -EIO, n, fd;
 
 	n = snprintf(clock, sizeof(clock), "[%s]", s->clock);
 	if (n < 0 || (size_t)n >= sizeof(clock)) {
@@ -114,7 +117,22 @@ int tracedat_write(const char *file, const struct tracedat_src *s, char *err,
 		errmsg_set(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	out = tracecmd_output_create(file);
+	/*
+	 * libtracecmd opens its file with O_CREAT|O_TRUNC, which writes
+	 * through a link planted at the name: the file is made here, with
+	 * O_EXCL, and the library is given the descriptor's own
+	 * /proc/self/fd name, which can only reopen this very file.
+	 */
+	fd = wfile_create(file, 0644);
+	if (fd < 0) {
+		free(dir);
+		tracefs_set_tracing_dir(NULL);
+		errmsg_set(err, errlen, "cannot create %s: %s", file, strerror(-fd));
+		return fd;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	out = tracecmd_output_create(self);
+	close(fd);
 	if (!out)
 		goto fail;
 	tracecmd_set_quiet(out, true);

@@ -24,6 +24,8 @@
 #include "sweepcollect.h"
 #include "sweepcsv.h"
 #include "sweepmerge.h"
+#include "wfile.h"
+#include "rfile.h"
 
 #define PROG "wakebench-stats"
 
@@ -335,7 +337,7 @@ static FILE *open_dat(const char *outdir, const char *name, char *path, size_t l
 
 	if ((size_t)snprintf(path, len, "%s/%s", outdir, name) >= len)
 		opt_die(PROG, "%s: path too long", outdir);
-	f = fopen(path, "w");
+	f = wfile_open(path);
 	if (!f)
 		opt_die(PROG, "cannot write %s: %s", path, strerror(errno));
 	return f;
@@ -351,9 +353,9 @@ static int pairs(const char *outdir, int n, char **files)
 
 	if (n < 1)
 		opt_usage(PROG, "--pairs needs OUTDIR and a SUMMARY");
-	f = fopen(files[0], "r");
+	f = rfile_fopen_quiet(files[0]);
 	if (!f)
-		opt_die(PROG, "cannot read %s: %s", files[0], strerror(errno));
+		opt_die(PROG, "cannot read %s: %s", files[0], rfile_strerror(errno));
 	/* a sweep summary has speedups; a client run's has none */
 	sweep = getline(&hdr, &hcap, f) >= 0 && strstr(hdr, "speedup_p50");
 	free(hdr);
@@ -473,9 +475,9 @@ int main(int argc, char **argv)
 	if (first + 1 != argc)
 		opt_usage(PROG, "give one sweep DIR");
 	snprintf(spath, sizeof(spath), "%s/sweep.csv", argv[first]);
-	f = fopen(spath, "r");
+	f = rfile_fopen_quiet(spath);
 	if (!f)
-		opt_die(PROG, "cannot read %s: %s", spath, strerror(errno));
+		opt_die(PROG, "cannot read %s: %s", spath, rfile_strerror(errno));
 	ret = sweepcsv_read(f, spath, &csv, err, sizeof(err));
 	fclose(f);
 	if (ret)

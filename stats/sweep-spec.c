@@ -22,6 +22,7 @@
 #include "sweepagent.h"
 #include "sweepplan.h"
 #include "sweepspec.h"
+#include "rfile.h"
 
 #define PROG "wakebench-sweep"
 #define MAX_SPEC (1 << 20)
@@ -69,7 +70,7 @@ static int slurp(const char *path, char **text, size_t *len)
 
 static int slurp_max(const char *path, char **text, size_t *len, size_t max)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = rfile_fopen_quiet(path);
 	char *buf;
 	size_t n;
 

@@ -159,7 +159,7 @@ static int around_start(struct around *a, char *const argv[], const char *err)
 		return -errno;
 	}
 	if (!a->pid) {
-		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		int fd = wfile_create(err, 0644);
 		sigset_t set;
 
 		sigemptyset(&set);

@@ -17,6 +17,7 @@
 #include "runcmd.h"
 #include "trace.h"
 #include "turbostat.h"
+#include "rfile.h"
 
 struct window {
 	double duration;
@@ -216,7 +217,7 @@ static int capture(char *const argv[], char *buf, size_t len)
 int trace_turbostat_csv(const char *txt, const char *csv, size_t max,
 			size_t *rows, int *cols, char *err, size_t errlen)
 {
-	FILE *f = fopen(txt, "r");
+	FILE *f = rfile_fopen_quiet(txt);
 	struct ts_table t;
 	char *text;
 	long len;

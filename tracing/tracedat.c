@@ -168,9 +168,9 @@ static int put_file(const char *path, const char *text, size_t len, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = wfile_create(path, 0600);
 	if (fd < 0) {
-		ret = -errno;
+		ret = fd;
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(-ret));
 		return ret;
 	}
@@ -553,14 +553,11 @@ static int clean_cpu(struct exp *e, uint32_t cpu, uint64_t *left, char *err,
 
 	pathf(path, sizeof(path), "%s/cpu%u.raw", e->x->trace_dir, cpu);
 	pathf(clean, sizeof(clean), "%s/cpu%u.raw", e->tmp, cpu);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
+	fd = rfile_open(path, err, errlen);
+	if (fd == -ENOENT)
 		return empty_file(e, cpu, err, errlen);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
+	if (fd < 0)
+		return fd;
 	/* The events go nowhere: the counts come from the first decoding. */
 	scratch = timeline_new(e->m.ncpus, e->m.start_ns);
 	page = malloc(sub);
@@ -594,9 +591,8 @@ static int clean_cpu(struct exp *e, uint32_t cpu, uint64_t *left, char *err,
 					ret = -ENOMEM;
 					goto done;
 				}
-				out = open(clean, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-					   0600);
-				ret = out < 0 ? -errno :
+				out = wfile_create(clean, 0600);
+				ret = out < 0 ? out :
 				      copy_head(fd, out, pg * sub, page, sub);
 				if (ret)
 					goto write_failed;
