@@ -19,6 +19,8 @@
 #include "hist.h"
 #include "stage.h"
 #include "sweepmerge.h"
+#include "wfile.h"
+#include "rfile.h"
 
 #define MAXCOL 256
 /* A requests.csv or summary.csv line is a few hundred bytes. */
@@ -64,13 +66,11 @@ static int read_line(FILE *f, char **line, size_t *cap)
 {
 	ssize_t n;
 
-	errno = 0;
-	n = getline(line, cap, f);
+	/* bounded as it is read: getline would hold a 2 GB line whole */
+	n = rfile_getline(f, line, cap, MAXLINE);
 	if (n < 0)
-		return ferror(f) ? (errno == ENOMEM ? -ENOMEM : -EIO) : 0;
-	if (n > MAXLINE)
-		return -E2BIG;
-	return 1;
+		return n == -ENOMEM || n == -E2BIG ? (int)n : -EIO;
+	return n > 0;
 }
 
 /* empty, or a decimal as the client writes it: [-]digits[.digits] */
@@ -116,10 +116,10 @@ static int read_summary(struct merge *m, const char *dir, struct summ *s)
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/summary.csv", dir) >= sizeof(path))
 		return bad(m, "%s: path too long", dir);
-	f = fopen(path, "r");
+	f = rfile_fopen_quiet(path);
 	if (!f) {
 		ret = -errno;
-		errmsg_set(m->err, m->errlen, "cannot read %s: %s", path, strerror(errno));
+		errmsg_set(m->err, m->errlen, "cannot read %s: %s", path, rfile_strerror(errno));
 		return ret;
 	}
 	ret = read_line(f, &s->hline, &hcap);
@@ -189,11 +189,11 @@ static int read_rows(struct merge *m, size_t k, const char *dir, struct csv *out
 	memset(r, 0, sizeof(*r));
 	if ((size_t)snprintf(path, sizeof(path), "%s/requests.csv", dir) >= sizeof(path))
 		return bad(m, "%s: path too long", dir);
-	fp = fopen(path, "r");
+	fp = rfile_fopen_quiet(path);
 	if (!fp) {
 		ret = -errno;
 		errmsg_set(m->err, m->errlen, "cannot read %s: %s (an exact merge needs every agent's rows)",
-			   path, strerror(errno));
+			   path, rfile_strerror(errno));
 		return ret;
 	}
 	ret = read_line(fp, &line, &cap);
@@ -670,7 +670,7 @@ static void dist_line(FILE *f, struct merge *m, const char *label, int i)
 
 static int write_text(struct merge *m, const char *path, const char *const *dirs)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = wfile_open(path);
 
 	if (!f)
 		return -errno;
@@ -767,6 +767,46 @@ static int make_dir(const char *dir)
 	return 0;
 }
 
+/*
+ * OUTDIR must be none of the agents (its results would be written over
+ * an agent's own, read half way) and no agent may come twice (its counts
+ * would double). Compared by device and inode, so ./a1, a1/ and a link
+ * to a1 are a1.
+ */
+static int check_dirs(struct merge *m, const char *outdir, const char *const *dirs,
+		      size_t n)
+{
+	struct stat *sb = calloc(n, sizeof(*sb)), ob;
+	int have_out = !stat(outdir, &ob), ret = 0;
+
+	if (!sb)
+		return -ENOMEM;
+	for (size_t k = 0; k < n && !ret; k++) {
+		if (stat(dirs[k], &sb[k])) {
+			ret = -errno;
+			errmsg_set(m->err, m->errlen, "%s: %s", dirs[k], strerror(errno));
+			break;
+		}
+		if (!S_ISDIR(sb[k].st_mode)) {
+			ret = bad(m, "%s: not a directory", dirs[k]);
+			break;
+		}
+		if (have_out && sb[k].st_dev == ob.st_dev && sb[k].st_ino == ob.st_ino) {
+			ret = bad(m, "OUTDIR %s is agent %zu (%s): the merge would write over that agent's own results; choose another OUTDIR",
+				  outdir, k + 1, dirs[k]);
+			break;
+		}
+		for (size_t j = 0; j < k; j++)
+			if (sb[j].st_dev == sb[k].st_dev && sb[j].st_ino == sb[k].st_ino) {
+				ret = bad(m, "agent %zu (%s) is agent %zu (%s) again: its requests would count twice",
+					  k + 1, dirs[k], j + 1, dirs[j]);
+				break;
+			}
+	}
+	free(sb);
+	return ret;
+}
+
 int sweepmerge_dirs(const char *outdir, const char *const *dirs, size_t n,
 		    const struct sweepmerge_opts *o, char *err, size_t errlen)
 {
@@ -778,6 +818,12 @@ int sweepmerge_dirs(const char *outdir, const char *const *dirs, size_t n,
 
 	if (!n)
 		return bad(&m, "no agent directory");
+	ret = check_dirs(&m, outdir, dirs, n);
+	if (ret == -ENOMEM)
+		errmsg_set(err, errlen, "out of memory");
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
 	m.sum = calloc(n, sizeof(*m.sum));
 	if (!m.sum)
 		goto out;
