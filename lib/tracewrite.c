@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "stage.h"
+#include "traceout.h"
 #include "tracewrite.h"
 #include "wfile.h"
 
@@ -883,6 +884,23 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		goto fail;
 	}
+	/* What was made from the earlier trace (timeline, attribute), and
+	 * the files of trace record this writer has none of: each would
+	 * pass for this trace's. */
+	ret = traceout_remove(w->dir, err, errlen);
+	for (size_t i = 0; ret >= 0 && i < 2; i++) {
+		static const char *const recorded[] = { "saved_cmdlines", "hw-residency.csv" };
+		char old[4200];
+
+		snprintf(old, sizeof(old), "%s/%s", w->dir, recorded[i]);
+		if (unlink(old) && errno != ENOENT) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot remove the earlier %s: %s", old,
+				 strerror(-ret));
+		}
+	}
+	if (ret < 0)
+		goto fail;
 	ret = stage_commit(w->st, err, errlen);
 	if (ret) {
 		rm_tree(path, 0);

@@ -29,6 +29,7 @@
 #include "figtrace.h"
 #include "figtraj.h"
 #include "opt.h"
+#include "traceout.h"
 
 #define PROG "wakebench-figdata"
 #define MAXCPU 4096
@@ -281,6 +282,9 @@ static int figures(int argc, char **argv)
 				printf("note sweep %s: %s\n", path, err);
 			nsum += ret == 0;
 		} else if (!strcmp(kind, "trace")) {
+			/* an earlier trace's timeline is not this one's */
+			if (traceout_check_fresh(path, err, sizeof(err)))
+				opt_die(PROG, "%s", err);
 			ts[nts++] = (struct figtrace_src){ arg, path };
 		} else if (!strcmp(kind, "traj")) {
 			js[njs++] = (struct figtraj_src){ arg, path };

@@ -34,6 +34,7 @@
 #include "opt.h"
 #include "stage.h"
 #include "trace.h"
+#include "traceout.h"
 #include "wbinst.h"
 #include "wfile.h"
 
@@ -824,6 +825,10 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 			opt_die(TRACE_PROG, "cannot remove the earlier %s: %s", path,
 				strerror(errno));
 	}
+	/* and what was made from it (timeline, attribute): a report would
+	 * draw it as this trace's */
+	if (traceout_remove(out, err, sizeof(err)) < 0)
+		opt_die(TRACE_PROG, "%s", err);
 	if (save_formats(out, events, nevents, &r.made_formats, err, sizeof(err)))
 		opt_die(TRACE_PROG, "cannot save the event formats: %s", err);
 	r.tcpu = calloc((size_t)r.ncpus, sizeof(*r.tcpu));

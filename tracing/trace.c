@@ -24,6 +24,7 @@
 #include "timeline.h"
 #include "trace.h"
 #include "tracefile.h"
+#include "traceout.h"
 
 /* A trace opened for one pass. */
 struct trace_in {
@@ -482,13 +483,13 @@ int trace_timeline(int argc, char **argv)
 					TRACE_PROG, cpu, dir, cpu);
 			continue;
 		}
-		snprintf(file, sizeof(file), "cstate-cpu%u.csv", cpu);
+		snprintf(file, sizeof(file), TRACEOUT_CSTATE_FMT, cpu);
 		tw.cpu[cpu].cs = csv_create(dir, file,
 			"Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause");
 	}
-	tw.irq = csv_create(dir, "irq.csv", "Sample #,Continuous Time (ms),IRQ No,Interface,"
+	tw.irq = csv_create(dir, TRACEOUT_IRQ, "Sample #,Continuous Time (ms),IRQ No,Interface,"
 			    "Duration (ms),CPU,Handler (ms)");
-	tw.markers = csv_create(dir, "markers.csv", "ts_ns,cpu,text");
+	tw.markers = csv_create(dir, TRACEOUT_MARKERS, "ts_ns,cpu,text");
 	while ((ret = tracefile_stream_next(in.s, &e, err, sizeof(err))) > 0) {
 		ret = timeline_add(tw.t, &e);
 		if (ret && ret != -EINVAL)
@@ -505,8 +506,8 @@ int trace_timeline(int argc, char **argv)
 		opt_die(TRACE_PROG, "%s", ret == -E2BIG ?
 			"corrupt trace: more idle states than a kernel has" : strerror(-ret));
 
-	res = csv_create(dir, "residency.csv", "cpu,state,percent,entries,avg_stay_us,time_ms,note");
-	wk = csv_create(dir, "wakeups.csv", "cpu,cause,detail,count,percent");
+	res = csv_create(dir, TRACEOUT_RESIDENCY, "cpu,state,percent,entries,avg_stay_us,time_ms,note");
+	wk = csv_create(dir, TRACEOUT_WAKEUPS, "cpu,cause,detail,count,percent");
 	lo = o.from > timeline_start(tw.t) ? o.from : timeline_start(tw.t);
 	hi = o.to < timeline_end(tw.t) ? o.to : timeline_end(tw.t);
 	span = hi > lo ? hi - lo : 0;
@@ -521,7 +522,7 @@ int trace_timeline(int argc, char **argv)
 			continue;
 		if (no_idle)
 			idle_warning(stdout, cpu);
-		snprintf(file, sizeof(file), "cstate-cpu%u.csv", cpu);
+		snprintf(file, sizeof(file), TRACEOUT_CSTATE_FMT, cpu);
 		rc |= csv_done(c->cs, dir, file);
 		write_wakeups(wk, tw.t, cpu, c);
 		for (size_t i = 0; i < c->res.n; i++) {
@@ -546,10 +547,10 @@ int trace_timeline(int argc, char **argv)
 			csv_end_row(res);
 		}
 	}
-	rc |= csv_done(res, dir, "residency.csv");
-	rc |= csv_done(wk, dir, "wakeups.csv");
-	rc |= csv_done(tw.irq, dir, "irq.csv");
-	rc |= csv_done(tw.markers, dir, "markers.csv");
+	rc |= csv_done(res, dir, TRACEOUT_RESIDENCY);
+	rc |= csv_done(wk, dir, TRACEOUT_WAKEUPS);
+	rc |= csv_done(tw.irq, dir, TRACEOUT_IRQ);
+	rc |= csv_done(tw.markers, dir, TRACEOUT_MARKERS);
 	print_hw_residency(dir);
 	trace_warnings(&in, tw.t);
 	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++)
@@ -811,7 +812,7 @@ static int write_breakdown(struct attr_out *ao, const char *dir)
 		off += (size_t)snprintf(hdr + off, sizeof(hdr) - off,
 					",%s_avg_us,%s_p50_us,%s_p99_us", seg[k],
 					seg[k], seg[k]);
-	c = csv_create(dir, "breakdown.csv", hdr);
+	c = csv_create(dir, TRACEOUT_BREAKDOWN, hdr);
 	for (int si = 0; si < STATE_SLOTS; si++) {
 		for (int pq = 0; pq < ATTR_PQ_KINDS; pq++) {
 			struct bd_group *g = &ao->bd[si][pq];
@@ -856,7 +857,7 @@ static int write_breakdown(struct attr_out *ao, const char *dir)
 				hist_free(g->h[k]);
 		}
 	}
-	return csv_done(c, dir, "breakdown.csv");
+	return csv_done(c, dir, TRACEOUT_BREAKDOWN);
 }
 
 struct attribute_opts {
@@ -995,7 +996,7 @@ int trace_attribute(int argc, char **argv)
 	ao.t = timeline_stream(in.m.ncpus, in.m.start_ns, NULL);
 	if (!ao.t)
 		opt_die(TRACE_PROG, "out of memory");
-	ao.out = csv_create(dir, "attribution.csv",
+	ao.out = csv_create(dir, TRACEOUT_ATTRIBUTION,
 		"seq,recv_ns,state,idle_end_ns,exit_to_recv_us,prequery_woke,"
 		"latency_us,prequery,cause,cause_ns,wakeup_ns,switch_ns,netrx_ns,"
 		"hw_exit_us,kernel_us,sched_us,wake_us,uncertain");
@@ -1039,7 +1040,7 @@ int trace_attribute(int argc, char **argv)
 	if (ao.unsent)
 		printf("%llu requests found cpu%d busy: its last idle exit came before the client sent them (requests.csv sent_ns), so it was not their wake\n",
 		       (unsigned long long)ao.unsent, st.cpu);
-	sum = csv_create(dir, "attribution-summary.csv", "group,value,count,avg_us,p50_us,p90_us,p99_us,exact,uncertain");
+	sum = csv_create(dir, TRACEOUT_ATTR_SUMMARY, "group,value,count,avg_us,p50_us,p90_us,p99_us,exact,uncertain");
 	printf("%s per group (us; ~: past %d requests a group, from the histogram, within %.1f %%)\n",
 	       o.client ? "latency" : "idle exit to receive", GROUP_EXACT_MAX,
 	       100 * HIST_REL_ERROR);
@@ -1066,9 +1067,9 @@ int trace_attribute(int argc, char **argv)
 				    ao.by_class[k], ao.unc_class[k]);
 		hist_free(ao.by_class[k]);
 	}
-	rc |= csv_done(sum, dir, "attribution-summary.csv");
+	rc |= csv_done(sum, dir, TRACEOUT_ATTR_SUMMARY);
 	rc |= write_breakdown(&ao, dir);
-	rc |= csv_done(ao.out, dir, "attribution.csv");
+	rc |= csv_done(ao.out, dir, TRACEOUT_ATTRIBUTION);
 	printf("%llu requests attributed on cpu%d; wrote %s/attribution.csv, attribution-summary.csv, breakdown.csv\n",
 	       (unsigned long long)ao.n, st.cpu, dir);
 	reqlog_join_close(ao.join);
