@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "serve.h"
 #include "srvlimit.h"
+#include "wfile.h"
 
 #define MAX_EVENTS 64
 #define MAX_LISTENERS 4
@@ -230,7 +231,8 @@ int serve_listen(struct serve *s, enum net_proto proto, const char *host,
 int serve_write_port_file(struct serve *s, const char *path, char *msg,
 			  size_t msglen)
 {
-	FILE *f = fopen(path, "w");
+	/* made anew: a link planted at the name is not written through */
+	FILE *f = wfile_open(path);
 	int ret = 0;
 
 	if (!f) {
