@@ -54,6 +54,7 @@ t 20 "$WB" trace attribute "$TMP/names" --requests markers > /dev/null || fail "
 fresh noidle
 sed -i 's/^ncpus 1/ncpus 2/' "$TMP/noidle/meta.txt"
 echo "state 1 1 default-idle" >> "$TMP/noidle/meta.txt"
+: > "$TMP/noidle/cpu1.raw"	# recorded, no events (without it: not recorded)
 t 20 "$WB" trace timeline "$TMP/noidle" > "$TMP/noidle.out" 2> "$TMP/noidle.err" || fail "timeline, 2 CPUs"
 msg='cpu1: no cpu_idle events recorded for it'
 grep -q "$msg" "$TMP/noidle.err" || fail "no warning on stderr: $(cat "$TMP/noidle.err")"
