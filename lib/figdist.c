@@ -39,18 +39,29 @@ int figdist_read_col(const char *path, const char *col, int ok_only, double **v,
 		errmsg_set(err, errlen, "cannot read %s: %s", path, rfile_strerror(errno));
 		return ret;
 	}
-	if (getline(&line, &cap, f) < 0 || (nf = csvr_split(line, fl, MAXCOL)) < 0 ||
-	    (c = csvr_col(fl, nf, col)) < 0) {
+	if (rfile_getline(f, &line, &cap, RFILE_LINE_MAX) <= 0 ||
+	    (nf = csvr_split(line, fl, MAXCOL)) < 0 || (c = csvr_col(fl, nf, col)) < 0) {
 		errmsg_set(err, errlen, "%s: no header with a %s column", path, col);
 		ret = -EINVAL;
 		goto out;
 	}
 	cs = ok_only ? csvr_col(fl, nf, "status") : -1;
-	while (getline(&line, &cap, f) >= 0) {
+	for (;;) {
+		/* bounded before it is held: a 2 GB line would cost 2 GB */
+		ssize_t got = rfile_getline(f, &line, &cap, RFILE_LINE_MAX);
 		uint64_t x;
 		char e[128];
 
 		lineno++;
+		if (!got)
+			break;
+		if (got < 0) {
+			errmsg_set(err, errlen, "%s:%zu: %s", path, lineno,
+				   got == -E2BIG ? "a line longer than 64 KiB" :
+				   strerror((int)-got));
+			ret = (int)got;
+			goto out;
+		}
 		nf = csvr_split(line, fl, MAXCOL);
 		if (nf < 0) {
 			errmsg_set(err, errlen, "%s:%zu: not a CSV row", path, lineno);

@@ -31,7 +31,7 @@ static FILE *open_csv(const char *path, char **line, size_t *cap,
 		snprintf(err, errlen, "cannot read %s: %s", path, rfile_strerror(errno));
 		return NULL;
 	}
-	if (getline(line, cap, f) < 0 ||
+	if (rfile_getline(f, line, cap, RFILE_LINE_MAX) <= 0 ||
 	    (*ncols = csvr_split(*line, cols, MAX_FIELDS)) < 1) {
 		snprintf(err, errlen, "%s:1: no CSV header", path);
 		fclose(f);
@@ -46,12 +46,17 @@ static int next_row(FILE *f, const char *path, unsigned int *lineno,
 		    char **line, size_t *cap, char **fields, int ncols,
 		    char *err, size_t errlen)
 {
-	ssize_t len = getline(line, cap, f);
+	/* bounded before it is held: a 2 GB line would cost 2 GB */
+	ssize_t len = rfile_getline(f, line, cap, RFILE_LINE_MAX);
 	int n;
 
-	if (len < 0)
+	if (!len)
 		return 0;
 	++*lineno;
+	if (len == -E2BIG)
+		return fail(err, errlen, "%s:%u: a line longer than 64 KiB", path, *lineno);
+	if (len < 0)
+		return fail(err, errlen, "%s:%u: %s", path, *lineno, strerror((int)-len));
 	if ((size_t)len != strlen(*line))
 		return fail(err, errlen, "%s:%u: NUL byte in the line", path, *lineno);
 	n = csvr_split(*line, fields, MAX_FIELDS);

@@ -39,6 +39,8 @@ FILE *rfile_fopen_quiet(const char *path);
  * kept (string functions see the line end there).
  */
 ssize_t rfile_getline(FILE *f, char **line, size_t *cap, size_t max);
+/* The longest line a wakebench CSV or text file may have. */
+#define RFILE_LINE_MAX 65536
 
 /*
  * The whole of the regular file path, of at most max bytes, NUL-terminated
