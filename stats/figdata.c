@@ -30,6 +30,7 @@
 #include "figtraj.h"
 #include "opt.h"
 #include "traceout.h"
+#include "wfile.h"
 
 #define PROG "wakebench-figdata"
 #define MAXCPU 4096
@@ -156,7 +157,7 @@ static FILE *create(struct out *o, const char *name)
 	if ((size_t)snprintf(o->path, sizeof(o->path), "%s/%s", o->dir, name) >=
 	    sizeof(o->path))
 		opt_die(PROG, "%s: path too long", o->dir);
-	f = fopen(o->path, "w");
+	f = wfile_open(o->path);
 	if (!f)
 		opt_die(PROG, "cannot write %s: %s", o->path, strerror(errno));
 	return f;
