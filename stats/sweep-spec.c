@@ -426,8 +426,9 @@ int main(int argc, char **argv)
 		return estimate(argv[2], ncpus);
 	if (argc == 9 && !strcmp(argv[1], "--agents"))
 		return agents(argv + 2);
-	/* the values given: first pass for the two files and errors */
-	for (int i = 1; i < argc; i++) {
+	/* the values given, as option-value pairs: first pass for the two
+	 * files and errors */
+	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i];
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -445,7 +446,6 @@ int main(int argc, char **argv)
 			spec = argv[i + 1];
 		else if (!strcmp(a, "--recorded"))
 			recorded = argv[i + 1];
-		i++;
 	}
 	if (sweepspec_init(&s))
 		opt_die(PROG, "out of memory");
