@@ -9,6 +9,7 @@
 
 #include "arr.h"
 #include "socwatch.h"
+#include "rfile.h"
 
 /* ---- strings ------------------------------------------------------------------ */
 
@@ -878,10 +879,10 @@ int socwatch_read(const char *path, struct sw_file **out, char *err,
 	int ret;
 
 	*out = NULL;
-	s.fp = fopen(path, "r");
+	s.fp = rfile_fopen_quiet(path);
 	if (!s.fp) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "%s: %s", path, rfile_strerror(-ret));
 		return ret;
 	}
 	f = file_new(path);

@@ -58,12 +58,13 @@ int tracefile_meta(const char *dir, struct trace_meta *m, char *err,
 
 	memset(m, 0, sizeof(*m));
 	snprintf(path, sizeof(path), "%s/meta.txt", dir);
-	f = fopen(path, "r");
+	f = rfile_fopen(path, err, errlen);
 	if (!f) {
 		int e = errno;
 
-		snprintf(err, errlen, "%s: %s (not a wakebench trace directory?)",
-			 path, strerror(e));
+		if (e == ENOENT)
+			snprintf(err, errlen, "%s: %s (not a wakebench trace directory?)",
+				 path, strerror(e));
 		return -e;
 	}
 	if (getline(&line, &cap, f) < 17 || strncmp(line, "wakebench-trace 1", 17)) {
@@ -1104,7 +1105,7 @@ int tracefile_stream_open(const char *dir, const struct trace_meta *m,
 
 		snprintf(r->path, sizeof(r->path), "%s/cpu%u.raw", dir, cpu);
 		r->name = r->path;
-		r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
+		r->fd = rfile_open(r->path, err, errlen);
 		r->rcap = (size_t)read_pages(m) * m->subbuf_size;
 		r->rbuf = r->fd >= 0 ? malloc(r->rcap) : NULL;
 		if (r->fd >= 0 && !r->rbuf) {
@@ -1113,12 +1114,11 @@ int tracefile_stream_open(const char *dir, const struct trace_meta *m,
 			return -ENOMEM;
 		}
 		if (r->fd < 0) {
-			ret = -errno;
-			if (errno == ENOENT) {	/* a CPU not recorded: no data */
+			ret = r->fd;
+			if (ret == -ENOENT) {	/* a CPU not recorded: no data */
 				r->done = 1;
 				continue;
 			}
-			snprintf(err, errlen, "%s: %s", r->path, strerror(-ret));
 			stream_free(s);
 			return ret;
 		}

@@ -131,7 +131,9 @@ static int flush_chunk(struct tracewrite *w, uint32_t cpu)
 	if (!c->npages)
 		return 0;
 	/* Opened per run of pages: 4096 CPUs need no 4096 descriptors. */
-	fd = open(c->tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
+	/* O_NOFOLLOW: a link put in place of ours between two runs is not
+	 * written through (ELOOP); the file is the one wfile_create made. */
+	fd = open(c->tmp, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	ret = wfile_write_all(fd, c->chunk, (size_t)c->npages * w->subbuf);
@@ -590,9 +592,9 @@ int tracewrite_open(const char *dir, const struct trace_meta *m,
 			snprintf(err, errlen, "%s/%s: %s", dir, name, strerror(-ret));
 			goto out;
 		}
-		fd = open(w->cpu[c].tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = wfile_create(w->cpu[c].tmp, 0644);
 		if (fd < 0 || close(fd)) {
-			ret = -errno;
+			ret = fd < 0 ? fd : -errno;
 			snprintf(err, errlen, "cannot create %s: %s", w->cpu[c].tmp,
 				 strerror(-ret));
 			goto out;

@@ -250,9 +250,9 @@ static int copy_file(const char *src, const char *dst, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", src, strerror(-ret));
 		return ret;
 	}
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = wfile_create(dst, 0644);
 	if (out < 0) {
-		ret = -errno;
+		ret = out;
 		snprintf(err, errlen, "%s: %s", dst, strerror(-ret));
 		close(in);
 		return ret;
@@ -854,10 +854,10 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 		ret = stage_add(r.st, name, tmp, sizeof(tmp));
 		if (ret)
 			opt_die(TRACE_PROG, "%s/%s: %s", out, name, strerror(-ret));
-		r.fds[cpu] = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		r.fds[cpu] = wfile_create(tmp, 0644);
 		if (r.fds[cpu] < 0)
 			opt_die(TRACE_PROG, "cannot create %s/%s (as %s): %s", out, name,
-				tmp, strerror(errno));
+				tmp, strerror(-r.fds[cpu]));
 		r.subbuf = tracefs_cpu_read_size(r.tcpu[cpu]);
 	}
 	ret = stage_add(r.st, "saved_cmdlines", cmdlines_tmp, sizeof(cmdlines_tmp));
