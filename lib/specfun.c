@@ -14,6 +14,23 @@
 #define SF_TINY 1e-300
 #define SF_MAX_ITER 100000
 
+/*
+ * One step of the modified Lentz method for a continued fraction
+ * b0 + a1/(b1 + a2/(b2 + ...)): updates its C and D with the next a and b
+ * (kept off zero) and returns the factor the value is multiplied by.
+ */
+static double lentz_step(double *c, double *d, double a, double b)
+{
+	*d = b + a * *d;
+	if (fabs(*d) < SF_TINY)
+		*d = SF_TINY;
+	*c = b + a / *c;
+	if (fabs(*c) < SF_TINY)
+		*c = SF_TINY;
+	*d = 1 / *d;
+	return *c * *d;
+}
+
 /* P(a, x) by its series: e^-x x^a / Gamma(a + 1) sum x^n / (a+1)..(a+n). */
 static double gamma_p_series(double a, double x)
 {
@@ -34,17 +51,10 @@ static double gamma_q_cfrac(double a, double x)
 	double b = x + 1 - a, c = 1 / SF_TINY, d = 1 / b, h = d;
 
 	for (int i = 1; i < SF_MAX_ITER; i++) {
-		double an = -i * (i - a), del;
+		double del;
 
 		b += 2;
-		d = an * d + b;
-		if (fabs(d) < SF_TINY)
-			d = SF_TINY;
-		c = b + an / c;
-		if (fabs(c) < SF_TINY)
-			c = SF_TINY;
-		d = 1 / d;
-		del = d * c;
+		del = lentz_step(&c, &d, -i * (i - a), b);
 		h *= del;
 		if (fabs(del - 1) < SF_EPS)
 			break;
@@ -77,25 +87,13 @@ static double beta_cfrac(double a, double b, double x)
 	h = d;
 	for (int m = 1; m < SF_MAX_ITER; m++) {
 		int m2 = 2 * m;
-		double aa = m * (b - m) * x / ((qam + m2) * (a + m2)), del;
+		double del;
 
-		d = 1 + aa * d;
-		if (fabs(d) < SF_TINY)
-			d = SF_TINY;
-		c = 1 + aa / c;
-		if (fabs(c) < SF_TINY)
-			c = SF_TINY;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < SF_TINY)
-			d = SF_TINY;
-		c = 1 + aa / c;
-		if (fabs(c) < SF_TINY)
-			c = SF_TINY;
-		d = 1 / d;
-		del = d * c;
+		/* The even and the odd term of step m. */
+		h *= lentz_step(&c, &d, m * (b - m) * x /
+				((qam + m2) * (a + m2)), 1);
+		del = lentz_step(&c, &d, -(a + m) * (qab + m) * x /
+				 ((a + m2) * (qap + m2)), 1);
 		h *= del;
 		if (fabs(del - 1) < SF_EPS)
 			break;
