@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,9 +91,9 @@ int tracefile_meta(const char *dir, struct trace_meta *m, char *err,
 			continue;	/* a key of a later version: ignored */
 		*val++ = '\0';
 		if (!strcmp(key, "ncpus")) {
-			if (m->ncpus || opt_u64(val, 1, 4096, &a)) {
-				ret = err_set(err, errlen, "%s:%u: bad ncpus '%.40s' (1-4096, once)",
-					      path, lineno, val);
+			if (m->ncpus || opt_u64(val, 1, TRACEFILE_MAX_CPUS, &a)) {
+				ret = err_set(err, errlen, "%s:%u: bad ncpus '%.40s' (1-%u, once)",
+					      path, lineno, val, TRACEFILE_MAX_CPUS);
 				break;
 			}
 			m->ncpus = (uint32_t)a;
@@ -1068,6 +1069,35 @@ static int subbuf_agrees(const struct tf_decoder *d, uint32_t subbuf,
 		       what, subbuf, d->subbuf);
 }
 
+/*
+ * A stream holds every CPU's cpuN.raw open: past about 1000 CPUs the
+ * usual soft limit of 1024 files made the open fail (EMFILE). The soft
+ * limit is raised as far as that needs, up to the hard one, for this
+ * process only.
+ */
+static int files_for_cpus(const char *dir, uint32_t ncpus, char *err,
+			  size_t errlen)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)ncpus + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+		return err_set(err, errlen, "%s: a trace of %u CPUs needs %llu open files; the limit is %llu (ulimit -n)",
+			       dir, ncpus, (unsigned long long)need,
+			       (unsigned long long)rl.rlim_max);
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot raise the open file limit to %llu: %s",
+			 dir, (unsigned long long)need, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
 int tracefile_stream_open(const char *dir, const struct trace_meta *m,
 			  struct tf_decode *o, struct tf_stream **out,
 			  char *err, size_t errlen)
@@ -1082,6 +1112,9 @@ int tracefile_stream_open(const char *dir, const struct trace_meta *m,
 	if (m->subbuf_size < TRACEFILE_MIN_SUBBUF || m->subbuf_size > TRACEFILE_MAX_SUBBUF)
 		return err_set(err, errlen, "%s/meta.txt: subbuf_size %u out of range",
 			       dir, m->subbuf_size);
+	ret = files_for_cpus(dir, m->ncpus, err, errlen);
+	if (ret)
+		return ret;
 	ret = tracefile_decoder_new(dir, &d, err, errlen);
 	if (ret)
 		return ret;

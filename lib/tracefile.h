@@ -25,6 +25,10 @@
 #include "timeline.h"
 
 #define TRACEFILE_MAX_STATES 16
+/* CPUs a trace may have: the kernel's largest NR_CPUS (x86 MAXSMP); trace
+ * record writes the machine's count, so a lower bound here made the
+ * traces of the biggest hosts unreadable. */
+#define TRACEFILE_MAX_CPUS 8192
 
 struct trace_meta {
 	uint32_t ncpus;

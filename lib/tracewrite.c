@@ -497,8 +497,8 @@ int tracewrite_open(const char *dir, const struct trace_meta *m,
 	int ret = 0;
 
 	*out = NULL;
-	if (n < 1 || n > 4096) {
-		snprintf(err, errlen, "%s: %u CPUs (1-4096)", dir, n);
+	if (n < 1 || n > TRACEFILE_MAX_CPUS) {
+		snprintf(err, errlen, "%s: %u CPUs (1-%u)", dir, n, TRACEFILE_MAX_CPUS);
 		return -EINVAL;
 	}
 	if (m->subbuf_size && (m->subbuf_size < TRACEFILE_MIN_SUBBUF ||

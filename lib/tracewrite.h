@@ -56,7 +56,7 @@ struct tracewrite;
 
 /*
  * Starts a trace in dir (created when missing; its parent must exist).
- * From m: ncpus (1-4096), start_ns, end_ns (0: the last event's time),
+ * From m: ncpus (1-TRACEFILE_MAX_CPUS), start_ns, end_ns (0: the last event's time),
  * subbuf_size (0: 4096), clock ("": mono), driver ("": none), names
  * (NULL: no state lines), overrun/dropped (NULL: none lost). o may be
  * NULL. Returns 0 or -errno with a message in err.

@@ -20,6 +20,7 @@
 #include <ftw.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -699,6 +700,27 @@ static void set_cpumask(struct rec *r, const unsigned char *mask)
 	free(text);
 }
 
+/*
+ * Two open files a CPU (its trace_pipe_raw and its cpuN.raw): past about
+ * 480 CPUs the usual soft limit of 1024 failed the opens (EMFILE). Raised
+ * as far as that needs, up to the hard limit, for this process only.
+ */
+static void files_for_cpus(int ncpus)
+{
+	rlim_t need = 2 * (rlim_t)ncpus + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
+		return;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+		opt_die(TRACE_PROG, "recording %d CPUs needs %llu open files; the limit is %llu (ulimit -n)",
+			ncpus, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		opt_die(TRACE_PROG, "cannot raise the open file limit to %llu: %s",
+			(unsigned long long)need, strerror(errno));
+}
+
 int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 {
 	struct hwres hw = { 0 };
@@ -831,6 +853,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 		opt_die(TRACE_PROG, "%s", err);
 	if (save_formats(out, events, nevents, &r.made_formats, err, sizeof(err)))
 		opt_die(TRACE_PROG, "cannot save the event formats: %s", err);
+	files_for_cpus(r.ncpus);
 	r.tcpu = calloc((size_t)r.ncpus, sizeof(*r.tcpu));
 	r.fds = malloc((size_t)r.ncpus * sizeof(*r.fds));
 	r.st = stage_new(out);

@@ -150,18 +150,20 @@ static double ms(uint64_t ns)
 	return ns / 1e6;
 }
 
-/* Enough open files for one CSV per CPU (a machine of many CPUs). */
+/* Enough open files for one CSV per CPU beside the stream's cpuN.raw
+ * of each (a machine of many CPUs: n + 32 failed past 500 CPUs). */
 static void files_for(uint32_t n)
 {
+	rlim_t need = 2 * (rlim_t)n + 64;
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= n + 32)
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
 		return;
-	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= n + 32 ?
-		      n + 32 : rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < n + 32)
-		opt_die(TRACE_PROG, "%u CPUs need %u open files; the limit is %llu (ulimit -n)",
-			n, n + 32, (unsigned long long)rl.rlim_cur);
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ?
+		      need : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < need)
+		opt_die(TRACE_PROG, "%u CPUs need %llu open files; the limit is %llu (ulimit -n)",
+			n, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
 }
 
 static struct csv *csv_create(const char *dir, const char *name, const char *header)

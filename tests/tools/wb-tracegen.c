@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	if (argc < 2 || argc > 5 || (argc > 2 && opt_u64(argv[2], 1, UINT64_MAX, &events)) ||
-	    (argc > 3 && opt_u64(argv[3], 1, 4096, &ncpus)) ||
+	    (argc > 3 && opt_u64(argv[3], 1, TRACEFILE_MAX_CPUS, &ncpus)) ||
 	    (argc > 4 && opt_u64(argv[4], 0, UINT64_MAX, &seed)))
 		opt_usage(PROG, "usage: wb-tracegen DIR [EVENTS [CPUS [SEED]]]");
 	prng_seed(&rng, seed);

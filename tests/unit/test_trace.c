@@ -630,6 +630,17 @@ START_TEST(meta_state_names_whole)
 	ck_assert_ptr_nonnull(strstr(err, "bad subbuf_size"));
 	write_file(dir, "meta.txt", "wakebench-trace 1\nncpus -1\n");
 	ck_assert_int_lt(tracefile_meta(dir, &m, err, sizeof(err)), 0);
+	/* the largest kernels' 8192 CPUs (trace record writes the host's
+	 * count; 4096 was the limit) */
+	write_file(dir, "meta.txt", "wakebench-trace 1\nncpus 8192\nstart_ns 1\nend_ns 2\n"
+		   "subbuf_size 4096\nstate 8191 1 C1\n");
+	ck_assert_msg(!tracefile_meta(dir, &m, err, sizeof(err)), "%s", err);
+	ck_assert_uint_eq(m.ncpus, 8192);
+	ck_assert_str_eq(tracefile_state_name(&m, 8191, 1, buf, sizeof(buf)), "C1");
+	tracefile_meta_free(&m);
+	write_file(dir, "meta.txt", "wakebench-trace 1\nncpus 8193\n");
+	ck_assert_int_lt(tracefile_meta(dir, &m, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "bad ncpus '8193' (1-8192, once)"));
 	unlink(strcat(strcpy(err, dir), "/meta.txt"));
 	rmdir(dir);
 }

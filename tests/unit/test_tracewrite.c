@@ -823,7 +823,7 @@ START_TEST(abort_leaves_nothing)
 	/* bad metas */
 	m.ncpus = 0;
 	ck_assert_int_eq(tracewrite_open(dir, &m, NULL, &w, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err + strlen(dir), ": 0 CPUs (1-4096)");
+	ck_assert_str_eq(err + strlen(dir), ": 0 CPUs (1-8192)");
 	m.ncpus = 1;
 	m.subbuf_size = 100;
 	ck_assert_int_eq(tracewrite_open(dir, &m, NULL, &w, err, sizeof(err)), -EINVAL);
