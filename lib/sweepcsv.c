@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rfile.h"
 #include "runcheck.h"
 #include "sweepcsv.h"
 
@@ -241,11 +242,18 @@ int sweepcsv_read(FILE *f, const char *name, struct sweepcsv *out, char *err,
 	size_t hcap = 0, lcap = 0;
 	struct cols c;
 	int nh, ret = 0;
+	ssize_t got;
 
 	memset(out, 0, sizeof(*out));
-	if (getline(&hdrline, &hcap, f) < 0) {
+	/* lines bounded before they are held: a 2 GB line would cost 2 GB */
+	got = rfile_getline(f, &hdrline, &hcap, RFILE_LINE_MAX);
+	if (got == -E2BIG) {
 		free(hdrline);
-		if (ferror(f)) {
+		return bad(&rd, "a line longer than 64 KiB");
+	}
+	if (got <= 0) {
+		free(hdrline);
+		if (got < 0) {
 			snprintf(err, errlen, "reading %s failed", name);
 			return -EIO;
 		}
@@ -284,11 +292,21 @@ int sweepcsv_read(FILE *f, const char *name, struct sweepcsv *out, char *err,
 	c.pace_p99 = col(hdr, nh, "pace_p99_us");
 	c.interval = col(hdr, nh, "interval_us");
 	free(hdrline);
-	while (getline(&line, &lcap, f) >= 0) {
+	while ((got = rfile_getline(f, &line, &lcap, RFILE_LINE_MAX))) {
 		char *fld[MAXCOL];
 		int n;
 
 		rd.line++;
+		if (got < 0) {
+			if (got == -E2BIG) {
+				ret = bad(&rd, "a line longer than 64 KiB");
+			} else {
+				snprintf(err, errlen, "reading %s failed: %s", name,
+					 strerror((int)-got));
+				ret = (int)got;
+			}
+			break;
+		}
 		if (!line[strspn(line, "\r\n")])
 			continue;
 		n = split(&rd, line, fld);

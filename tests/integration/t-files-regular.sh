@@ -71,6 +71,14 @@ else
 fi
 [ $rc = 1 ] || fail "1 MB line: exit $rc: $out"
 echo "$out" | grep -qF "$TMP/big/requests.csv:4: a line longer than 64 KiB" || fail "1 MB line: $out"
+# stats DIR on a sweep.csv with such a line
+mkdir "$TMP/sw"
+{ echo "point,rep,status,dist,interval_us,prequery,warmup,cstates,service_us,requests,seed,count,lat_avg_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,svc_p50_us,pace_p99_us,late_sends,prequeries_sent,prequeries_skipped,dir"
+  echo "p,1,ok,exp,1000,off,0,on,0,1000,1,1000,51,51,51,51,51,1,0.5,0,0,0,p/rep-1"
+  head -c 1048576 /dev/zero | tr '\0' x; echo; } > "$TMP/sw/sweep.csv"
+out=$(timeout 10 "$WB" stats "$TMP/sw" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -qF "$TMP/sw/sweep.csv:3: a line longer than 64 KiB" ||
+	fail "stats DIR, 1 MB line (exit $rc): $out"
 # the report's readers of requests.csv bound their lines too
 out=$(timeout 20 "$WB" report "$TMP/big" --out "$TMP/big-report" 2>&1)
 echo "$out" | grep -qF "$TMP/big/requests.csv:4: a line longer than 64 KiB" || fail "report, 1 MB line: $out"
