@@ -13,9 +13,11 @@
 #include "figgp.h"
 #include "figtrace.h"
 #include "rfile.h"
+#include "tracefile.h"
 
 #define MAXCOL 32
-#define MAXCPU 4096
+/* a trace's CPUs: 4096 drew no figure of the largest hosts' traces */
+#define MAXCPU TRACEFILE_MAX_CPUS
 #define MAX_SMALL (64u << 20)
 #define MAXSTATES 16
 /* p99 of fewer requests is one or two of them: not shown */

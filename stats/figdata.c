@@ -29,11 +29,12 @@
 #include "figtrace.h"
 #include "figtraj.h"
 #include "opt.h"
+#include "tracefile.h"
 #include "traceout.h"
 #include "wfile.h"
 
 #define PROG "wakebench-figdata"
-#define MAXCPU 4096
+#define MAXCPU TRACEFILE_MAX_CPUS	/* --cpus: any CPU of a trace */
 #define MAX_TABLE (256u << 20)
 
 struct figures_opts {

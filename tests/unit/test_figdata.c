@@ -636,6 +636,16 @@ START_TEST(figtrace_residency_rows)
 	ck_assert_str_eq(dt, "0 \"cpu0\" 1.5 3 150 202.02\n");
 	free(dt);
 	free(mtext(&v));
+	/* a CPU past 4096 (the kernel's largest hosts have 8192) */
+	put("on/residency.csv", "cpu,state,percent,entries,avg_stay_us,time_ms\n"
+	    "8191,C0,3,4,15,0.6\n8191,C1,97,4,4800,19.4\n");
+	mopen(&d);
+	mopen(&v);
+	ck_assert_msg(figtrace_residency(src, 2, d.f, v.f, err, sizeof(err)) == 2, "%s", err);
+	dt = mtext(&d);
+	ck_assert_str_eq(dt, "0 \"cpu0\" 1.5 NaN 150 NaN\n1 \"cpu8191\" NaN 3 NaN 200\n");
+	free(dt);
+	free(mtext(&v));
 	ck_assert_int_eq(unit_rmtree(dir), 0);
 }
 END_TEST
