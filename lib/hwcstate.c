@@ -436,13 +436,16 @@ struct lines {
 
 static int next_line(struct lines *l, char **line)
 {
-	ssize_t n = getline(&l->buf, &l->cap, l->f);
+	/* bounded before it is held: getline would hold a 2 GB line whole */
+	ssize_t n = rfile_getline(l->f, &l->buf, &l->cap, MAX_LINE);
 
-	if (n < 0)
-		return ferror(l->f) ? -EIO : 0;
+	if (!n)
+		return 0;
 	l->no++;
-	if (n > MAX_LINE)
+	if (n == -E2BIG)
 		return -EFBIG;
+	if (n < 0)
+		return n == -ENOMEM ? -ENOMEM : -EIO;
 	if ((size_t)n != strlen(l->buf))
 		return -EINVAL;	/* a NUL byte */
 	while (n && (l->buf[n - 1] == '\n' || l->buf[n - 1] == '\r'))

@@ -82,11 +82,21 @@ static int numtext(const char *s)
 	return !*p;
 }
 
-/* getline that tells an error from the end of the file */
-static ssize_t next_line(FILE *f, char **line, size_t *cap)
+/*
+ * One line, bounded before it is held (getline would hold a 2 GB line
+ * whole): its length, 0 at the end, or -errno with "FILE:LINE: cause" or
+ * "reading FILE failed: cause" in err.
+ */
+static ssize_t next_line(FILE *f, char **line, size_t *cap, const char *name,
+			 unsigned long no, char *err, size_t errlen)
 {
-	errno = 0;
-	return getline(line, cap, f);
+	ssize_t n = rfile_getline(f, line, cap, RFILE_LINE_MAX);
+
+	if (n == -E2BIG)
+		return bad(err, errlen, name, no, "a line longer than 64 KiB");
+	if (n < 0)
+		snprintf(err, errlen, "reading %s failed: %s", name, strerror((int)-n));
+	return n;
 }
 
 int sweepcollect_summary(FILE *f, const char *name, struct sweepcollect_run *run,
@@ -95,14 +105,14 @@ int sweepcollect_summary(FILE *f, const char *name, struct sweepcollect_run *run
 	char *hline = NULL, *line = NULL, *h[MAXCOL], *v[MAXCOL];
 	size_t hcap = 0, cap = 0;
 	int nh, nv, c, ret = 0;
+	ssize_t got;
 
 	memset(run, 0, sizeof(*run));
-	if (next_line(f, &hline, &hcap) < 0) {
+	got = next_line(f, &hline, &hcap, name, 1, err, errlen);
+	if (got <= 0) {
 		free(hline);
-		if (ferror(f) || errno == ENOMEM) {
-			snprintf(err, errlen, "reading %s failed", name);
-			return errno == ENOMEM ? -ENOMEM : -EIO;
-		}
+		if (got < 0)
+			return (int)got;
 		snprintf(err, errlen, "%s is empty", name);
 		return -ENODATA;
 	}
@@ -112,13 +122,9 @@ int sweepcollect_summary(FILE *f, const char *name, struct sweepcollect_run *run
 			bad(err, errlen, name, 1, "a stray or unterminated quote");
 		goto out;
 	}
-	if (next_line(f, &line, &cap) < 0) {
-		if (ferror(f)) {
-			snprintf(err, errlen, "reading %s failed", name);
-			ret = -EIO;
-		} else {
-			ret = bad(err, errlen, name, 2, "no row after the header");
-		}
+	got = next_line(f, &line, &cap, name, 2, err, errlen);
+	if (got <= 0) {
+		ret = got < 0 ? (int)got : bad(err, errlen, name, 2, "no row after the header");
 		goto out;
 	}
 	nv = csvr_split(line, v, MAXCOL);
@@ -172,12 +178,11 @@ int sweepcollect_summary(FILE *f, const char *name, struct sweepcollect_run *run
 				run->why[o++] = *p == ',' ? ';' : *p;
 		run->why[o] = '\0';
 	}
-	errno = 0;
-	if (next_line(f, &line, &cap) >= 0 && line[strspn(line, "\r\n")])
+	got = next_line(f, &line, &cap, name, 3, err, errlen);
+	if (got > 0 && line[strspn(line, "\r\n")])
 		ret = bad(err, errlen, name, 3, "more than one row");
-	else if (ferror(f)) {
-		snprintf(err, errlen, "reading %s failed", name);
-		ret = -EIO;
+	else if (got < 0) {
+		ret = (int)got;
 	}
 out:
 	free(hline);
@@ -203,6 +208,7 @@ static int table_read(FILE *f, const char *name, struct table *t, char *err,
 		      size_t errlen)
 {
 	size_t cap;
+	ssize_t got;
 	int ret = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -210,11 +216,10 @@ static int table_read(FILE *f, const char *name, struct table *t, char *err,
 		int n;
 
 		cap = 0;
-		if (next_line(f, &t->line[i], &cap) < 0) {
-			if (ferror(f) || errno == ENOMEM) {
-				snprintf(err, errlen, "reading %s failed", name);
-				return errno == ENOMEM ? -ENOMEM : -EIO;
-			}
+		got = next_line(f, &t->line[i], &cap, name, (unsigned long)i + 1, err, errlen);
+		if (got < 0)
+			return (int)got;
+		if (!got) {
 			if (!i) {
 				snprintf(err, errlen, "%s is empty", name);
 				return -ENODATA;

@@ -111,6 +111,19 @@ START_TEST(bad_summaries)
 	ck_assert_int_eq(summary("status,count\nok,1\nok,2\n", &r), -EINVAL);
 	ck_assert_str_eq(err, "s.csv:3: more than one row");
 	ck_assert_int_eq(summary("status,count\nok,-1.25\n\n", &r), 0);
+	/* issue 30 #6: a 1 MB line is named, not held */
+	{
+		size_t n = 1 << 20;
+		char *big = malloc(n + 32);
+
+		ck_assert_ptr_nonnull(big);
+		strcpy(big, "status,count\n");
+		memset(big + 13, '1', n);
+		strcpy(big + 13 + n, "\n");
+		ck_assert_int_eq(summary(big, &r), -EINVAL);
+		ck_assert_str_eq(err, "s.csv:2: a line longer than 64 KiB");
+		free(big);
+	}
 }
 END_TEST
 
