@@ -234,8 +234,10 @@ static int classify(struct attrib *a, const struct attr_msg *m,
 		r->exit_to_recv_ns = R > now.wake.ts ? R - now.wake.ts : 0;
 		/* no handler yet, and the trace goes on past R: nothing
 		 * woke the core before the request came in (a later one
-		 * cannot have been its cause) */
+		 * cannot have been its cause); unless the trace records
+		 * no interrupts at all */
 		if (now.wake.cause == TL_CAUSE_UNKNOWN &&
+		    !timeline_causes_unknown(a->t) &&
 		    (!final || R <= timeline_end(a->t)))
 			now.wake.cause = TL_CAUSE_NONE;
 		r->cause = now.wake.cause;

@@ -1226,18 +1226,24 @@ int socwatch_plan(const struct sw_file *f, struct sw_plan *p, char *err,
 	end = decl;
 	for (size_t i = 0; i < f->nsec; i++) {
 		const struct sw_section *s = &f->sec[i];
-		uint64_t b = 0;
+		uint64_t b = 0, cov = 0;
 
 		if (p->cpu[i] < 0)
 			continue;
 		for (size_t r = 0; r < s->nrows; r++) {
 			const struct sw_row *w = &s->rows[r];
+			uint64_t from;
 
 			/* a row rounded up past the end does not move it */
 			if (sw_time(w, decl) > end)
 				end = sw_time(w, decl);
 			if (s->kind == SW_IRQ)
 				continue;
+			/* the time the rows cover, overlaps once */
+			from = r && w->start_ns < s->rows[r - 1].end_ns ?
+			       s->rows[r - 1].end_ns : w->start_ns;
+			if (w->end_ns > from)
+				cov += w->end_ns - from;
 			/* the same placing as socwatch_emit */
 			b = r && w->start_ns <= b ? b + 1 : w->start_ns;
 			if (b + 1 > end)
@@ -1252,10 +1258,16 @@ int socwatch_plan(const struct sw_file *f, struct sw_plan *p, char *err,
 				}
 			}
 		}
-		if (s->kind == SW_IRQ)
+		if (s->kind == SW_IRQ) {
 			p->irqs += s->nrows;
-		else
-			p->cstate_rows += s->nrows;
+			continue;
+		}
+		p->cstate_rows += s->nrows;
+		p->covered_ns += cov;
+		if (!p->cover_sections++ || cov < p->min_cover_ns) {
+			p->min_cover_ns = cov;
+			p->min_cover_cpu = (uint32_t)p->cpu[i];
+		}
 	}
 	if (end > UINT64_MAX - f->begin_ns) {
 		ret = plan_bad(f, 0, err, errlen, "times past 2^64 ns from the collection begin");
@@ -1279,7 +1291,7 @@ struct cursor {
 	const struct sw_section *s;
 	size_t r;	/* the next row; nrows: the exit after the last */
 	uint64_t b;	/* the previous C-state event's time (from begin) */
-	int tail;	/* an exit follows the last row */
+	int tail;	/* "unknown from here" follows the last row */
 };
 
 /* When the cursor's next event is (from begin). */
@@ -1311,19 +1323,17 @@ int socwatch_emit(const struct sw_file *f, const struct sw_plan *p,
 		for (size_t i = 0; i < f->nsec; i++) {
 			const struct sw_section *s = &f->sec[i];
 			const struct sw_row *last = s->nrows ? &s->rows[s->nrows - 1] : NULL;
-			int32_t st = TL_C0;
 
 			if (p->cpu[i] != (int32_t)cpu || !last)
 				continue;
 			/*
-			 * A last idle row that ends before the trace does:
-			 * the core left it then (to C0: an idle state is left
-			 * through C0), and no later row says otherwise.
+			 * A last row that ends before the trace does: no row
+			 * says what came after it (C0 or idle, a C0 row is
+			 * not stretched to the end): unknown from then on.
 			 */
-			if (s->kind != SW_IRQ)
-				map_find(p, cpu, last->text, &st);
 			cur[n++] = (struct cursor){
-				.s = s, .tail = st != TL_C0 && last->end_ns + last->half_ns < end };
+				.s = s, .tail = s->kind != SW_IRQ &&
+						last->end_ns + last->half_ns < end };
 		}
 		while (n && !ret) {
 			size_t best = 0;
@@ -1343,7 +1353,7 @@ int socwatch_emit(const struct sw_file *f, const struct sw_plan *p,
 			e.ts = p->start_ns + bt;
 			if (cur[best].r == cur[best].s->nrows) {
 				e.type = TL_IDLE;
-				e.arg = TL_EXIT;
+				e.arg = TL_NO_DATA;
 				cur[best].tail = 0;
 				ret = fn(ctx, &e);
 				cur[best] = cur[--n];

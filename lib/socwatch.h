@@ -152,6 +152,11 @@ struct sw_plan {
 	/* rows that start after the previous one ended (beyond rounding) */
 	uint64_t gaps, max_gap_ns;
 	uint32_t max_gap_line;
+	/* the time the core C-state rows cover (of cover_sections imported
+	 * sections, each against end_rel; the least: min_cover_cpu's) */
+	uint64_t covered_ns, min_cover_ns;
+	size_t cover_sections;
+	uint32_t min_cover_cpu;
 	/* per CPU: C-state text -> state (TL_C0 or an index) */
 	struct sw_map {
 		uint32_t text;
@@ -178,11 +183,11 @@ typedef int (*sw_event_fn)(void *ctx, const struct tl_event *e);
  * The trace's events, CPU after CPU, each CPU's in time order: cpu_idle
  * at the start of each C-state row (an exit for CC0/C0, else an entry
  * into its state), at least 1 ns after the previous one so that no row
- * has no length in the trace, and an exit at the end of a section's last
- * row when that is an idle state that ends before the trace does (an
- * idle state is left to C0; the state after a C0 row is unknown, so C0
- * goes on); an irq_handler_entry at each IRQ row's time (first, at equal
- * times). Returns 0 or the first non-zero return of fn.
+ * has no length in the trace, and TL_NO_DATA (unknown from here) at the
+ * end of a section's last row when that ends before the trace does: no
+ * row covers that time, so it is neither C0 nor the last row's state;
+ * an irq_handler_entry at each IRQ row's time (first, at equal times).
+ * Returns 0 or the first non-zero return of fn.
  */
 int socwatch_emit(const struct sw_file *f, const struct sw_plan *p,
 		  sw_event_fn fn, void *ctx);

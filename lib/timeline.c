@@ -70,6 +70,7 @@ struct timeline {
 	struct tl_sink sink;
 	int in_memory;
 	int finished;
+	int no_causes;		/* timeline_no_causes */
 	/* interrupts in entry order, from seq head to seq tail */
 	struct irq_pending *pend;
 	size_t pend_cap;
@@ -344,10 +345,26 @@ static int idle_event(struct timeline *t, struct cpu_tl *c,
 	struct tl_interval iv;
 	int ret;
 
+	if (e->arg == TL_NO_DATA) {
+		/* nothing known from here: as before a CPU's first event */
+		ret = release_held(t, c, e->cpu);
+		if (!ret)
+			ret = irq_complete_cpu(t, c);
+		if (ret)
+			return ret;
+		c->awaiting = 1;
+		c->cause = TL_CAUSE_UNKNOWN;
+		c->detail = 0;
+		c->cause_ts = 0;
+		c->idle_state = TL_UNKNOWN;
+		c->idle_start = e->ts;
+		return switch_state(t, c, e->cpu, e->ts, TL_UNKNOWN);
+	}
 	if (e->arg != TL_EXIT) {
-		/* the previous exit found no interrupt before this entry */
+		/* the previous exit found no interrupt before this entry
+		 * (unknown when the trace records none) */
 		if (c->held) {
-			c->wake.cause = TL_CAUSE_NONE;
+			c->wake.cause = t->no_causes ? TL_CAUSE_UNKNOWN : TL_CAUSE_NONE;
 			ret = release_held(t, c, e->cpu);
 			if (ret)
 				return ret;
@@ -611,6 +628,16 @@ uint64_t timeline_start(const struct timeline *t) { return t->start; }
 uint64_t timeline_end(const struct timeline *t) { return t->end; }
 uint64_t timeline_rejected(const struct timeline *t) { return t->rejected; }
 
+void timeline_no_causes(struct timeline *t)
+{
+	t->no_causes = 1;
+}
+
+int timeline_causes_unknown(const struct timeline *t)
+{
+	return t->no_causes;
+}
+
 uint64_t timeline_idle_events(const struct timeline *t, uint32_t cpu)
 {
 	return cpu < t->ncpus ? t->cpus[cpu].idle_events : 0;
@@ -704,8 +731,13 @@ int tl_restab_add(struct tl_restab *r, const struct tl_interval *iv)
 	}
 	row = &r->rows[lo];
 	row->time_ns += e - s;
-	/* An entry is a stay that began inside the window. */
-	if ((iv->start > r->trace_start && iv->start >= r->from) ||
+	/*
+	 * An entry is a stay that began inside the window. A known state's
+	 * interval always began with an event (the one open at the trace's
+	 * start is unknown), also one at the start itself: an import's first
+	 * row that starts at the collection's begin is an entry.
+	 */
+	if ((iv->start >= r->trace_start && iv->start >= r->from) ||
 	    iv->state == TL_UNKNOWN)
 		row->entries++;
 	return 0;

@@ -18,7 +18,14 @@
  * Nothing by then is TL_CAUSE_NONE: a wake that needed no interrupt (a
  * polling state woken by a remote need_resched) or one whose event was
  * not recorded. An exit with no later event on its CPU stays
- * TL_CAUSE_UNKNOWN.
+ * TL_CAUSE_UNKNOWN, and so does every exit of a trace whose source
+ * recorded no interrupts (timeline_no_causes).
+ *
+ * state=TL_NO_DATA (wakebench's own; the kernel never writes it: its
+ * states are below 10 and the exit is (u32)-1) says nothing is known of
+ * the CPU from then on, until its next cpu_idle event: an import writes
+ * it where its source's rows end before the trace does. The time after
+ * it is unknown, like the time before a CPU's first event.
  */
 #ifndef WB_TIMELINE_H
 #define WB_TIMELINE_H
@@ -28,6 +35,7 @@
 #include <sys/types.h>
 
 #define TL_EXIT 4294967295u	/* cpu_idle state of an exit to C0 */
+#define TL_NO_DATA 4294967294u	/* cpu_idle "state unknown from here" */
 #define TL_C0 (-1)
 #define TL_UNKNOWN (-2)
 
@@ -153,6 +161,12 @@ void timeline_free(struct timeline *t);
 int timeline_add(struct timeline *t, const struct tl_event *e);
 /* Closes every CPU's last interval at end_ns; 0 or a sink's error. */
 int timeline_finish(struct timeline *t, uint64_t end_ns);
+/* The trace records no interrupts (an import of a file without any):
+ * no wake's cause is known, so none is TL_CAUSE_NONE. Before the first
+ * event. */
+void timeline_no_causes(struct timeline *t);
+/* 1 when timeline_no_causes was called. */
+int timeline_causes_unknown(const struct timeline *t);
 
 #define TL_MAX_STATES 1024	/* a kernel has at most 10 (CPUIDLE_STATE_MAX) */
 #define TL_MAX_IRQS 65536

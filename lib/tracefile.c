@@ -121,6 +121,9 @@ int tracefile_meta(const char *dir, struct trace_meta *m, char *err,
 			m->subbuf_size = (uint32_t)a;
 		} else if (!strcmp(key, "clock")) {
 			snprintf(m->clock, sizeof(m->clock), "%s", val);
+		} else if (!strcmp(key, "wake_causes")) {
+			/* an import of a source without interrupts */
+			m->no_causes = !strcmp(val, "unknown");
 		} else if (!strcmp(key, "idle_driver")) {
 			snprintf(m->driver, sizeof(m->driver), "%s", val);
 		} else if (!strcmp(key, "state")) {

@@ -39,6 +39,8 @@ struct trace_meta {
 	/* names[cpu][state]; "" where unknown */
 	char (*names)[TRACEFILE_MAX_STATES][32];
 	uint64_t *overrun, *dropped;	/* per CPU */
+	int no_causes;		/* "wake_causes unknown": no interrupts in
+				 * the source, no wake's cause is known */
 };
 
 /* Reads DIR/meta.txt. Returns 0 or -errno with a message in err. */

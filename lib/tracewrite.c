@@ -88,7 +88,7 @@ struct tracewrite {
 	char *dir;
 	struct trace_meta m;	/* copied; names etc. owned */
 	struct tracewrite_opts o;
-	char *command, *source;
+	char *command, *source, *note;
 	uint32_t subbuf;
 	size_t data_size;	/* subbuf - header */
 	uint32_t chunk_pages;
@@ -483,6 +483,7 @@ static void free_w(struct tracewrite *w)
 	free(w->m.dropped);
 	free(w->command);
 	free(w->source);
+	free(w->note);
 	free(w->dir);
 	free(w);
 }
@@ -548,11 +549,12 @@ int tracewrite_open(const char *dir, const struct trace_meta *m,
 	w->dir = strdup(dir);
 	w->command = one_line(o ? o->command : NULL);
 	w->source = one_line(o ? o->source : NULL);
+	w->note = one_line(o ? o->note : NULL);
 	w->cpu = calloc(n, sizeof(*w->cpu));
 	w->m.names = calloc(n, sizeof(*w->m.names));
 	w->m.overrun = calloc(n, sizeof(*w->m.overrun));
 	w->m.dropped = calloc(n, sizeof(*w->m.dropped));
-	if (!w->dir || !w->command || !w->source || !w->cpu || !w->m.names ||
+	if (!w->dir || !w->command || !w->source || !w->note || !w->cpu || !w->m.names ||
 	    !w->m.overrun || !w->m.dropped)
 		goto nomem;
 	for (uint32_t c = 0; c < n; c++) {
@@ -744,16 +746,23 @@ static char *meta_text(const struct tracewrite *w, size_t *len)
 		"pages %llu\nwriter tracewrite\n", WB_VERSION, w->m.clock, w->m.ncpus,
 		(unsigned long long)w->m.start_ns, (unsigned long long)end, w->subbuf,
 		w->m.driver, (unsigned long long)w->pages);
-	fprintf(f, "events power:cpu_idle irq:irq_handler_entry irq:irq_handler_exit "
-		"irq:softirq_entry sched:sched_wakeup sched:sched_switch net:netif_receive_skb "
-		"irq_vectors:local_timer_entry");
-	for (size_t i = 0; i < NVECTORS; i++)
-		fprintf(f, " irq_vectors:%s", vectors[i].name);
-	fprintf(f, " ftrace:print\n");
+	if (w->o.no_interrupts) {
+		/* a reader must not take "no interrupt seen" for "none" */
+		fprintf(f, "events power:cpu_idle ftrace:print\nwake_causes unknown\n");
+	} else {
+		fprintf(f, "events power:cpu_idle irq:irq_handler_entry irq:irq_handler_exit "
+			"irq:softirq_entry sched:sched_wakeup sched:sched_switch net:netif_receive_skb "
+			"irq_vectors:local_timer_entry");
+		for (size_t i = 0; i < NVECTORS; i++)
+			fprintf(f, " irq_vectors:%s", vectors[i].name);
+		fprintf(f, " ftrace:print\n");
+	}
 	if (*w->command)
 		fprintf(f, "command %s\n", w->command);
 	if (*w->source)
 		fprintf(f, "source %s\n", w->source);
+	if (*w->note)
+		fprintf(f, "note %s\n", w->note);
 	for (uint32_t c = 0; c < w->m.ncpus; c++) {
 		for (int s = 0; s < TRACEFILE_MAX_STATES; s++)
 			if (w->m.names[c][s][0])

@@ -49,6 +49,10 @@
 struct tracewrite_opts {
 	const char *command;	/* meta.txt "command" (NULL: none) */
 	const char *source;	/* meta.txt "source": where the events came from */
+	const char *note;	/* meta.txt "note": what a reader should know
+				 * of the source (NULL: none) */
+	int no_interrupts;	/* the source records no interrupts: meta.txt
+				 * says "wake_causes unknown" */
 	int absolute;		/* long gaps as absolute time stamps, not extends */
 };
 

@@ -424,9 +424,29 @@ static void first_word(const char *v, char *buf, size_t len, const char *def)
 		snprintf(buf, len, "%.*s", (int)n, v);
 }
 
+/*
+ * How much of the collection the core C-state rows cover, in words
+ * (the rest is unknown in the trace): "1118.00 ms of 11363.00 ms
+ * (9.8 %)", per CPU on average with the least one when there are more.
+ */
+static void cover_text(const struct sw_plan *p, char *buf, size_t len)
+{
+	double span = (double)p->end_rel * (double)p->cover_sections;
+	double pct = span > 0 ? 100.0 * (double)p->covered_ns / span : 100.0;
+
+	if (p->cover_sections <= 1)
+		snprintf(buf, len, "the core C-state rows cover %.2f ms of the %.2f ms collection (%.1f %%)",
+			 p->covered_ns / 1e6, p->end_rel / 1e6, pct);
+	else
+		snprintf(buf, len, "the core C-state rows cover %.1f %% of the %.2f ms collection on average over %zu CPUs (the least, cpu%u: %.2f ms, %.1f %%)",
+			 pct, p->end_rel / 1e6, p->cover_sections, p->min_cover_cpu,
+			 p->min_cover_ns / 1e6,
+			 p->end_rel ? 100.0 * (double)p->min_cover_ns / (double)p->end_rel : 100.0);
+}
+
 int trace_import_socwatch(const struct trace_xfer *x)
 {
-	char err[6000], cmd[8400], src[4200];
+	char err[6000], cmd[8400], src[4200], cover[400], note[700];
 	struct sw_file *f = NULL;
 	struct sw_plan p = { 0 };
 	struct trace_meta m = { 0 };
@@ -463,6 +483,13 @@ int trace_import_socwatch(const struct trace_xfer *x)
 	snprintf(src, sizeof(src), "socwatch %s", x->file);
 	o.command = cmd;
 	o.source = src;
+	/* the time no row covers is unknown in the trace (socwatch_emit),
+	 * and a file without IRQ sections says nothing of wake causes */
+	cover_text(&p, cover, sizeof(cover));
+	snprintf(note, sizeof(note), "%s; the rest is unknown%s", cover,
+		 p.irq_sections ? "" : "; no IRQ sections: wake causes unknown");
+	o.note = note;
+	o.no_interrupts = !p.irq_sections;
 	if (tracewrite_open(x->trace_dir, &m, &o, &w, err, sizeof(err))) {
 		fprintf(stderr, "%s: import: %s\n", TRACE_PROG, err);
 		goto out;
@@ -489,6 +516,13 @@ int trace_import_socwatch(const struct trace_xfer *x)
 		       p.skipped_variant, p.skipped_package, p.skipped_other, f->skipped,
 		       f->skipped ? " (the first: '" : "", f->first_skipped,
 		       f->skipped ? "')" : "");
+	printf("%s\n", cover);
+	if (p.cover_sections && p.covered_ns + p.cover_sections * 10000 < p.end_rel * p.cover_sections)
+		fprintf(stderr, "%s: warning: %s; the rest is unknown in the trace (not C0)\n",
+			TRACE_PROG, cover);
+	if (!p.irq_sections)
+		fprintf(stderr, "%s: warning: %s has no IRQ sections: the wake causes are unknown\n",
+			TRACE_PROG, x->file);
 	if (p.gaps)
 		fprintf(stderr, "%s: warning: %llu C-state rows start after the previous one ended (the longest gap %.3f ms, %s:%u): the state before a gap lasts through it\n",
 			TRACE_PROG, (unsigned long long)p.gaps, p.max_gap_ns / 1e6, x->file,

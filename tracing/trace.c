@@ -469,6 +469,8 @@ int trace_timeline(int argc, char **argv)
 	tw.t = timeline_stream(in.m.ncpus, in.m.start_ns, &sink);
 	if (!tw.cpu || !tw.t)
 		opt_die(TRACE_PROG, "out of memory");
+	if (in.m.no_causes)
+		timeline_no_causes(tw.t);
 	/* A CPU left out of the recording (trace record --cpus) has no
 	 * cpuN.raw: nothing is known of it, so it has no rows at all (not
 	 * 100 % unknown). */
@@ -998,6 +1000,8 @@ int trace_attribute(int argc, char **argv)
 	ao.t = timeline_stream(in.m.ncpus, in.m.start_ns, NULL);
 	if (!ao.t)
 		opt_die(TRACE_PROG, "out of memory");
+	if (in.m.no_causes)
+		timeline_no_causes(ao.t);
 	ao.out = csv_create(dir, TRACEOUT_ATTRIBUTION,
 		"seq,recv_ns,state,idle_end_ns,exit_to_recv_us,prequery_woke,"
 		"latency_us,prequery,cause,cause_ns,wakeup_ns,switch_ns,netrx_ns,"

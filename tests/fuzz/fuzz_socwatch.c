@@ -34,7 +34,8 @@ static int event(void *ctx, const struct tl_event *e)
 	/* CPU after CPU, each in time order */
 	if (c->any && (e->cpu < c->cpu || (e->cpu == c->cpu && e->ts < c->last)))
 		abort();
-	if (e->type == TL_IDLE && e->arg != TL_EXIT &&
+	/* an entry names a state; an exit, or unknown after the rows */
+	if (e->type == TL_IDLE && e->arg != TL_EXIT && e->arg != TL_NO_DATA &&
 	    (e->arg >= TRACEFILE_MAX_STATES || !c->p->names[e->cpu][e->arg][0]))
 		abort();
 	c->any = 1;

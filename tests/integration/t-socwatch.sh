@@ -100,8 +100,9 @@ grep -q 'state 1 2 C1E' "$TMP/syn.imp/meta.txt" || fail "syn: Linux names not ba
 # Rows are intervals between consecutive ends (7 rows start 0.01 ms off
 # the previous end: SoC Watch rounds both); 419 and 427 (CC1, 0.00 ms)
 # last 1 ns; 433 (CC1) ends at 1221.01, before the collection (1.230 s):
-# C0 after it. By hand: unknown 1168.70; CC6 9.54+9.80+9.79+9.55+9.79 =
-# 48.47 (5); CC1 0.01+0.01 + 2 ns (4); C0 the rest, 12.809998 (10).
+# no row covers the 8.99 ms after it, unknown (it was C0). By hand:
+# unknown 1168.70 + 8.99 (2); CC6 9.54+9.80+9.79+9.55+9.79 = 48.47 (5);
+# CC1 0.01+0.01 + 2 ns (4); C0 the rest, 3.819998 (9).
 t 20 "$WB" trace import "$SW/hdsearch.csv" --format socwatch --out "$TMP/hd" > "$TMP/hd.out" ||
 	fail "import the hand-written file: $(cat "$TMP/hd.out")"
 grep -q '1 core section (Core_N as cpuN; 2 CPUs), 18 C-state rows, 10 IRQs' "$TMP/hd.out" ||
@@ -109,8 +110,8 @@ grep -q '1 core section (Core_N as cpuN; 2 CPUs), 18 C-state rows, 10 IRQs' "$TM
 t 20 "$WB" trace timeline "$TMP/hd" > /dev/null 2>&1 || fail "timeline of the hand-written file"
 cat > "$TMP/hd.want" <<'EOF'
 0,unknown,1,1230.000000
-1,unknown,1,1168.700000
-1,C0,10,12.809998
+1,unknown,2,1177.690000
+1,C0,9,3.819998
 1,CC1,4,0.020002
 1,CC6,5,48.470000
 EOF
@@ -120,6 +121,35 @@ cmp -s "$TMP/hd.want" "$TMP/hd.got" || fail "hand-computed residency: $(cat "$TM
 [ "$(csv_col "$TMP/hd/irq.csv" Interface | sort -u)" = i40e-enp94s0f0-TxRx-1 ] || fail "IRQ names"
 [ "$(csv_col "$TMP/hd/wakeups.csv" detail | head -1)" = i40e-enp94s0f0-TxRx-1 ] ||
 	fail "wake causes: $(cat "$TMP/hd/wakeups.csv")"
+
+grep -q 'the core C-state rows cover 52.31 ms of the 1230.00 ms collection (4.3 %)' "$TMP/hd.out" ||
+	fail "coverage not said: $(cat "$TMP/hd.out")"
+
+# ---- rows that cover a fifth of the collection, no IRQ section ---------------
+# (a real file's rows covered 1118 of 11363 ms and came out 91 % C0: the
+# last C0 row stretched to the end). The time no row covers is unknown;
+# the import says how much the rows cover (stderr, meta.txt); the first
+# row, from the collection's begin, is an entry; no IRQ section: the
+# wake causes are unknown, not none.
+t 20 "$WB" trace import "$SW/partial.csv" --format socwatch --out "$TMP/part" > "$TMP/part.out" 2> "$TMP/part.err" ||
+	fail "import partial.csv: $(cat "$TMP/part.err")"
+grep -q 'warning: the core C-state rows cover 2.00 ms of the 10.00 ms collection (20.0 %); the rest is unknown' "$TMP/part.err" ||
+	fail "partial: coverage warning: $(cat "$TMP/part.err")"
+grep -q 'no IRQ sections: the wake causes are unknown' "$TMP/part.err" || fail "partial: no word of the causes"
+grep -q '^note the core C-state rows cover 2.00 ms of the 10.00 ms collection' "$TMP/part/meta.txt" ||
+	fail "partial: no note in meta.txt"
+grep -qx 'wake_causes unknown' "$TMP/part/meta.txt" || fail "partial: meta.txt wake_causes"
+t 20 "$WB" trace timeline "$TMP/part" > /dev/null 2>&1 || fail "timeline of partial.csv"
+cat > "$TMP/part.want" <<'EOF2'
+0,unknown,1,8.000000
+0,C0,2,1.000000
+0,CC1,2,0.700000
+0,CC6,1,0.300000
+EOF2
+cut -d, -f1,2,4,6 "$TMP/part/residency.csv" | tail -n +2 > "$TMP/part.got"
+cmp -s "$TMP/part.want" "$TMP/part.got" || fail "partial: residency: $(cat "$TMP/part.got")"
+[ "$(csv_col "$TMP/part/wakeups.csv" cause | sort -u)" = unknown ] ||
+	fail "partial: wake causes: $(cat "$TMP/part/wakeups.csv")"
 
 # trace attribute with a server log on the imported trace
 B=2000000000000

@@ -12,6 +12,7 @@
 
 #include "unit.h"
 #include "socwatch.h"
+#include "tracewrite.h"
 
 #define PRE "Collection begin timestamp: 1000000000\n"
 #define CORE0 "Core C-State - CPU/Package_0/Die_0/Core_0\n" \
@@ -392,7 +393,7 @@ START_TEST(plan_and_events)
 	ck_assert_uint_eq(p.start_ns, b);
 	ck_assert_uint_eq(p.end_ns, b + MS(10));	/* the duration */
 	ck_assert_int_eq(socwatch_emit(f, &p, collect, &v), 0);
-	ck_assert_int_eq(v.n, 5);
+	ck_assert_int_eq(v.n, 6);
 	ck_assert_uint_eq(v.e[0].ts, b + MS(0.5));
 	ck_assert_int_eq(v.e[0].type, TL_IDLE);
 	ck_assert_uint_eq(v.e[0].arg, 1);	/* CC6 */
@@ -407,6 +408,9 @@ START_TEST(plan_and_events)
 	ck_assert_uint_eq(v.e[3].arg, 0);	/* CC1 */
 	ck_assert_uint_eq(v.e[4].ts, b + MS(2.5));	/* after the gap */
 	ck_assert_uint_eq(v.e[4].arg, TL_EXIT);
+	/* the last row, C0, ends at 3.00 of 10.00 ms: unknown after it */
+	ck_assert_uint_eq(v.e[5].ts, b + MS(3));
+	ck_assert_uint_eq(v.e[5].arg, TL_NO_DATA);
 	socwatch_plan_free(&p);
 	socwatch_free(f);
 }
@@ -458,19 +462,157 @@ START_TEST(plan_rank_and_states)
 	ck_assert_str_eq(p.names[1][0], "");
 	ck_assert_uint_eq(p.end_ns, 1000000000 + MS(5));
 	ck_assert_int_eq(socwatch_emit(f, &p, collect, &v), 0);
-	ck_assert_int_eq(v.n, 6);
+	ck_assert_int_eq(v.n, 7);
 	ck_assert_uint_eq(v.e[0].cpu, 0);
 	ck_assert_uint_eq(v.e[0].arg, 2);	/* C1E */
 	ck_assert_uint_eq(v.e[1].arg, 0);	/* POLL */
 	ck_assert_uint_eq(v.e[2].arg, TL_EXIT);
-	ck_assert_uint_eq(v.e[3].cpu, 1);
-	ck_assert_uint_eq(v.e[3].arg, 3);	/* C6 */
-	/* C6 ended at 1.00 ms, before the trace (5.00 ms): left to C0 */
-	ck_assert_int_eq(v.e[4].type, TL_IDLE);
-	ck_assert_uint_eq(v.e[4].arg, TL_EXIT);
-	ck_assert_uint_eq(v.e[4].ts, 1000000000 + MS(1));
-	ck_assert_int_eq(v.e[5].type, TL_IRQ_ENTRY);
-	ck_assert_uint_eq(v.e[5].ts, 1000000000 + MS(5));
+	/* C0 ended at 3.00 ms, before the trace (5.00 ms): unknown after */
+	ck_assert_uint_eq(v.e[3].arg, TL_NO_DATA);
+	ck_assert_uint_eq(v.e[3].ts, 1000000000 + MS(3));
+	ck_assert_uint_eq(v.e[4].cpu, 1);
+	ck_assert_uint_eq(v.e[4].arg, 3);	/* C6 */
+	/* C6 ended at 1.00 ms: neither C0 nor C6 after it, unknown */
+	ck_assert_int_eq(v.e[5].type, TL_IDLE);
+	ck_assert_uint_eq(v.e[5].arg, TL_NO_DATA);
+	ck_assert_uint_eq(v.e[5].ts, 1000000000 + MS(1));
+	ck_assert_int_eq(v.e[6].type, TL_IRQ_ENTRY);
+	ck_assert_uint_eq(v.e[6].ts, 1000000000 + MS(5));
+	socwatch_plan_free(&p);
+	socwatch_free(f);
+}
+END_TEST
+
+/* Plans f, feeds its events into an in-memory timeline closed at the
+ * trace's end (no_causes: as trace timeline does for "wake_causes
+ * unknown"). */
+static struct timeline *import_timeline(struct sw_file *f, struct sw_plan *p,
+					int no_causes)
+{
+	struct timeline *t;
+	struct evs v = { .n = 0 };
+	char err[600];
+
+	ck_assert_msg(!socwatch_plan(f, p, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(socwatch_emit(f, p, collect, &v), 0);
+	t = timeline_new(p->ncpus, p->start_ns);
+	ck_assert_ptr_nonnull(t);
+	if (no_causes)
+		timeline_no_causes(t);
+	for (int i = 0; i < v.n; i++)
+		ck_assert_int_eq(timeline_add(t, &v.e[i]), 0);
+	ck_assert_int_eq(timeline_finish(t, p->end_ns), 0);
+	return t;
+}
+
+/* The row of state in rows (n of them), or NULL. */
+static const struct tl_residency *res_row(const struct tl_residency *rows,
+					  ssize_t n, int32_t state)
+{
+	for (ssize_t i = 0; i < n; i++)
+		if (rows[i].state == state)
+			return &rows[i];
+	return NULL;
+}
+
+/*
+ * Rows that cover 2 ms of a 10 ms collection (as a real file covered
+ * 1118 of 11363 ms): the 8 ms no row covers are unknown, not C0 (the last
+ * row, C0, was stretched to the end: 82 % C0); the plan says what the
+ * rows cover. A first row that starts at the collection's begin is an
+ * entry (CC1: 2 entries, not 1).
+ */
+START_TEST(uncovered_time_unknown)
+{
+	static const char text[] =
+		PRE
+		"Collection duration (sec): 0.010\n"
+		"\n"
+		CORE0
+		"1, 0.50, CC1, 0.50\n"	/* from the begin */
+		"2, 1.00, CC0, 0.50\n"
+		"3, 1.20, CC1, 0.20\n"
+		"4, 1.50, CC6, 0.30\n"
+		"5, 2.00, CC0, 0.50\n";
+	struct sw_file *f = ok(text);
+	struct sw_plan p;
+	struct timeline *t = import_timeline(f, &p, 0);
+	struct tl_residency *rows;
+	const struct tl_residency *r;
+	ssize_t n;
+
+	ck_assert_uint_eq(p.covered_ns, MS(2));
+	ck_assert_uint_eq(p.end_rel, MS(10));
+	ck_assert_uint_eq(p.cover_sections, 1);
+	ck_assert_uint_eq(p.min_cover_ns, MS(2));
+	n = timeline_residency(t, 0, 0, UINT64_MAX, &rows);
+	ck_assert_int_gt(n, 0);
+	r = res_row(rows, n, TL_C0);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->time_ns, MS(1));
+	r = res_row(rows, n, TL_UNKNOWN);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->time_ns, MS(8));
+	r = res_row(rows, n, 0);	/* CC1 */
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->time_ns, MS(0.7));
+	ck_assert_uint_eq(r->entries, 2);
+	free(rows);
+	timeline_free(t);
+	socwatch_plan_free(&p);
+	socwatch_free(f);
+}
+END_TEST
+
+/*
+ * A file without IRQ sections says nothing of what woke a core: its
+ * wakes are unknown, not none. The import writes "wake_causes unknown"
+ * (tracewrite's no_interrupts), which the reader takes.
+ */
+START_TEST(no_irq_sections_causes_unknown)
+{
+	static const char text[] =
+		PRE
+		"\n"
+		CORE0
+		"1, 1.00, CC6, 1.00\n"
+		"2, 1.50, CC0, 0.50\n"
+		"3, 2.50, CC6, 1.00\n"
+		"4, 3.00, CC0, 0.50\n";
+	struct sw_file *f = ok(text);
+	struct sw_plan p;
+	struct timeline *t = import_timeline(f, &p, 1);
+	const struct tl_wake *w;
+	struct trace_meta m = { 0 }, back;
+	struct tracewrite_opts o = { .no_interrupts = 1, .note = "rows cover all" };
+	struct tracewrite *tw;
+	char dir[] = "/tmp/wb-sw-XXXXXX", err[600], cmd[600];
+	size_t n;
+
+	ck_assert_uint_eq(p.irq_sections, 0);
+	w = timeline_wakes(t, 0, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(w[0].cause, TL_CAUSE_UNKNOWN);
+	ck_assert_uint_eq(w[1].cause, TL_CAUSE_UNKNOWN);
+	timeline_free(t);
+	/* the same events without the flag: the first one is none */
+	t = import_timeline(f, &p, 0);
+	w = timeline_wakes(t, 0, &n);
+	ck_assert_uint_eq(w[0].cause, TL_CAUSE_NONE);
+	timeline_free(t);
+	/* the trace written says so, and the reader takes it */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	m.ncpus = p.ncpus;
+	m.start_ns = p.start_ns;
+	m.end_ns = p.end_ns;
+	m.names = p.names;
+	ck_assert_msg(!tracewrite_open(dir, &m, &o, &tw, err, sizeof(err)), "%s", err);
+	ck_assert_msg(!tracewrite_close(tw, err, sizeof(err)), "%s", err);
+	ck_assert_msg(!tracefile_meta(dir, &back, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(back.no_causes, 1);
+	tracefile_meta_free(&back);
+	snprintf(cmd, sizeof(cmd), "grep -qx 'note rows cover all' %s/meta.txt && rm -rf %s", dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
 	socwatch_plan_free(&p);
 	socwatch_free(f);
 }
@@ -487,6 +629,8 @@ Suite *socwatch_suite(void)
 	tcase_add_test(tc, parse_errors);
 	tcase_add_test(tc, plan_and_events);
 	tcase_add_test(tc, plan_rank_and_states);
+	tcase_add_test(tc, uncovered_time_unknown);
+	tcase_add_test(tc, no_irq_sections_causes_unknown);
 	suite_add_tcase(s, tc);
 	return s;
 }
