@@ -149,6 +149,12 @@ struct run {
 	const struct client_opts *o;
 	struct schedule_cfg sched;	/* the schedule, drawn as it goes */
 	uint64_t total;		/* warmup + measured; 0 until known */
+	/*
+	 * Requests of the schedule drawn, warm-up included: the prefix of
+	 * the schedule the run reached (any thread), which gaps.csv holds.
+	 * The whole schedule (total) unless the run stopped early.
+	 */
+	uint64_t drawn;
 	uint64_t warmup;	/* of them warm-up (0 with a burst warm-up) */
 	unsigned int nthreads;
 	uint64_t burst_sent;	/* burst warm-up messages sent */
@@ -182,7 +188,12 @@ struct run {
  * signal while counting).
  */
 int run_init(struct run *r, const struct client_opts *o);
-/* Connects and runs the experiment; fills r->status and r->err. */
+/*
+ * Connects and runs the experiment; fills r->status and r->err. When a
+ * signal stopped it, the stop signals pending then are taken (they were
+ * left pending where they were noticed): one that comes after, while the
+ * results are written, is a second one and stops the writing.
+ */
 void run_experiment(struct run *r);
 void run_free(struct run *r);
 

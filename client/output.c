@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,28 @@ const char *const client_out_files[] = {
 	".summary.csv.partial", ".summary.json.partial", ".cmdline.txt.partial",
 	".prequery-trajectory.csv.partial", ".snapshot.json.partial", NULL,
 };
+
+/*
+ * Rows written between two looks for a stop signal: a look is one
+ * sigpending() (well under a microsecond), 16384 rows a few ms.
+ */
+#define STOP_EVERY 16384
+
+/*
+ * A stop signal (SIGINT, SIGTERM, SIGHUP) pending while the results are
+ * written: they are blocked in every thread, and the one that stopped
+ * the run was taken when it ended (run_experiment), so this one came
+ * after. The writing stops: no file of a run cut short in its writing
+ * is a result (docs/guarantees.md: out within 1 s).
+ */
+static int stop_asked(void)
+{
+	sigset_t set;
+
+	return !sigpending(&set) && (sigismember(&set, SIGINT) == 1 ||
+				     sigismember(&set, SIGTERM) == 1 ||
+				     sigismember(&set, SIGHUP) == 1);
+}
 
 static const double pcts[] = { 0.5, 0.9, 0.99, 0.999 };
 static const char *const pct_names[] = { "p50", "p90", "p99", "p999" };
@@ -67,7 +90,8 @@ struct summary {
 	int behind;			/* fell behind its schedule */
 	char behind_reason[160];
 	int exact;			/* every percentile is exact */
-	uint64_t total;			/* requests in the schedule */
+	uint64_t total;			/* requests in the schedule, 0: unknown */
+	uint64_t drawn;			/* of them drawn: gaps.csv's rows */
 };
 
 /* The schedule's mean gap: with --prequery-at sleep-after the lead adds
@@ -187,6 +211,7 @@ static void summarize(const struct run *r, struct summary *s)
 				   (double)(a->last_sent_ns - a->first_sent_ns);
 	check_behind(r, s);
 	s->total = r->total;
+	s->drawn = r->drawn;
 }
 
 /* "all", "sample:K", "none" */
@@ -407,7 +432,8 @@ after_tables:
 	if (r->status == RUN_FAILED && !term)
 		fprintf(f, "error: %s\n", r->err);
 	else if (r->status == RUN_INTERRUPTED)
-		fprintf(f, "interrupted: partial results\n");
+		fprintf(f, "interrupted: partial results (%llu requests of the schedule drawn)\n",
+			(unsigned long long)s->drawn);
 	if (o->latency_spectrum)
 		print_spectrum(f, r, s);
 }
@@ -602,7 +628,12 @@ static int write_summary_json(const char *path, const struct run *r,
 	}
 	json_str(j, "dist", arrival_dist_name(o->dist));
 	json_double(j, "interval_us", o->interval_ns / 1e3);
-	json_u64(j, "requests", s->total - r->warmup);
+	/* a duration's schedule is known once drawn to its end: one cut
+	 * short is not counted through (a billion gaps take seconds) */
+	if (s->total)
+		json_u64(j, "requests", s->total - r->warmup);
+	else
+		json_str(j, "requests", NULL);
 	json_u64(j, "warmup", o->warmup);
 	json_str(j, "warmup_mode", o->warmup_mode == WARMUP_BURST ? "burst" :
 		 "schedule");
@@ -648,6 +679,7 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_u64(j, "count", s->count);
 	json_u64(j, "errors", s->errors);
 	json_u64(j, "unanswered", s->unanswered);
+	json_u64(j, "drawn", s->drawn);
 	json_dist(j, "latency_us", &s->lat);
 	json_dist(j, "service_latency_us", &s->svc);
 	json_dist(j, "pacing_error_us", &s->pace);
@@ -817,9 +849,13 @@ static int write_requests(const char *path, const struct run *r)
 		   "server_recv_ns,server_send_ns,prequery_sent_ns,status,"
 		   "prequery_lead_us,prequery_lead_ns,prequery_planned_ns,"
 		   "applied_service_ns,op,key,miss");
-	for (;;) {
+	for (uint64_t rows = 0;; rows++) {
 		unsigned int best = n;
 
+		if (!(rows % STOP_EVERY) && stop_asked()) {
+			ret = -EINTR;
+			break;
+		}
 		for (unsigned int k = 0; k < n; k++)
 			if (have[k] && (best == n || head[k].seq < head[best].seq))
 				best = k;
@@ -839,13 +875,19 @@ out:
 	return ret ? ret : wret;
 }
 
-/* The schedule drawn again: the same configuration gives the same gaps. */
+/*
+ * The schedule drawn again (the same configuration gives the same gaps),
+ * as far as the run drew it: a run stopped early has the gaps of its
+ * requests, not those of the whole plan (a --duration of hours is
+ * billions of rows).
+ */
 static int write_gaps(const char *path, const struct run *r)
 {
 	struct schedule_gen g;
 	struct schedule_req q;
 	struct schedule_cfg cfg = r->sched;
 	struct csv *c;
+	int ret = 0, cret;
 
 	cfg.keyed = 0;	/* gaps only */
 	if (schedule_gen_init(&g, &cfg))
@@ -854,13 +896,18 @@ static int write_gaps(const char *path, const struct run *r)
 	if (!c)
 		return -errno;
 	csv_header(c, "seq,gap_ns,warmup");
-	while (schedule_gen_next(&g, &q)) {
+	for (uint64_t i = 0; i < r->drawn && schedule_gen_next(&g, &q); i++) {
+		if (!(i % STOP_EVERY) && stop_asked()) {
+			ret = -EINTR;
+			break;
+		}
 		csv_u64(c, q.seq);
 		csv_u64(c, q.gap_ns);
 		csv_u64(c, q.seq < r->warmup);
 		csv_end_row(c);
 	}
-	return csv_close(c);
+	cret = csv_close(c);
+	return ret ? ret : cret;
 }
 
 static int write_trajectory(const char *path, const struct run *r)
@@ -971,14 +1018,6 @@ int output_write(struct run *r, char *err, size_t errlen)
 	/* The directory was made ready before the run (outdir_prepare). */
 	if (!o->out_dir)
 		return 0;
-	if (!s.total) {
-		/* by a duration: the schedule's length, counted through */
-		struct schedule_cfg cfg = r->sched;
-
-		cfg.cancel = NULL;
-		schedule_count(&cfg, &s.total);
-		r->total = s.total;
-	}
 	st = stage_new(o->out_dir);
 	if (!st) {
 		snprintf(err, errlen, "cannot write %s: %s", o->out_dir,
@@ -988,9 +1027,15 @@ int output_write(struct run *r, char *err, size_t errlen)
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		if (!files[i].write)
 			continue;
+		if (stop_asked()) {
+			ret = -EINTR;
+			goto interrupted;
+		}
 		ret = stage_add(st, files[i].name, tmp, sizeof(tmp));
 		if (!ret)
 			ret = files[i].write(tmp, r, &s);
+		if (ret == -EINTR)
+			goto interrupted;
 		if (ret) {
 			/* The final name: the temporary one goes with the
 			 * stage, and it is this file that is missing. */
@@ -999,9 +1044,18 @@ int output_write(struct run *r, char *err, size_t errlen)
 			goto out;
 		}
 	}
+	if (stop_asked()) {
+		ret = -EINTR;
+		goto interrupted;
+	}
 	ret = stage_commit(st, why, sizeof(why));
 	if (ret)
 		snprintf(err, errlen, "cannot write %s", why);
+	goto out;
+interrupted:
+	/* stage_free removes what was written under temporary names */
+	snprintf(err, errlen, "interrupted while writing the results to %s: no file written",
+		 o->out_dir);
 out:
 	stage_free(st);
 	return ret;

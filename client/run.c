@@ -145,6 +145,21 @@ static int signal_pending(void *arg)
 				     sigismember(&set, SIGHUP) == 1);
 }
 
+/*
+ * Takes the pending stop signals (every thread is joined, all of them
+ * blocked): the signalfds only noticed the one that stopped the run, so
+ * it is still pending, and a second one must be told from it.
+ */
+static void take_signals(void)
+{
+	const struct timespec zero = { 0, 0 };
+	sigset_t set;
+
+	client_stop_signals(&set);
+	while (sigtimedwait(&set, NULL, &zero) > 0)
+		;
+}
+
 int run_init(struct run *r, const struct client_opts *o)
 {
 	struct schedule_cfg cfg = {
@@ -1535,6 +1550,12 @@ static void merge(struct run *r, struct worker *w)
 	if (b->meas.sent && b->last_sent_ns > a->last_sent_ns)
 		a->last_sent_ns = b->last_sent_ns;
 	a->rows += b->rows;
+	/* How far the schedule was drawn: each thread draws all of it, so
+	 * the one that got furthest says (every one at its end: all of it). */
+	if (w->gen.i > r->drawn)
+		r->drawn = w->gen.i;
+	if (w->gen_done && !r->total)
+		r->total = w->gen.i;
 	r->sent += w->sent;
 	r->received += w->received;
 	r->error_replies += w->error_replies;
@@ -1686,4 +1707,6 @@ out:
 	pthread_cond_destroy(&sh.cv);
 	pthread_mutex_destroy(&sh.lock);
 	r->sh = NULL;
+	if (r->status == RUN_INTERRUPTED)
+		take_signals();
 }
