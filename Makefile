@@ -48,7 +48,7 @@ DEB_PKGS := build-essential pkg-config check libsubunit-dev libcpupower-dev \
 	libtracefs-dev libtraceevent-dev libtracecmd-dev linux-cpupower gnuplot-nox \
 	sockperf trace-cmd iproute2 procps util-linux python3 time clang \
 	libclang-rt-dev man-db groff-base bsdextrautils memcached redis-server \
-	linux-perf chromium openssh-server bash-completion
+	linux-perf chromium openssh-server bash-completion rt-tests
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)
@@ -67,7 +67,8 @@ stats_SRC := stats/stats.c
 sweep-spec_SRC := stats/sweep-spec.c
 # internal helper of `wakebench report` (lib/fig*, lib/cfgdiff)
 figdata_SRC := stats/figdata.c
-PROGS := server client midtier cstate snapshot trace stats sweep-spec figdata
+wake_SRC := wake/wake.c
+PROGS := server client midtier cstate snapshot trace stats sweep-spec figdata wake
 PROG_BINS := $(PROGS:%=$(O)/bin/wakebench-%)
 SCRIPT_CMDS := $(patsubst scripts/wakebench-%,%,$(wildcard scripts/wakebench-*))
 SCRIPT_BINS := $(SCRIPT_CMDS:%=$(O)/bin/wakebench-%)

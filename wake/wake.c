@@ -1,0 +1,845 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakebench wake: exit latency per idle state, measured directly. The
+ * engine is lib/wake; this file takes the options, runs the phases of
+ * --states (changing idle states through lib/cstate for `each`, restored
+ * on every exit path), takes the signals and writes the result files.
+ */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "clishared.h"
+#include "clock.h"
+#include "cpu.h"
+#include "csv.h"
+#include "cstate.h"
+#include "hist.h"
+#include "idlestate.h"
+#include "opt.h"
+#include "outdir.h"
+#include "snapshot.h"
+#include "stage.h"
+#include "sysfs.h"
+#include "wake.h"
+#include "wfile.h"
+
+#define PROG "wakebench-wake"
+
+/* wake.csv's columns, declared once */
+#define WAKE_CSV_COLS \
+	"seq,source,state_setting,launch_ns,wake_ns,latency_ns,silent_ns,state,busy"
+
+/* Exact samples per group before the histogram takes over (8 MB each). */
+#define EXACT_MAX (1u << 20)
+/* The launch distance's bound: a sleeping timer datapoint must see a
+ * stop within a second. */
+#define LDIST_MAX_US 500000
+
+struct ldist {
+	uint64_t min_us, max_us;
+};
+
+struct wake_opts {
+	int cpu, sender_cpu;
+	int cpu_seen, sender_seen;
+	unsigned int sources;
+	struct ldist ldist;
+	uint64_t count;
+	int count_seen;
+	double duration;
+	int duration_seen;
+	int settings[WAKE_MAX_PHASES];
+	int nsettings;
+	uint64_t priority;
+	uint64_t seed;
+	const char *out;
+	int force;
+	int quiet;
+	char *cmdline;
+};
+
+static int parse_sources(const char *arg, void *dest)
+{
+	return wake_sources_parse(arg, dest);
+}
+
+static int parse_ldist(const char *arg, void *dest)
+{
+	struct ldist *l = dest;
+	char a[32];
+	const char *comma = strchr(arg, ',');
+	size_t n;
+
+	if (!comma || (n = (size_t)(comma - arg)) >= sizeof(a))
+		return -1;
+	memcpy(a, arg, n);
+	a[n] = 0;
+	if (opt_u64(a, 0, LDIST_MAX_US, &l->min_us) ||
+	    opt_u64(comma + 1, 0, LDIST_MAX_US, &l->max_us) ||
+	    l->min_us > l->max_us)
+		return -1;
+	return 0;
+}
+
+/* The settings land in settings[] and their number right after (the
+ * option struct keeps them side by side). */
+static int parse_states(const char *arg, void *dest)
+{
+	struct wake_opts *o = (struct wake_opts *)((char *)dest -
+					offsetof(struct wake_opts, settings));
+
+	return wake_settings_parse(arg, o->settings, &o->nsettings);
+}
+
+#define AT(field) CLI_AT(struct wake_opts, field)
+
+static const struct cli_opt wake_options[] = {
+	{ .name = "cpu", .short_name = 'c', .kind = CLI_CPU, .arg = "N",
+	  .help = "the measured CPU: the sleeper runs there\n"
+		  "(default the last CPU)",
+	  .off = AT(cpu), .seen = AT(cpu_seen) },
+	{ .name = "sender-cpu", .kind = CLI_CPU, .arg = "N",
+	  .help = "the CPU of the ipi and packet sender\n"
+		  "(default the CPU below --cpu, or 1 for CPU 0)",
+	  .off = AT(sender_cpu), .seen = AT(sender_seen) },
+	{ .name = "source", .short_name = 's', .kind = CLI_CUSTOM,
+	  .arg = "timer|ipi|packet",
+	  .help = "what wakes the sleeper, a comma list: several\n"
+		  "are interleaved in a seeded random order\n"
+		  "(default timer)",
+	  .parse = parse_sources,
+	  .hint = "a comma list of timer, ipi, packet, each once",
+	  .off = AT(sources) },
+	{ .name = "ldist", .short_name = 'l', .kind = CLI_CUSTOM,
+	  .arg = "MIN,MAX",
+	  .help = "launch distance in us after the sleeper last ran,\n"
+		  "uniform (default 0,4000; at most 500000)",
+	  .parse = parse_ldist, .hint = "MIN,MAX in us, MIN <= MAX <= 500000",
+	  .off = AT(ldist) },
+	{ .name = "count", .short_name = 'n', .kind = CLI_UINT, .arg = "N",
+	  .help = "datapoints per source and state setting\n"
+		  "(default 1000)",
+	  .min = 1, .max = 1e12, .hint = CLI_RANGE,
+	  .off = AT(count), .seen = AT(count_seen) },
+	{ .name = "duration", .short_name = 'd', .kind = CLI_REAL,
+	  .store = CLI_DOUBLE, .arg = "S",
+	  .help = "seconds per state setting instead of --count",
+	  .min = 0.001, .max = 1e7, .hint = CLI_RANGE,
+	  .off = AT(duration), .seen = AT(duration_seen) },
+	{ .name = "states", .kind = CLI_CUSTOM, .arg = "all|each|none",
+	  .help = "idle states, a comma list run in turn: all (as\n"
+		  "the machine is, default), each (one state\n"
+		  "enabled at a time), none (the floor)",
+	  .parse = parse_states,
+	  .hint = "a comma list of all, each, none, each once",
+	  .off = AT(settings) },
+	{ .name = "priority", .short_name = 'p', .kind = CLI_UINT,
+	  .arg = "P",
+	  .help = "SCHED_FIFO priority of the sleeper (default:\n"
+		  "the normal class)",
+	  .min = 1, .max = 99, .hint = CLI_RANGE, .off = AT(priority) },
+	{ .name = "seed", .kind = CLI_UINT, .arg = "N",
+	  .help = "seed of the launch distances and the order of\n"
+		  "the sources (default 1)",
+	  .min = 0, .max = 1.8e19, .off = AT(seed) },
+	{ .name = "out", .short_name = 'o', .kind = CLI_STRING, .arg = "DIR",
+	  .help = "result directory: wake.csv, summary.csv,\n"
+		  "summary.json, summary.txt, snapshot.json,\n"
+		  "cmdline.txt; created, must be empty",
+	  .off = AT(out) },
+	{ .name = "force", .short_name = 'f', .kind = CLI_FLAG,
+	  .help = "remove this command's files from --out first",
+	  .off = AT(force) },
+	CLI_OPT_QUIET(struct wake_opts, quiet,
+		      "no progress line and no summary on stdout"),
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+static const struct cli_cmd wake_cmd = {
+	.prog = PROG,
+	.usage = "Usage: wakebench wake [options]",
+	.about =
+"Exit latency per idle state, measured directly: a sleeper pinned to\n"
+"--cpu is woken a random launch distance after it last ran, by a timer,\n"
+"by an IPI from --sender-cpu or by a UDP packet on loopback; latency =\n"
+"when it runs - launch time. The state it woke from is the one whose\n"
+"usage counter moved.\n",
+	.footer =
+"Exit status: 0 done, 1 runtime error or stopped by a signal (what was\n"
+"measured is kept, the summary says interrupted), 2 usage error or a\n"
+"setting this machine cannot apply.\n",
+	.col = 24,
+	.opts = wake_options,
+};
+
+static const char *const wake_out_files[] = {
+	"wake.csv", "summary.csv", "summary.json", "summary.txt",
+	"snapshot.json", "cmdline.txt",
+	".wake.csv.partial", ".summary.csv.partial", ".summary.json.partial",
+	".summary.txt.partial", ".snapshot.json.partial",
+	".cmdline.txt.partial", NULL,
+};
+
+/* What the sleeper's callback writes to. */
+struct sink {
+	struct csv *csv;
+	struct wake_summary *sum;
+	const struct wake_cpuidle *ci;
+	int no_states;
+	int failed;
+};
+
+static int on_point(void *arg, const struct wake_point *p)
+{
+	struct sink *k = arg;
+
+	if (wake_summary_add(k->sum, p)) {
+		k->failed = 1;
+		return 1;
+	}
+	if (!k->csv)
+		return 0;
+	csv_u64(k->csv, p->seq);
+	csv_str(k->csv, wake_source_name(p->source));
+	csv_str(k->csv, k->sum->setting[p->setting]);
+	csv_u64(k->csv, p->launch_ns);
+	csv_u64(k->csv, p->wake_ns);
+	csv_u64(k->csv, p->latency_ns);
+	csv_u64(k->csv, p->silent_ns);
+	csv_str(k->csv, wake_state_label(k->ci, p->state));
+	if (k->no_states)
+		csv_empty(k->csv);	/* cannot be told */
+	else
+		csv_u64(k->csv, p->state == WAKE_ST_BUSY);
+	csv_end_row(k->csv);
+	return 0;
+}
+
+/* A phase: a label, whether it is the floor, and the state left enabled
+ * (-1: leave the states as they are). */
+struct phase {
+	char label[48];
+	int floor;
+	int only;
+};
+
+static int plan_phases(const struct wake_opts *o,
+		       const struct wake_cpuidle *ci, struct phase *ph)
+{
+	int n = 0;
+
+	for (int i = 0; i < o->nsettings; i++) {
+		switch (o->settings[i]) {
+		case WAKE_SET_ALL:
+			ph[n++] = (struct phase){ .label = "all", .only = -1 };
+			break;
+		case WAKE_SET_NONE:
+			ph[n++] = (struct phase){ .label = "none", .floor = 1,
+						  .only = -1 };
+			break;
+		case WAKE_SET_EACH:
+			for (unsigned int k = 0; k < ci->n; k++) {
+				ph[n] = (struct phase){ .only = (int)k };
+				snprintf(ph[n].label, sizeof(ph[n].label),
+					 "only:%s", ci->name[k]);
+				n++;
+			}
+			break;
+		}
+	}
+	return n;
+}
+
+/* ---- the summary files ---- */
+
+struct row {
+	int source, setting, state;	/* state: WAKE_ST_* or index */
+	struct wake_group *g;
+	struct wake_stats st;
+	double cost_p50, cost_mean;
+};
+
+/* Rows in the order of the phases, then the sources, then the states
+ * (none and unknown first, then by index). */
+static int rows_build(struct wake_summary *s, struct row **out)
+{
+	struct row *rows = calloc((size_t)s->ngroups + WAKE_NSRC * WAKE_MAX_SETTINGS,
+				  sizeof(*rows));
+	int n = 0;
+
+	if (!rows)
+		return -ENOMEM;
+	for (int set = 0; set < s->nsettings; set++) {
+		for (int src = 0; src < WAKE_NSRC; src++) {
+			int first = n;
+
+			if (!s->total[src][set])
+				continue;
+			for (int state = WAKE_ST_NONE; state < WAKE_MAX_STATES;
+			     state++) {
+				struct wake_group *g;
+
+				if (state == WAKE_ST_BUSY || state == WAKE_ST_MIXED)
+					continue;
+				g = wake_summary_find(s, src, set, state);
+				if (!g)
+					continue;
+				rows[n] = (struct row){ src, set, state, g };
+				n++;
+			}
+			if (n == first) {
+				/* every datapoint busy or mixed: one row
+				 * still says so */
+				rows[n] = (struct row){ src, set, WAKE_ST_BUSY, NULL };
+				n++;
+			}
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		struct wake_group *f = wake_summary_floor(s, rows[i].source);
+		struct wake_stats fst;
+
+		wake_group_stats(rows[i].g, &rows[i].st);
+		rows[i].cost_p50 = rows[i].cost_mean = NAN;
+		if (f && f != rows[i].g && rows[i].g) {
+			wake_group_stats(f, &fst);
+			wake_cost(&rows[i].st, &fst, &rows[i].cost_p50,
+				  &rows[i].cost_mean);
+		}
+	}
+	*out = rows;
+	return n;
+}
+
+/* "p99_9,p99_99" without a CI, into buf ("" when every one has one). */
+static const char *ci_note(const struct wake_stats *st, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	if (!st->n)
+		return buf;
+	for (int k = 0; k < WAKE_NPCT; k++)
+		if (!st->ci_ok[k])
+			used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
+						 "%s%s", used ? " " : "no 95% CI with this n: ",
+						 wake_pct_name[k]);
+	return buf;
+}
+
+struct result {
+	const struct wake_opts *o;
+	const struct wake_cpuidle *ci;
+	struct wake_summary *sum;
+	struct row *rows;
+	int nrows;
+	int interrupted;
+	const char *error;		/* a runtime error, or NULL */
+	char driver[64];
+};
+
+static const char *status_of(const struct result *r)
+{
+	return r->error ? "failed" : r->interrupted ? "interrupted" : "complete";
+}
+
+static const char *row_state(const struct result *r, const struct row *w)
+{
+	return w->g ? wake_state_label(r->ci, w->state) : "";
+}
+
+static int write_summary_csv(const char *path, const struct result *r)
+{
+	struct csv *c = csv_open(path);
+	char note[128];
+
+	if (!c)
+		return -errno;
+	csv_header(c, "source,state_setting,state,count,busy,mixed,min_us,mean_us,"
+		   "p50_us,p50_lo_us,p50_hi_us,p90_us,p90_lo_us,p90_hi_us,"
+		   "p99_us,p99_lo_us,p99_hi_us,p99_9_us,p99_9_lo_us,p99_9_hi_us,"
+		   "p99_99_us,p99_99_lo_us,p99_99_hi_us,max_us,stddev_us,ci_note,"
+		   "kernel_latency_us,kernel_residency_us,above,below,"
+		   "cost_p50_us,cost_mean_us,status");
+	for (int i = 0; i < r->nrows; i++) {
+		const struct row *w = &r->rows[i];
+		const struct wake_stats *st = &w->st;
+		int idx = w->g && w->state >= 0;
+
+		csv_str(c, wake_source_name(w->source));
+		csv_str(c, r->sum->setting[w->setting]);
+		csv_str(c, row_state(r, w));
+		csv_u64(c, st->n);
+		if (r->ci->n)
+			csv_u64(c, r->sum->busy[w->source][w->setting]);
+		else
+			csv_empty(c);
+		csv_u64(c, r->sum->mixed[w->source][w->setting]);
+		csv_double(c, st->min, 3);
+		csv_double(c, st->mean, 3);
+		for (int k = 0; k < WAKE_NPCT; k++) {
+			csv_double(c, st->pct[k], 3);
+			csv_double(c, st->lo[k], 3);
+			csv_double(c, st->hi[k], 3);
+		}
+		csv_double(c, st->max, 3);
+		csv_double(c, st->sd, 3);
+		csv_str(c, ci_note(st, note, sizeof(note)));
+		if (idx) {
+			csv_u64(c, r->ci->latency_us[w->state]);
+			csv_u64(c, r->ci->residency_us[w->state]);
+		} else {
+			csv_empty(c);
+			csv_empty(c);
+		}
+		if (idx && r->ci->has_above) {
+			csv_u64(c, w->g->above);
+			csv_u64(c, w->g->below);
+		} else {
+			csv_empty(c);
+			csv_empty(c);
+		}
+		csv_double(c, w->cost_p50, 3);
+		csv_double(c, w->cost_mean, 3);
+		csv_str(c, status_of(r));
+		csv_end_row(c);
+	}
+	return csv_close(c);
+}
+
+static int write_summary_json(const char *path, const struct result *r)
+{
+	struct json *j = json_open(path);
+	char note[128];
+
+	if (!j)
+		return -errno;
+	json_obj_begin(j, NULL);
+	json_str(j, "status", status_of(r));
+	json_str(j, "error", r->error);
+	json_i64(j, "cpu", r->o->cpu);
+	json_i64(j, "sender_cpu", r->o->sender_cpu);
+	json_u64(j, "seed", r->o->seed);
+	json_u64(j, "ldist_min_us", r->o->ldist.min_us);
+	json_u64(j, "ldist_max_us", r->o->ldist.max_us);
+	json_u64(j, "priority", r->o->priority);
+	json_str(j, "cpuidle_driver", r->driver);
+	json_u64(j, "idle_states", r->ci->n);
+	json_bool(j, "state_known", r->ci->n > 0);
+	json_arr_begin(j, "rows");
+	for (int i = 0; i < r->nrows; i++) {
+		const struct row *w = &r->rows[i];
+		const struct wake_stats *st = &w->st;
+		int idx = w->g && w->state >= 0;
+		char key[32];
+
+		json_obj_begin(j, NULL);
+		json_str(j, "source", wake_source_name(w->source));
+		json_str(j, "state_setting", r->sum->setting[w->setting]);
+		json_str(j, "state", row_state(r, w));
+		json_u64(j, "count", st->n);
+		if (r->ci->n)
+			json_u64(j, "busy", r->sum->busy[w->source][w->setting]);
+		else
+			json_str(j, "busy", NULL);
+		json_u64(j, "mixed", r->sum->mixed[w->source][w->setting]);
+		json_double(j, "min_us", st->min);
+		json_double(j, "mean_us", st->mean);
+		for (int k = 0; k < WAKE_NPCT; k++) {
+			snprintf(key, sizeof(key), "%s_us", wake_pct_name[k]);
+			json_double(j, key, st->pct[k]);
+			snprintf(key, sizeof(key), "%s_lo_us", wake_pct_name[k]);
+			json_double(j, key, st->lo[k]);
+			snprintf(key, sizeof(key), "%s_hi_us", wake_pct_name[k]);
+			json_double(j, key, st->hi[k]);
+		}
+		json_double(j, "max_us", st->max);
+		json_double(j, "stddev_us", st->sd);
+		json_str(j, "ci_note", ci_note(st, note, sizeof(note)));
+		if (idx) {
+			json_u64(j, "kernel_latency_us", r->ci->latency_us[w->state]);
+			json_u64(j, "kernel_residency_us", r->ci->residency_us[w->state]);
+		} else {
+			json_str(j, "kernel_latency_us", NULL);
+			json_str(j, "kernel_residency_us", NULL);
+		}
+		if (idx && r->ci->has_above) {
+			json_u64(j, "above", w->g->above);
+			json_u64(j, "below", w->g->below);
+		} else {
+			json_str(j, "above", NULL);
+			json_str(j, "below", NULL);
+		}
+		json_double(j, "cost_p50_us", w->cost_p50);
+		json_double(j, "cost_mean_us", w->cost_mean);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+	return json_close(j);
+}
+
+static void fmt_us(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f", v);
+}
+
+static void print_text(FILE *f, const struct result *r)
+{
+	char a[32], b[32], c[32], note[128];
+
+	fprintf(f, "wakebench wake: CPU %d, sender CPU %d, launch distance %llu-%llu us, seed %llu, %s\n",
+		r->o->cpu, r->o->sender_cpu,
+		(unsigned long long)r->o->ldist.min_us,
+		(unsigned long long)r->o->ldist.max_us,
+		(unsigned long long)r->o->seed,
+		r->o->priority ? "SCHED_FIFO" : "normal class");
+	fprintf(f, "status: %s%s%s\n", status_of(r), r->error ? ": " : "",
+		r->error ? r->error : "");
+	if (!r->ci->n)
+		fprintf(f, "note: CPU %d has no cpuidle states (driver %s): the state is unknown and busy wakes cannot be told apart; every datapoint is kept\n",
+			r->o->cpu, r->driver);
+	fprintf(f, "%-7s %-14s %-14s %7s %5s %5s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
+		"source", "setting", "state", "count", "busy", "mixed",
+		"min_us", "mean_us", "p50_us", "p90_us", "p99_us", "max_us",
+		"kern_lat", "cost_p50", "cost_mean");
+	for (int i = 0; i < r->nrows; i++) {
+		const struct row *w = &r->rows[i];
+		const struct wake_stats *st = &w->st;
+		char v[6][32];
+		char busy[24];
+
+		fmt_us(v[0], sizeof(v[0]), st->min);
+		fmt_us(v[1], sizeof(v[1]), st->mean);
+		fmt_us(v[2], sizeof(v[2]), st->pct[0]);
+		fmt_us(v[3], sizeof(v[3]), st->pct[1]);
+		fmt_us(v[4], sizeof(v[4]), st->pct[2]);
+		fmt_us(v[5], sizeof(v[5]), st->max);
+		if (w->g && w->state >= 0)
+			snprintf(a, sizeof(a), "%llu",
+				 (unsigned long long)r->ci->latency_us[w->state]);
+		else
+			snprintf(a, sizeof(a), "-");
+		fmt_us(b, sizeof(b), w->cost_p50);
+		fmt_us(c, sizeof(c), w->cost_mean);
+		if (r->ci->n)
+			snprintf(busy, sizeof(busy), "%llu",
+				 (unsigned long long)r->sum->busy[w->source][w->setting]);
+		else
+			snprintf(busy, sizeof(busy), "?");
+		fprintf(f, "%-7s %-14s %-14s %7llu %5s %5llu %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
+			wake_source_name(w->source), r->sum->setting[w->setting],
+			w->g ? row_state(r, w) : "-", (unsigned long long)st->n,
+			busy, (unsigned long long)r->sum->mixed[w->source][w->setting],
+			v[0], v[1], v[2], v[3], v[4], v[5], a, b, c);
+		if (st->n && st->ci_ok[0]) {
+			fmt_us(a, sizeof(a), st->lo[0]);
+			fmt_us(b, sizeof(b), st->hi[0]);
+			fprintf(f, "        p50 95%% CI [%s, %s] us", a, b);
+			if (st->ci_ok[2]) {
+				fmt_us(a, sizeof(a), st->lo[2]);
+				fmt_us(b, sizeof(b), st->hi[2]);
+				fprintf(f, ", p99 95%% CI [%s, %s] us", a, b);
+			}
+			ci_note(st, note, sizeof(note));
+			fprintf(f, "%s%s\n", *note ? "; " : "", note);
+		}
+	}
+}
+
+static int write_summary_txt(const char *path, const struct result *r)
+{
+	FILE *f = wfile_open(path);
+
+	if (!f)
+		return -errno;
+	print_text(f, r);
+	return wfile_close(f);
+}
+
+static int write_cmdline(const char *path, const char *cmdline)
+{
+	FILE *f = wfile_open(path);
+
+	if (!f)
+		return -errno;
+	fprintf(f, "%s\n", cmdline);
+	return wfile_close(f);
+}
+
+/* ---- the run ---- */
+
+static int sigfd = -1;
+
+/* Waits for the phase's end or a signal; a progress line every 2 s. */
+static int wait_phase(struct wake_run *run, const char *label,
+		      const struct wake_opts *o, uint64_t expect)
+{
+	uint64_t start = clock_now_ns(), last = start;
+	int interrupted = 0;
+
+	while (!wake_run_finished(run)) {
+		struct pollfd p = { .fd = sigfd, .events = POLLIN };
+		uint64_t now;
+
+		if (poll(&p, 1, 50) > 0) {
+			struct signalfd_siginfo si;
+
+			if (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+				interrupted = (int)si.ssi_signo;
+				wake_run_stop(run);
+				break;
+			}
+		}
+		now = clock_now_ns();
+		if (!o->quiet && now - last >= 2000000000ull) {
+			last = now;
+			if (expect)
+				fprintf(stderr, "%s: %s: %llu of %llu datapoints, %.0f s\n",
+					PROG, label,
+					(unsigned long long)wake_run_points(run),
+					(unsigned long long)expect,
+					(now - start) / 1e9);
+			else
+				fprintf(stderr, "%s: %s: %llu datapoints, %.0f of %.0f s\n",
+					PROG, label,
+					(unsigned long long)wake_run_points(run),
+					(now - start) / 1e9, o->duration);
+		}
+	}
+	return interrupted;
+}
+
+static int popcount(unsigned int m)
+{
+	return __builtin_popcount(m);
+}
+
+int main(int argc, char **argv)
+{
+	struct wake_opts o = {
+		.sources = 1u << WAKE_SRC_TIMER,
+		.ldist = { 0, 4000 },
+		.count = 1000,
+		.settings = { WAKE_SET_ALL },
+		.nsettings = 1,
+		.seed = 1,
+	};
+	static struct wake_summary sum;
+	struct phase phases[WAKE_MAX_SETTINGS];
+	struct wake_cpuidle ci;
+	struct stage *st = NULL;
+	struct sink sink = { 0 };
+	struct result res = { 0 };
+	char err[512], csvtmp[4096], tmp[4096];
+	int nphases, ncpu = cpu_count(), ret, rc = 0, has_each = 0;
+	uint64_t seq = 0;
+	sigset_t set;
+
+	cli_parse(&wake_cmd, argc, argv, &o);
+	if (o.count_seen && o.duration_seen)
+		opt_usage(PROG, "--count and --duration exclude each other");
+	if (o.duration_seen)
+		o.count = 0;
+	if (!o.cpu_seen)
+		o.cpu = ncpu - 1;
+	if (!o.sender_seen)
+		o.sender_cpu = o.cpu > 0 ? o.cpu - 1 : 1;
+	if ((o.sources & ~(1u << WAKE_SRC_TIMER))) {
+		if (o.sender_cpu == o.cpu)
+			opt_usage(PROG, "--sender-cpu %d is the measured CPU: ipi and packet wakes come from another CPU",
+				  o.sender_cpu);
+		if (o.sender_cpu >= ncpu)
+			opt_usage(PROG, "ipi and packet need a second CPU for the sender (this machine has %d)",
+				  ncpu);
+	}
+	for (int i = 0; i < o.nsettings; i++)
+		has_each |= o.settings[i] == WAKE_SET_EACH;
+	o.cmdline = opt_cmdline(argc, argv);
+	if (!o.cmdline)
+		opt_die(PROG, "out of memory");
+
+	ret = wake_cpuidle_open(&ci, (unsigned int)o.cpu, err, sizeof(err));
+	if (ret)
+		opt_die(PROG, "%s", err);
+	idlestate_driver(res.driver, sizeof(res.driver));
+	if (has_each && !ci.n)
+		opt_usage(PROG, "--states each: CPU %d has no cpuidle states to enable one at a time (cpuidle driver %s)",
+			  o.cpu, res.driver);
+	if (has_each && sysfs_is_real() && geteuid())
+		opt_usage(PROG, "--states each changes idle states: it needs root");
+	wake_summary_init(&sum, EXACT_MAX);
+	nphases = plan_phases(&o, &ci, phases);
+	for (int i = 0; i < nphases; i++)
+		if (wake_summary_setting(&sum, phases[i].label, phases[i].floor) < 0)
+			opt_die(PROG, "too many state settings");
+	if (o.out && outdir_prepare(o.out, wake_out_files, o.force, err, sizeof(err)))
+		opt_usage(PROG, "--out %s: %s", o.out, err);
+
+	/* SIGINT/SIGTERM blocked (SIGHUP raised as SIGTERM): taken by the
+	 * signalfd below, in every thread's mask from here on */
+	cstate_run_signals();
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sigfd < 0)
+		opt_die(PROG, "signalfd: %s", strerror(errno));
+
+	if (!ci.n)
+		fprintf(stderr, "%s: CPU %d has no cpuidle states (driver %s): the state is \"unknown\" and busy wakes cannot be told apart; every datapoint is kept\n",
+			PROG, o.cpu, res.driver);
+	sink.sum = &sum;
+	sink.ci = &ci;
+	sink.no_states = !ci.n;
+	if (o.out) {
+		st = stage_new(o.out);
+		if (!st)
+			opt_die(PROG, "out of memory");
+		/* taken before anything changes: the machine as it is */
+		if (stage_add(st, "snapshot.json", tmp, sizeof(tmp)) ||
+		    snapshot_write_json(tmp, "wake", o.cmdline))
+			opt_die(PROG, "cannot write %s/snapshot.json", o.out);
+		if (stage_add(st, "cmdline.txt", tmp, sizeof(tmp)) ||
+		    write_cmdline(tmp, o.cmdline))
+			opt_die(PROG, "cannot write %s/cmdline.txt", o.out);
+		if (stage_add(st, "wake.csv", csvtmp, sizeof(csvtmp)))
+			opt_die(PROG, "cannot write %s/wake.csv", o.out);
+		sink.csv = csv_open(csvtmp);
+		if (!sink.csv)
+			opt_die(PROG, "cannot write %s/wake.csv: %s", o.out,
+				strerror(errno));
+		csv_header(sink.csv, WAKE_CSV_COLS);
+	}
+
+	for (int i = 0; i < nphases && !res.interrupted && !res.error; i++) {
+		struct phase *ph = &phases[i];
+		struct cstate_session *cs = NULL;
+		struct wake_cfg cfg = {
+			.cpu = o.cpu, .sender_cpu = o.sender_cpu,
+			.sources = o.sources,
+			.ldist_min_ns = o.ldist.min_us * 1000,
+			.ldist_max_ns = o.ldist.max_us * 1000,
+			.count = o.count,
+			.duration_ns = (uint64_t)(o.duration * 1e9),
+			.priority = (int)o.priority,
+			.seed = o.seed + (uint64_t)i,
+			.floor = ph->floor,
+			.setting = wake_summary_setting(&sum, ph->label, ph->floor),
+			.seq0 = seq,
+			.ci = &ci,
+			.on_point = on_point,
+			.arg = &sink,
+		};
+		struct wake_run *run;
+		static char why[512];
+
+		if (ph->only >= 0) {
+			cs = cstate_begin(o.cmdline);
+			if (!cs) {
+				res.error = "out of memory";
+				break;
+			}
+			cstate_end_at_exit(cs);
+			for (unsigned int k = 0; k < ci.n && !res.error; k++) {
+				ret = cstate_set(cs, (unsigned int)o.cpu, k,
+						 (int)k != ph->only);
+				if (ret) {
+					snprintf(why, sizeof(why), "cannot %s CPU %d state %s: %s%s%s",
+						 (int)k != ph->only ? "disable" : "enable",
+						 o.cpu, ci.name[k], strerror(-ret),
+						 *cstate_error(cs) ? ": " : "",
+						 cstate_error(cs));
+					res.error = why;
+				}
+			}
+		}
+		if (!res.error) {
+			ret = wake_run_start(&cfg, &run, why, sizeof(why));
+			if (ret) {
+				res.error = why;
+			} else {
+				res.interrupted = wait_phase(run, ph->label, &o,
+							     o.count * (uint64_t)popcount(o.sources));
+				seq += wake_run_points(run);
+				if (wake_run_join(run, why, sizeof(why)))
+					res.error = why;
+			}
+		}
+		if (cs && cstate_end(cs) < 0 && !res.error)
+			res.error = "cannot restore the idle states";
+		if (sink.failed && !res.error)
+			res.error = "out of memory for the statistics";
+	}
+
+	res.o = &o;
+	res.ci = &ci;
+	res.sum = &sum;
+	res.nrows = rows_build(&sum, &res.rows);
+	if (res.nrows < 0)
+		opt_die(PROG, "out of memory");
+	if (res.interrupted)
+		fprintf(stderr, "%s: stopped by signal %d: what was measured is kept (status interrupted)\n",
+			PROG, res.interrupted);
+	if (res.error)
+		fprintf(stderr, "%s: %s\n", PROG, res.error);
+	if (!o.quiet)
+		print_text(stdout, &res);
+	fflush(stdout);
+	if (o.out) {
+		static const struct {
+			const char *name;
+			int (*write)(const char *, const struct result *);
+		} files[] = {
+			{ "summary.txt", write_summary_txt },
+			{ "summary.csv", write_summary_csv },
+			{ "summary.json", write_summary_json },
+		};
+
+		ret = csv_close(sink.csv);
+		if (ret) {
+			fprintf(stderr, "%s: cannot write %s/wake.csv: %s\n",
+				PROG, o.out, strerror(-ret));
+			rc = 1;
+			goto out;
+		}
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			ret = stage_add(st, files[i].name, tmp, sizeof(tmp));
+			if (!ret)
+				ret = files[i].write(tmp, &res);
+			if (ret) {
+				fprintf(stderr, "%s: cannot write %s/%s: %s\n",
+					PROG, o.out, files[i].name, strerror(-ret));
+				rc = 1;
+				goto out;
+			}
+		}
+		if (stage_commit(st, err, sizeof(err))) {
+			fprintf(stderr, "%s: cannot write %s\n", PROG, err);
+			rc = 1;
+			goto out;
+		}
+	}
+	rc = res.error || res.interrupted ? 1 : 0;
+out:
+	stage_free(st);
+	free(res.rows);
+	wake_summary_free(&sum);
+	wake_cpuidle_close(&ci);
+	free(o.cmdline);
+	return rc;
+}
