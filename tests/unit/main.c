@@ -20,6 +20,7 @@ int main(void)
 		tracewrite_suite, socwatch_suite,
 		hwcstate_suite, sweepmerge_suite, spectrum_suite, ivstat_suite,
 		gof_suite,
+		wake_suite,
 	};
 	SRunner *sr;
 	int failed;

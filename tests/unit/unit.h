@@ -49,5 +49,6 @@ Suite *sweepmerge_suite(void);
 Suite *spectrum_suite(void);
 Suite *ivstat_suite(void);
 Suite *gof_suite(void);
+Suite *wake_suite(void);
 
 #endif

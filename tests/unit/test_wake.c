@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakebench wake's pure logic: the state a datapoint woke from (usage
+ * deltas, also through a fake sysfs whose counters the test advances),
+ * the summary's grouping, the statistics and the wake cost.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+#include "fake_sysfs.h"
+#include "hist.h"
+#include "wake.h"
+
+START_TEST(attribute_from_usage)
+{
+	uint64_t b[3] = { 10, 20, 30 }, a[3];
+
+	memcpy(a, b, sizeof(a));
+	ck_assert_int_eq(wake_attribute(b, a, 3), WAKE_ST_BUSY);
+	a[1] = 21;
+	ck_assert_int_eq(wake_attribute(b, a, 3), 1);
+	a[2] = 35;
+	ck_assert_int_eq(wake_attribute(b, a, 3), WAKE_ST_MIXED);
+	a[1] = 20;
+	ck_assert_int_eq(wake_attribute(b, a, 3), 2);
+	ck_assert_int_eq(wake_attribute(b, a, 0), WAKE_ST_UNKNOWN);
+}
+END_TEST
+
+START_TEST(counters_on_fake_sysfs)
+{
+	struct wake_cpuidle ci;
+	struct wake_counters c0, c1;
+	char err[256];
+
+	fake_sysfs_create(2, 3);
+	ck_assert_int_eq(wake_cpuidle_open(&ci, 1, err, sizeof(err)), 0);
+	ck_assert_uint_eq(ci.n, 3);
+	ck_assert_str_eq(ci.name[2], "C6");
+	ck_assert_str_eq(wake_state_label(&ci, 1), "C1");
+	ck_assert_str_eq(wake_state_label(&ci, WAKE_ST_MIXED), "mixed");
+	ck_assert_int_eq(wake_cpuidle_read(&ci, &c0), 0);
+	/* the CPU idled once in C6 for 250 us: the fds stay open and each
+	 * read sees the new value, as kernfs gives it */
+	fake_sysfs_set(1, 2, "usage", "1000");
+	c1 = c0;
+	ck_assert_int_eq(wake_cpuidle_read(&ci, &c1), 0);
+	ck_assert_int_eq(wake_attribute(c0.usage, c1.usage, ci.n), 2);
+	ck_assert_int_eq(wake_attribute(c0.usage, c0.usage, ci.n), WAKE_ST_BUSY);
+	/* another CPU's counters are not this one's */
+	fake_sysfs_set(0, 1, "usage", "5000");
+	ck_assert_int_eq(wake_cpuidle_read(&ci, &c0), 0);
+	ck_assert_int_eq(wake_attribute(c1.usage, c0.usage, ci.n), WAKE_ST_BUSY);
+	wake_cpuidle_close(&ci);
+	fake_sysfs_destroy();
+}
+END_TEST
+
+START_TEST(no_cpuidle_states)
+{
+	struct wake_cpuidle ci;
+	struct wake_counters c;
+	char err[256];
+
+	fake_sysfs_create(2, 0);
+	ck_assert_int_eq(wake_cpuidle_open(&ci, 0, err, sizeof(err)), 0);
+	ck_assert_uint_eq(ci.n, 0);
+	ck_assert_int_eq(wake_cpuidle_read(&ci, &c), 0);
+	ck_assert_int_eq(wake_attribute(c.usage, c.usage, ci.n), WAKE_ST_UNKNOWN);
+	wake_cpuidle_close(&ci);
+	fake_sysfs_destroy();
+}
+END_TEST
+
+START_TEST(parse_lists)
+{
+	unsigned int m;
+	int v[3], n;
+
+	ck_assert_int_eq(wake_sources_parse("timer", &m), 0);
+	ck_assert_uint_eq(m, 1u << WAKE_SRC_TIMER);
+	ck_assert_int_eq(wake_sources_parse("packet,ipi", &m), 0);
+	ck_assert_uint_eq(m, (1u << WAKE_SRC_IPI) | (1u << WAKE_SRC_PACKET));
+	ck_assert_int_eq(wake_sources_parse("timer,timer", &m), -1);
+	ck_assert_int_eq(wake_sources_parse("tim", &m), -1);
+	ck_assert_int_eq(wake_sources_parse("timer,", &m), -1);
+	ck_assert_int_eq(wake_sources_parse("", &m), -1);
+	ck_assert_int_eq(wake_settings_parse("each,none", v, &n), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(v[0], WAKE_SET_EACH);
+	ck_assert_int_eq(v[1], WAKE_SET_NONE);
+	ck_assert_int_eq(wake_settings_parse("all,bogus", v, &n), -1);
+}
+END_TEST
+
+static struct wake_point pt(int src, int set, int state, uint64_t lat_us)
+{
+	return (struct wake_point){ .source = src, .setting = set,
+				    .state = state, .latency_ns = lat_us * 1000,
+				    .above = state >= 0, .below = 0 };
+}
+
+START_TEST(summary_groups)
+{
+	static struct wake_summary s;
+	int all, none;
+
+	wake_summary_init(&s, 0);
+	all = wake_summary_setting(&s, "all", 0);
+	none = wake_summary_setting(&s, "none", 1);
+	ck_assert_int_eq(all, 0);
+	ck_assert_int_eq(none, 1);
+	ck_assert_int_eq(wake_summary_setting(&s, "all", 0), all);
+	for (int i = 0; i < 10; i++) {
+		struct wake_point p[] = {
+			pt(WAKE_SRC_TIMER, all, 1, 50),
+			pt(WAKE_SRC_TIMER, all, 2, 150),
+			pt(WAKE_SRC_IPI, all, 1, 30),
+			pt(WAKE_SRC_TIMER, none, WAKE_ST_NONE, 20),
+		};
+
+		for (size_t k = 0; k < sizeof(p) / sizeof(p[0]); k++)
+			ck_assert_int_eq(wake_summary_add(&s, &p[k]), 0);
+	}
+	{
+		struct wake_point busy = pt(WAKE_SRC_TIMER, all, WAKE_ST_BUSY, 1);
+		struct wake_point mixed = pt(WAKE_SRC_TIMER, all, WAKE_ST_MIXED, 1);
+		struct wake_point bad = pt(WAKE_SRC_TIMER, 7, 1, 1);
+
+		ck_assert_int_eq(wake_summary_add(&s, &busy), 0);
+		ck_assert_int_eq(wake_summary_add(&s, &busy), 0);
+		ck_assert_int_eq(wake_summary_add(&s, &mixed), 0);
+		ck_assert_int_eq(wake_summary_add(&s, &bad), -EINVAL);
+	}
+	/* busy and mixed are counted, not in any group */
+	ck_assert_int_eq(s.ngroups, 4);
+	ck_assert_uint_eq(s.total[WAKE_SRC_TIMER][all], 23);
+	ck_assert_uint_eq(s.busy[WAKE_SRC_TIMER][all], 2);
+	ck_assert_uint_eq(s.mixed[WAKE_SRC_TIMER][all], 1);
+	ck_assert_uint_eq(s.busy[WAKE_SRC_IPI][all], 0);
+	ck_assert_uint_eq(hist_count(wake_summary_find(&s, WAKE_SRC_TIMER, all, 1)->h), 10);
+	ck_assert_uint_eq(wake_summary_find(&s, WAKE_SRC_TIMER, all, 2)->above, 10);
+	ck_assert_ptr_null(wake_summary_find(&s, WAKE_SRC_IPI, all, 2));
+	ck_assert_ptr_nonnull(wake_summary_floor(&s, WAKE_SRC_TIMER));
+	ck_assert_ptr_null(wake_summary_floor(&s, WAKE_SRC_IPI));
+	wake_summary_free(&s);
+}
+END_TEST
+
+START_TEST(stats_and_cost)
+{
+	static struct wake_summary s;
+	struct wake_stats st, fl;
+	double p50, mean;
+	int all, none;
+
+	wake_summary_init(&s, 0);
+	all = wake_summary_setting(&s, "all", 0);
+	none = wake_summary_setting(&s, "none", 1);
+	/* state 0: 1..100 us; the floor: 11..110 us minus 10 = 1..100 - 9 */
+	for (uint64_t i = 1; i <= 100; i++) {
+		struct wake_point a = pt(WAKE_SRC_PACKET, all, 0, 100 + i);
+		struct wake_point f = pt(WAKE_SRC_PACKET, none, WAKE_ST_NONE, 10 + i);
+
+		ck_assert_int_eq(wake_summary_add(&s, &a), 0);
+		ck_assert_int_eq(wake_summary_add(&s, &f), 0);
+	}
+	wake_group_stats(wake_summary_find(&s, WAKE_SRC_PACKET, all, 0), &st);
+	wake_group_stats(wake_summary_floor(&s, WAKE_SRC_PACKET), &fl);
+	ck_assert_uint_eq(st.n, 100);
+	ck_assert_double_eq_tol(st.min, 101, 1e-9);
+	ck_assert_double_eq_tol(st.max, 200, 1e-9);
+	ck_assert_double_eq_tol(st.pct[0], 150, 1e-9);	/* rank 50 */
+	ck_assert_double_eq_tol(st.pct[1], 190, 1e-9);	/* rank 90 */
+	/* p50 of 100 samples has an exact 95 % CI around rank 50 */
+	ck_assert(st.ci_ok[0]);
+	ck_assert(st.lo[0] < 150 && st.hi[0] > 150);
+	/* p99.9 of 100 samples cannot be bounded: no interval */
+	ck_assert(!st.ci_ok[3]);
+	ck_assert(isnan(st.lo[3]) && isnan(st.hi[3]));
+	/* the cost: 90 us above the floor, in median and mean */
+	ck_assert_int_eq(wake_cost(&st, &fl, &p50, &mean), 0);
+	ck_assert_double_eq_tol(p50, 90, 1e-9);
+	ck_assert_double_eq_tol(mean, 90, 1e-9);
+	/* no floor datapoint: no cost */
+	wake_group_stats(NULL, &fl);
+	ck_assert_uint_eq(fl.n, 0);
+	ck_assert_int_eq(wake_cost(&st, &fl, &p50, &mean), -ENOENT);
+	ck_assert(isnan(p50) && isnan(mean));
+	wake_summary_free(&s);
+}
+END_TEST
+
+Suite *wake_suite(void)
+{
+	Suite *s = suite_create("wake");
+	TCase *tc = tcase_create("logic");
+
+	tcase_add_test(tc, attribute_from_usage);
+	tcase_add_test(tc, counters_on_fake_sysfs);
+	tcase_add_test(tc, no_cpuidle_states);
+	tcase_add_test(tc, parse_lists);
+	tcase_add_test(tc, summary_groups);
+	tcase_add_test(tc, stats_and_cost);
+	suite_add_tcase(s, tc);
+	return s;
+}
