@@ -6,6 +6,7 @@
  * trace.dat written and read back through libtracecmd (lib/tracedat).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "timeline.h"
 #include "tracedat.h"
 #include "tracefile.h"
+#include "traceout.h"
 #include "turbostat.h"
 
 static char *fixture(const char *name)
@@ -602,6 +604,56 @@ START_TEST(decode_refuses_lying_meta)
 }
 END_TEST
 
+/* lib/traceout: the files made from a trace, removed and dated by one
+ * table (trace timeline's cstate-cpuN.csv for any N, no other name). */
+START_TEST(traceout_table)
+{
+	char dir[] = "/tmp/wb-to-XXXXXX", err[1024], path[600];
+	static const char *const ours[] = { "residency.csv", "cstate-cpu0.csv",
+		"cstate-cpu4095.csv", "attribution-summary.csv", "breakdown.csv" };
+	static const char *const others[] = { "cstate-cpu.csv", "cstate-cpu01.csv",
+		"cstate-cpux.csv", "cstate-cpu1.csv.partial", "meta.txt", "notes.txt",
+		"residency.csv~" };
+	struct timespec old[2] = { { 1000, 0 }, { 1000, 0 } };
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
+		ck_assert_ptr_nonnull(traceout_match(ours[i]));
+		write_file(dir, ours[i], "x\n");
+	}
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		ck_assert_msg(!traceout_match(others[i]), "%s", others[i]);
+		write_file(dir, others[i], "wakebench-trace 1\n");
+	}
+	ck_assert_str_eq(traceout_match("breakdown.csv")->writer,
+			 "wakebench trace attribute DIR --requests ...");
+	/* fresh: nothing older than meta.txt */
+	ck_assert_int_eq(traceout_check_fresh(dir, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/cstate-cpu4095.csv", dir);
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, old, 0), 0);
+	ck_assert_int_eq(traceout_check_fresh(dir, err, sizeof(err)), -ESTALE);
+	snprintf(path, sizeof(path), "%s/cstate-cpu4095.csv is older than %s/meta.txt: it was made from an earlier trace; run 'wakebench trace timeline %s' again",
+		 dir, dir, dir);
+	ck_assert_msg(strstr(err, path) != NULL, "%s", err);
+	/* removed: ours all, the others none */
+	ck_assert_int_eq(traceout_remove(dir, err, sizeof(err)), 5);
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, ours[i]);
+		ck_assert_int_ne(access(path, F_OK), 0);
+	}
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, others[i]);
+		ck_assert_int_eq(access(path, F_OK), 0);
+	}
+	ck_assert_int_eq(traceout_check_fresh(dir, err, sizeof(err)), 0);
+	ck_assert_int_eq(traceout_remove(dir, err, sizeof(err)), 0);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+	/* a directory without a trace */
+	ck_assert_int_eq(traceout_remove("/nonexistent/wb", err, sizeof(err)), 0);
+	ck_assert_int_eq(traceout_check_fresh("/nonexistent/wb", err, sizeof(err)), -ENOENT);
+}
+END_TEST
+
 /* Kernel state names are kept whole: "haltpoll idle", even with a comma. */
 START_TEST(meta_state_names_whole)
 {
@@ -953,6 +1005,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tc, residency_rows);
 	tcase_add_test(tc, trace_meta_validation);
 	tcase_add_test(tc, meta_state_names_whole);
+	tcase_add_test(tc, traceout_table);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pages");
 	tcase_add_test(tc, page_walk_real_pages);
