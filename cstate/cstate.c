@@ -202,16 +202,31 @@ static void report(const char *msg)
 	printf("restored: %s\n", msg);
 }
 
+static void show(void *ctx, const char *text)
+{
+	(void)ctx;
+	printf("%s\n", text);
+}
+
+/* A record whose process runs: listed with what it holds, left to it. */
+static void left_alone(const char *path)
+{
+	if (cstate_describe_file(path, show, NULL) >= 0)
+		printf("  left alone: its process is running and restores these when it ends (stop it, or wait for it)\n");
+}
+
 static int restore_all(char **files, int nfiles)
 {
 	char path[600], bad[700];
 	struct dirent *de;
 	DIR *d;
-	int rc = 0, found = 0;
+	int rc = 0, found = 0, live = 0;
 
 	for (int i = 0; i < nfiles; i++) {
 		int ret = cstate_restore_file(files[i], report);
 
+		if (ret == -EBUSY)
+			left_alone(files[i]);
 		if (ret < 0) {
 			fprintf(stderr, "%s: %s: %s\n", PROG, files[i],
 				ret == -EBUSY ? "its process is still running" :
@@ -233,9 +248,19 @@ static int restore_all(char **files, int nfiles)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", cstate_state_dir(),
 			 de->d_name);
-		ret = cstate_restore_file(path, report);
-		if (ret == -EBUSY)
+		/* whose it is and what restoring it changes, first */
+		ret = cstate_describe_file(path, show, NULL);
+		if (ret == 1) {
+			printf("  left alone: its process is running and restores these when it ends (stop it, or wait for it)\n");
+			live++;
 			continue;	/* a live session restores itself */
+		}
+		ret = cstate_restore_file(path, report);
+		if (ret == -EBUSY) {
+			left_alone(path);
+			live++;
+			continue;
+		}
 		found++;
 		if (ret == -EINVAL) {
 			/* Ours by name, unreadable: aside, not forever. */
@@ -259,8 +284,11 @@ static int restore_all(char **files, int nfiles)
 	}
 	if (d)
 		closedir(d);
-	if (!found)
-		printf("nothing to restore in %s\n", cstate_state_dir());
+	if (!found && live)
+		printf("nothing restored: %d state file%s in %s belong%s to running processes (above), which restore them when they end\n",
+		       live, live == 1 ? "" : "s", cstate_state_dir(), live == 1 ? "s" : "");
+	else if (!found)
+		printf("nothing to restore in %s (no state files)\n", cstate_state_dir());
 	return rc;
 }
 

@@ -1146,6 +1146,59 @@ int cstate_restore_file(const char *path, void (*report)(const char *msg))
 	return ret ? ret : restored;
 }
 
+int cstate_describe_file(const char *path,
+			 void (*line)(void *ctx, const char *text), void *ctx)
+{
+	struct record r;
+	char msg[1600], desc[96], cur[VAL_LEN];
+	int ret = read_record(path, &r), alive;
+
+	if (ret) {
+		free(r.ch.v);
+		return ret;
+	}
+	alive = r.pid && record_alive(&r);
+	snprintf(msg, sizeof(msg), "%s: pid %d%s%s%s, %s", path, r.pid,
+		 r.cmd[0] ? " (" : "", r.cmd, r.cmd[0] ? ")" : "",
+		 !r.pid ? "no owner line" : alive ? "running" : "not running");
+	line(ctx, msg);
+	for (int i = 0; i < r.ch.n; i++) {
+		struct change *c = &r.ch.v[i];
+
+		if (locate(c)) {
+			snprintf(msg, sizeof(msg), "  %s: no such state now",
+				 setting_desc(c, desc, sizeof(desc)));
+		} else if (setting_get(c, cur, sizeof(cur))) {
+			snprintf(msg, sizeof(msg), "  %s: cannot be read now",
+				 setting_desc(c, desc, sizeof(desc)));
+		} else {
+			/* "cpu1 state1 (C1) disable 1 -> 0": now -> restored */
+			setting_desc(c, desc, sizeof(desc));
+			snprintf(msg, sizeof(msg), "  %s%s %s -> %s%s%s", desc,
+				 c->kind == K_STATE ? " disable" : "", cur, c->orig,
+				 strcmp(cur, c->set) ? " (changed since it was set to " :
+				 !strcmp(cur, c->orig) ? " (already the original)" : "",
+				 strcmp(cur, c->set) ? c->set : "");
+			if (strcmp(cur, c->set))
+				snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+					 ": left as is)");
+		}
+		line(ctx, msg);
+	}
+	if (r.has_pmqos) {
+		snprintf(msg, sizeof(msg), "  %s held at %d us (the kernel drops it when the process ends: nothing to restore)",
+			 CSTATE_PMQOS_DEV, r.pmqos_us);
+		line(ctx, msg);
+	}
+	if (r.bad_line) {
+		snprintf(msg, sizeof(msg), "  line %d not understood: '%s'",
+			 r.bad_line, r.bad);
+		line(ctx, msg);
+	}
+	free(r.ch.v);
+	return alive;
+}
+
 static void hup_as_term(int sig)
 {
 	(void)sig;

@@ -143,6 +143,19 @@ const char *cstate_spec_name(const struct cstate_spec *spec, char *buf,
 int cstate_restore_file(const char *path, void (*report)(const char *msg));
 
 /*
+ * What the state file at path holds, as lines passed to line(ctx, text)
+ * (never printed here): "PATH: pid N (COMMAND), running|not running",
+ * then per setting "  cpu1 state1 (C1) disable 1 -> 0" or "  cpu1
+ * pm_qos_resume_latency_us 0 -> n/a": its value now and the original a
+ * restore puts back (noting a value changed since by someone else, which
+ * a restore leaves alone), and a /dev/cpu_dma_latency hold. Returns 1
+ * when the owner runs (a restore leaves the file to it), 0 when not, or
+ * -errno (-EINVAL: not a wakebench state file).
+ */
+int cstate_describe_file(const char *path,
+			 void (*line)(void *ctx, const char *text), void *ctx);
+
+/*
  * For the commands that change settings: blocks SIGINT and SIGTERM (the
  * caller takes them with signalfd or sigwait), turns SIGHUP into SIGTERM
  * and ignores SIGPIPE, each only where it still has its default action.

@@ -64,6 +64,30 @@ $C restore | grep -q 'restored: cpu0 state1 disabled' || fail "restore output"
 $C restore | grep -q 'nothing to restore' || fail "second restore"
 echo 0 > "$FAKE/devices/system/cpu/cpu0/cpuidle/state1/disable"
 
+# restore names every record: a running holder's (PID, command, what it
+# holds) is listed and left alone, saying why (it was "nothing to
+# restore" while the setting was in force); a dead one's says what
+# restoring it changes, then restores it.
+$C limit --max-latency-us 5 --cpus 1 -- sleep 30 > /dev/null 2>&1 &
+live=$!
+wait_for '[ "$(resume 1)" = 5 ] && [ "$(disabled 1 2)" = 1 ]' || fail "live holder did not apply"
+out=$($C restore 2>&1) || fail "restore beside a live holder: $out"
+echo "$out" | grep -q "cstate\.$live\.state: pid $live (.*limit --max-latency-us 5 --cpus 1 -- sleep 30), running$" ||
+	fail "restore does not name the live record and its PID: $out"
+echo "$out" | grep -qx '  cpu1 state2 (C6) disable 1 -> 0' || fail "live record: the C6 setting: $out"
+echo "$out" | grep -qx '  cpu1 pm_qos_resume_latency_us 5 -> 0' || fail "live record: the resume latency: $out"
+echo "$out" | grep -q 'left alone: its process is running' || fail "live record: not said why it is left: $out"
+echo "$out" | grep -q 'nothing to restore' && fail "'nothing to restore' beside a live record: $out"
+[ "$(resume 1)$(disabled 1 2)" = 51 ] || fail "restore changed a live holder's settings"
+child=$(pgrep -P "$live")
+kill -KILL "$live"; wait "$live" 2>/dev/null
+[ -n "$child" ] && kill "$child" 2>/dev/null
+out=$($C restore 2>&1) || fail "restore of a dead holder: $out"
+echo "$out" | grep -q "cstate\.$live\.state: pid $live (.*sleep 30), not running$" || fail "dead record not named: $out"
+echo "$out" | grep -qx '  cpu1 pm_qos_resume_latency_us 5 -> 0' || fail "dead record: what restoring changes: $out"
+echo "$out" | grep -q 'restored: cpu1 pm_qos_resume_latency_us 0' || fail "dead record not restored: $out"
+[ "$(resume 1)$(disabled 1 2)" = 00 ] && [ -z "$(state_files)" ] || fail "dead holder's settings not restored"
+
 # --persist keeps the change until restore.
 $C disable 2 --cpus 0 --persist >/dev/null || fail "persist"
 [ "$(disabled 0 2)" = 1 ] || fail "persist not applied"
