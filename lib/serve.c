@@ -308,6 +308,17 @@ void serve_conn_close(struct serve *s, struct serve_conn *c)
 	conn_release(s, c);
 }
 
+void serve_conn_pause(struct serve *s, struct serve_conn *c, int pause)
+{
+	if (c->closed || !c->paused == !pause)
+		return;
+	c->paused = !!pause;
+	/* Out of the epoll set's readiness, or back: level-triggered, so
+	 * bytes that came meanwhile bring it back at once. */
+	if (!c->rd_closed)
+		ep_ctl(s, EPOLL_CTL_MOD, c->fd, pause ? 0 : EPOLLIN, &c->ep_kind);
+}
+
 void serve_conn_hold(struct serve_conn *c)
 {
 	c->refs++;
@@ -406,7 +417,7 @@ static void conn_read(struct serve *s, struct serve_conn *c)
 
 	if (ops->turn_begin)
 		ops->turn_begin(c, s->cfg.arg);
-	while (!c->closed && !c->rd_closed) {
+	while (!c->closed && !c->rd_closed && !c->paused) {
 		size_t want = peek ? sizeof(s->rx) : SERVE_READ_CHUNK;
 		ssize_t n, used;
 
@@ -607,7 +618,7 @@ int serve_run(struct serve *s)
 		    ++s->polls % BUSY_EPOLL_EVERY) {
 			struct serve_conn *c = s->conns.next;
 
-			if (!c->closed && !c->rd_closed) {
+			if (!c->closed && !c->rd_closed && !c->paused) {
 				conn_read(s, c);
 				reap(s);
 				continue;
@@ -654,7 +665,7 @@ int serve_run(struct serve *s)
 				struct serve_conn *c = (struct serve_conn *)
 					((char *)kind - offsetof(struct serve_conn, ep_kind));
 
-				if (!c->closed && !c->rd_closed)
+				if (!c->closed && !c->rd_closed && !c->paused)
 					conn_read(s, c);
 				break;
 			}

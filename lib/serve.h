@@ -63,6 +63,7 @@ struct serve_conn {
 	uint64_t id;		/* 1, 2, ... in accept order */
 	int closed;		/* serve_conn_close()d: fd no longer valid */
 	int rd_closed;		/* peer shut its write side, kept for replies */
+	int paused;		/* not read until resumed (serve_conn_pause) */
 	/* private */
 	unsigned refs;		/* serve_conn_hold()s not yet put */
 	uint64_t last_ns;
@@ -167,6 +168,12 @@ void *serve_conn_priv(struct serve_conn *c);
 /* Closes c's fd now; c itself is freed once unreferenced, after the turn. */
 void serve_conn_close(struct serve *s, struct serve_conn *c);
 void serve_conn_hold(struct serve_conn *c);
+/*
+ * pause 1: c is not read (its turn ends at once) until called again with
+ * 0; its requests wait in the kernel. For a program's back-pressure, e.g.
+ * a relay that stops reading a client with too many requests in flight.
+ */
+void serve_conn_pause(struct serve *s, struct serve_conn *c, int pause);
 /* The holds on c not yet put (e.g. a relay's requests in flight for it). */
 static inline unsigned serve_conn_refs(const struct serve_conn *c)
 {

@@ -71,6 +71,14 @@
 
 #define PROG "wakebench-midtier"
 #define SLOTS 65536		/* requests in flight to the backend */
+/*
+ * A client with this many requests in flight is not read until half of
+ * them are answered: each backend has one in-order connection, so a
+ * client that pipelines without end would otherwise queue up to SLOTS
+ * requests there ahead of every other client's (lib/serve's fair turns
+ * only share the reading).
+ */
+#define CLIENT_INFLIGHT_MAX 1024u
 #define RX_BUF 65536
 #define SEND_TIMEOUT_NS 1000000ull
 /* pending flag: 0 = none, else (midtier seq + 1); CLAIMED bit once the
@@ -762,6 +770,9 @@ static void finish(struct mt *m, uint64_t bseq, int ok, const char *status)
 	/* A client that half-closed is closed once it has all its replies. */
 	if (s->client->rd_closed && serve_conn_refs(s->client) == 1)
 		client_close(m, s->client);
+	if (s->client->paused &&
+	    serve_conn_refs(s->client) <= CLIENT_INFLIGHT_MAX / 2)
+		serve_conn_pause(m->loop, s->client, 0);
 	serve_conn_put(m->loop, s->client);
 }
 
@@ -1166,6 +1177,8 @@ static int handle_request(const struct proto_msg *q, void *arg)
 	atomic_store(&s->prequery_ns, 0);
 	s->delay_us = atomic_load(&m->delay_ns) / 1e3;
 	serve_conn_hold(c);
+	if (serve_conn_refs(c) >= CLIENT_INFLIGHT_MAX)
+		serve_conn_pause(m->loop, c, 1);
 	if (m->o.prequery) {
 		atomic_store(&m->pending_recv_ns, m->rx_ns);
 		atomic_store_explicit(&m->pending, bseq + 1, memory_order_release);

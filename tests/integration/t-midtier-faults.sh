@@ -133,12 +133,14 @@ stop_server
 
 # ---- 6. A client that never reads while the backend stops reading: the
 # backend send fails inside the request handler, which fails that
-# client's requests and closes it (its replies cannot be sent).
+# client's requests and closes it (its replies cannot be sent). The
+# requests carry 2000 bytes each: the midtier reads at most 1024 requests
+# in flight from one client, and these fill the backend's buffers first.
 "$PEER" blackhole "$TMP/bh.port" & BH=$!
 wait_for "[ -s $TMP/bh.port ]" || fail "blackhole listener"
 read -r HPORT < "$TMP/bh.port"
 start_mid $HPORT
-"$PEER" noread $MPORT 200000 >/dev/null || fail "noread client"
+"$PEER" noread $MPORT 200000 2000 >/dev/null || fail "noread client"
 wait_for "grep -q 'backend 127.0.0.1:[0-9]* Connection timed out' $TMP/mid.err" || fail "backend send never failed: $(cat "$TMP/mid.err")"
 kill -0 $MID_PID 2>/dev/null || fail "midtier died: $(tail -5 "$TMP/mid.err")"
 stop_mid

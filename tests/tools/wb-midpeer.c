@@ -9,9 +9,11 @@
  *                                   them (small receive buffer), so a
  *                                   sender's writes soon block. Runs until
  *                                   killed.
- *   wb-midpeer noread PORT N        sends N requests, never reads a reply
- *                                   (tiny receive buffer); stops at the
- *                                   first failed send. Prints "sent K".
+ *   wb-midpeer noread PORT N [BYTES]
+ *                                   sends N requests (of BYTES payload,
+ *                                   default 0), never reads a reply (tiny
+ *                                   receive buffer); stops at the first
+ *                                   failed send. Prints "sent K".
  *   wb-midpeer halfclose PORT N US  sends N requests of US µs service,
  *                                   shuts its write side, then reads
  *                                   replies until end of stream. Prints
@@ -19,11 +21,13 @@
  *   wb-midpeer big PORT BYTES       sends one request with a BYTES payload
  *                                   and prints the reply's type (REPLY,
  *                                   ERROR) or "none".
- *   wb-midpeer flood PORT BATCH S   pipelines batches of BATCH requests
- *                                   (0 us) for S seconds, as fast as the
- *                                   socket takes them, reading and
- *                                   dropping every reply all along.
- *                                   Prints "sent N replies R".
+ *   wb-midpeer flood PORT BATCH S [US]
+ *                                   pipelines batches of BATCH requests
+ *                                   (of US us service, default 0) for S
+ *                                   seconds, as fast as the socket takes
+ *                                   them, reading and dropping every
+ *                                   reply all along. Prints "sent N
+ *                                   replies R".
  * Loopback only. Exit 0, or 1 on a set-up failure, 2 on usage.
  */
 #include <errno.h>
@@ -168,7 +172,7 @@ static int blackhole(const char *portfile)
 	return 0;
 }
 
-static int noread(uint16_t port, uint64_t n)
+static int noread(uint16_t port, uint64_t n, uint32_t payload)
 {
 	int fd = connect_lo(port, 1024);
 	uint64_t i;
@@ -176,7 +180,7 @@ static int noread(uint16_t port, uint64_t n)
 	if (fd < 0)
 		return 1;
 	for (i = 0; i < n; i++)
-		if (send_req(fd, i, 0, 0))
+		if (send_req(fd, i, 0, payload))
 			break;
 	printf("sent %llu\n", (unsigned long long)i);
 	close(fd);
@@ -228,7 +232,8 @@ static int big(uint16_t port, uint32_t bytes)
  * as the socket takes it, so a loop that reads a connection until it is
  * empty never gets to the others.
  */
-static int flood(uint16_t port, uint64_t batch, double secs)
+static int flood(uint16_t port, uint64_t batch, double secs,
+		 uint64_t service_us)
 {
 	int fd = connect_lo(port, 0);
 	uint64_t end = clock_now_ns() + (uint64_t)(secs * 1e9);
@@ -239,7 +244,8 @@ static int flood(uint16_t port, uint64_t batch, double secs)
 	if (fd < 0 || !buf || !batch || net_set_nonblock(fd))
 		return 1;
 	for (uint64_t i = 0; i < batch; i++) {
-		struct proto_msg m = { .type = PROTO_REQUEST, .seq = i };
+		struct proto_msg m = { .type = PROTO_REQUEST, .seq = i,
+				       .service_ns = service_us * 1000 };
 
 		proto_encode(&m, buf + i * PROTO_HDR_LEN);
 	}
@@ -278,16 +284,18 @@ int main(int argc, char **argv)
 		return stuck(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "blackhole"))
 		return blackhole(argv[2]);
-	if (argc == 4 && !strcmp(argv[1], "noread"))
-		return noread((uint16_t)atoi(argv[2]), strtoull(argv[3], NULL, 10));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "noread"))
+		return noread((uint16_t)atoi(argv[2]), strtoull(argv[3], NULL, 10),
+			      argc == 5 ? (uint32_t)strtoul(argv[4], NULL, 10) : 0);
 	if (argc == 5 && !strcmp(argv[1], "halfclose"))
 		return halfclose((uint16_t)atoi(argv[2]), strtoull(argv[3], NULL, 10),
 				 strtoull(argv[4], NULL, 10));
 	if (argc == 4 && !strcmp(argv[1], "big"))
 		return big((uint16_t)atoi(argv[2]), (uint32_t)strtoul(argv[3], NULL, 10));
-	if (argc == 5 && !strcmp(argv[1], "flood"))
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "flood"))
 		return flood((uint16_t)atoi(argv[2]), strtoull(argv[3], NULL, 10),
-			     atof(argv[4]));
-	fprintf(stderr, "usage: wb-midpeer stuck|blackhole PORTFILE | noread PORT N | halfclose PORT N US | big PORT BYTES | flood PORT BATCH SECONDS\n");
+			     atof(argv[4]),
+			     argc == 6 ? strtoull(argv[5], NULL, 10) : 0);
+	fprintf(stderr, "usage: wb-midpeer stuck|blackhole PORTFILE | noread PORT N [BYTES] | halfclose PORT N US | big PORT BYTES | flood PORT BATCH SECONDS [US]\n");
 	return 2;
 }

@@ -34,6 +34,8 @@ struct harness {
 	size_t nbytes;		/* bytes on_data took in all */
 	uint64_t spin_ns;	/* on_data's work per call */
 	size_t sent;		/* bytes the script wrote */
+	int pause_on_data;	/* on_data pauses its connection */
+	uint64_t t;		/* a script's own time mark */
 	uint64_t min_rx, max_rx;
 	struct serve_conn *held;
 	int (*script)(struct harness *h);
@@ -67,6 +69,8 @@ static ssize_t h_on_data(struct serve_conn *c, const uint8_t *buf, size_t len,
 		serve_conn_hold(c);
 	}
 	h->nbytes += take;
+	if (h->pause_on_data)
+		serve_conn_pause(h->s, c, 1);
 	if (h->spin_ns)
 		clock_spin_until(clock_now_ns() + h->spin_ns);
 	return (ssize_t)take;
@@ -318,6 +322,52 @@ START_TEST(fair_turns_by_time)
 	ck_assert_uint_eq(h.sent, 10 * SERVE_READ_CHUNK + 1);
 	ck_assert_uint_le(calls_before_z(&h),
 			  SERVE_TURN_NS / h.spin_ns + 1);
+	serve_conn_put(h.s, h.held);
+	h_close(&h);
+}
+END_TEST
+
+/* ---- a paused connection is not read until resumed ------------------ */
+
+static int script_pause(struct harness *h)
+{
+	switch (h->step) {
+	case 0:
+		h->peer[0] = net_connect(NET_TCP, "127.0.0.1", h->port);
+		ck_assert_int_ge(h->peer[0], 0);
+		ck_assert_int_eq(write(h->peer[0], "a", 1), 1);
+		h->step++;
+		return 0;
+	case 1:
+		if (h->calls < 1)
+			return 0;
+		/* paused by on_data: "b" waits in the kernel */
+		ck_assert(h->held->paused);
+		ck_assert_int_eq(write(h->peer[0], "b", 1), 1);
+		h->t = clock_now_ns();
+		h->step++;
+		return 0;
+	case 2:
+		if (clock_now_ns() - h->t < 50000000ull)
+			return 0;
+		ck_assert_int_eq(h->calls, 1);
+		h->pause_on_data = 0;
+		serve_conn_pause(h->s, h->held, 0);
+		ck_assert(!h->held->paused);
+		h->step++;
+		return 0;
+	}
+	return h->calls == 2;
+}
+
+START_TEST(paused_connection_waits)
+{
+	struct harness h = { .pause_on_data = 1, .script = script_pause };
+	struct serve_cfg cfg = { 0 };
+
+	h_start(&h, &cfg, NET_TCP, 0);
+	h_finish(&h);
+	ck_assert_str_eq(h.got, "ab");
 	serve_conn_put(h.s, h.held);
 	h_close(&h);
 }
@@ -685,6 +735,7 @@ Suite *serve_suite(void)
 	tcase_add_test(tc, peek_leaves_the_rest_queued);
 	tcase_add_test(tc, fair_turns_by_bytes);
 	tcase_add_test(tc, fair_turns_by_time);
+	tcase_add_test(tc, paused_connection_waits);
 	tcase_add_test(tc, max_conns_refuses);
 	tcase_add_test(tc, idle_connections_expire);
 	tcase_add_test(tc, half_closed_kept_for_replies);
