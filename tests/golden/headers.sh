@@ -71,3 +71,6 @@ hdr "trace capture capture.csv (without the per-state columns)" "$T/cap-fixed.cs
 sed -e '1s/,\(mt_\)\{0,1\}\(res\|entries\)_[A-Za-z0-9_]*//g' "$T/sweep/sweep.csv" > "$T/sweep-fixed.csv"
 hdr "sweep sweep.csv (without the per-state columns)" "$T/sweep-fixed.csv"
 hdr "stats summary.csv" "$T/sweep/summary.csv"
+"$WB" wake --count 5 --ldist 0,100 --states all,none --out "$T/w" -q 2>/dev/null || die "wake failed"
+for f in wake.csv summary.csv; do hdr "wake $f" "$T/w/$f"; done
+keys "wake summary.json" "$T/w/summary.json"
