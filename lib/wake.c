@@ -517,23 +517,25 @@ static void *spinner_main(void *arg)
 	return NULL;
 }
 
-/* The source of the next datapoint: seeded, and with a count every
- * source's remaining datapoints are drawn without replacement. */
-static int pick_source(struct wake_run *r, struct prng *g, uint64_t *left)
+int wake_pick_source(unsigned int sources, const uint64_t *left, int by_count,
+		     struct prng *g)
 {
 	uint64_t total = 0, x;
 	int srcs[WAKE_NSRC], n = 0;
 
 	for (int s = 0; s < WAKE_NSRC; s++) {
-		if (!(r->cfg.sources & (1u << s)))
+		if (!(sources & (1u << s)))
 			continue;
 		srcs[n++] = s;
 		total += left[s];
 	}
-	if (!r->cfg.count)
+	if (!n)
+		return -1;
+	if (!by_count)
 		return srcs[prng_next(g) % (uint64_t)n];
 	if (!total)
 		return -1;
+	/* weighted by what is left: a uniform shuffle of the datapoints */
 	x = prng_next(g) % total;
 	for (int i = 0; i < n; i++) {
 		if (x < left[srcs[i]])
@@ -543,12 +545,23 @@ static int pick_source(struct wake_run *r, struct prng *g, uint64_t *left)
 	return -1;
 }
 
+uint64_t wake_draw_ldist(struct prng *g, uint64_t min_ns, uint64_t max_ns)
+{
+	uint64_t span = max_ns - min_ns, d;
+
+	if (!span)
+		return min_ns;
+	/* u * (span + 1) can round up to span + 1 for u just below 1 */
+	d = (uint64_t)(prng_uniform(g) * (double)(span + 1));
+	return min_ns + (d > span ? span : d);
+}
+
 static void *sleeper_main(void *arg)
 {
 	struct wake_run *r = arg;
 	const struct wake_cfg *c = &r->cfg;
 	struct wake_counters before, after;
-	uint64_t left[WAKE_NSRC] = { 0 }, seq = c->seq0, start, span;
+	uint64_t left[WAKE_NSRC] = { 0 }, seq = c->seq0, start;
 	struct prng g;
 	int ret;
 
@@ -560,19 +573,17 @@ static void *sleeper_main(void *arg)
 	for (int s = 0; s < WAKE_NSRC; s++)
 		if (c->sources & (1u << s))
 			left[s] = c->count;
-	span = c->ldist_max_ns - c->ldist_min_ns;
 	start = clock_now_ns();
 	for (;;) {
 		struct wake_point p = { .seq = seq, .setting = c->setting };
 		uint64_t now, ld;
-		int src = pick_source(r, &g, left);
+		int src = wake_pick_source(c->sources, left, c->count != 0, &g);
 
 		if (src < 0 || atomic_load(&r->stop))
 			break;
 		if (!c->count && clock_now_ns() - start >= c->duration_ns)
 			break;
-		ld = c->ldist_min_ns +
-		     (span ? (uint64_t)(prng_uniform(&g) * (double)(span + 1)) : 0);
+		ld = wake_draw_ldist(&g, c->ldist_min_ns, c->ldist_max_ns);
 		ret = wake_cpuidle_read(c->ci, &before);
 		if (ret) {
 			errmsg_set(r->err, sizeof(r->err), "cannot read CPU %d's idle-state counters: %s",

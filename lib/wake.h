@@ -179,6 +179,19 @@ struct wake_group *wake_summary_floor(struct wake_summary *s, int source);
 /* A state label: the name, "busy", "mixed", "unknown", "none". */
 const char *wake_state_label(const struct wake_cpuidle *ci, int state);
 
+struct prng;
+
+/*
+ * The source of the next datapoint among the mask sources: with by_count,
+ * drawn weighted by left[] (what each source has left), so the datapoints
+ * of all the sources come in a uniformly shuffled order and each gets
+ * exactly its count; else uniformly. -1 when nothing is left.
+ */
+int wake_pick_source(unsigned int sources, const uint64_t *left, int by_count,
+		     struct prng *g);
+/* A launch distance, uniform in [min_ns, max_ns]. */
+uint64_t wake_draw_ldist(struct prng *g, uint64_t min_ns, uint64_t max_ns);
+
 /* The measurement of one phase. */
 struct wake_cfg {
 	int cpu, sender_cpu;

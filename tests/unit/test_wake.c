@@ -12,6 +12,7 @@
 #include "unit.h"
 #include "fake_sysfs.h"
 #include "hist.h"
+#include "prng.h"
 #include "wake.h"
 
 START_TEST(attribute_from_usage)
@@ -194,6 +195,61 @@ START_TEST(stats_and_cost)
 }
 END_TEST
 
+START_TEST(launch_schedule)
+{
+	unsigned int m = (1u << WAKE_SRC_TIMER) | (1u << WAKE_SRC_PACKET);
+	uint64_t left[WAKE_NSRC] = { 0 }, got[WAKE_NSRC] = { 0 };
+	struct prng g, g2;
+	int first[40], runs = 0, prev = -1, src;
+	double sum = 0;
+
+	/* by count: exactly N each, interleaved, the same order for a seed */
+	left[WAKE_SRC_TIMER] = left[WAKE_SRC_PACKET] = 500;
+	left[WAKE_SRC_IPI] = 7;		/* not in the mask: never drawn */
+	prng_seed(&g, 42);
+	for (int i = 0; (src = wake_pick_source(m, left, 1, &g)) >= 0; i++) {
+		ck_assert(src == WAKE_SRC_TIMER || src == WAKE_SRC_PACKET);
+		ck_assert_uint_gt(left[src], 0);
+		left[src]--;
+		got[src]++;
+		if (i < 40)
+			first[i] = src;
+		runs += src != prev;
+		prev = src;
+	}
+	ck_assert_uint_eq(got[WAKE_SRC_TIMER], 500);
+	ck_assert_uint_eq(got[WAKE_SRC_PACKET], 500);
+	ck_assert_uint_eq(got[WAKE_SRC_IPI], 0);
+	/* a shuffle, not blocks: about n/2 runs */
+	ck_assert_int_gt(runs, 400);
+	left[WAKE_SRC_TIMER] = left[WAKE_SRC_PACKET] = 500;
+	prng_seed(&g2, 42);
+	for (int i = 0; i < 40; i++) {
+		src = wake_pick_source(m, left, 1, &g2);
+		ck_assert_int_eq(src, first[i]);
+		left[src]--;
+	}
+	/* by duration: any of the mask, never one outside it */
+	for (int i = 0; i < 1000; i++) {
+		src = wake_pick_source(1u << WAKE_SRC_IPI, left, 0, &g);
+		ck_assert_int_eq(src, WAKE_SRC_IPI);
+	}
+	ck_assert_int_eq(wake_pick_source(0, left, 0, &g), -1);
+	/* launch distances: within [min, max], uniform (mean in the middle) */
+	for (int i = 0; i < 100000; i++) {
+		uint64_t d = wake_draw_ldist(&g, 100000, 2000000);
+
+		ck_assert_uint_ge(d, 100000);
+		ck_assert_uint_le(d, 2000000);
+		sum += (double)d;
+	}
+	ck_assert_double_eq_tol(sum / 100000, 1050000, 10000);
+	ck_assert_uint_eq(wake_draw_ldist(&g, 5000, 5000), 5000);
+	for (int i = 0; i < 1000; i++)
+		ck_assert_uint_le(wake_draw_ldist(&g, 0, 1), 1);
+}
+END_TEST
+
 Suite *wake_suite(void)
 {
 	Suite *s = suite_create("wake");
@@ -205,6 +261,7 @@ Suite *wake_suite(void)
 	tcase_add_test(tc, parse_lists);
 	tcase_add_test(tc, summary_groups);
 	tcase_add_test(tc, stats_and_cost);
+	tcase_add_test(tc, launch_schedule);
 	suite_add_tcase(s, tc);
 	return s;
 }
