@@ -75,6 +75,7 @@ struct run_shared {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 	atomic_int stop;	/* a thread failed, or a signal: every one stops */
+	atomic_int signal_taken;	/* a thread read the signal that stopped it */
 	atomic_int energy_started;
 	int stop_fd;		/* eventfd, readable once stop is set */
 	unsigned int arrived;	/* threads ready to start */
@@ -147,8 +148,8 @@ static int signal_pending(void *arg)
 
 /*
  * Takes the pending stop signals (every thread is joined, all of them
- * blocked): the signalfds only noticed the one that stopped the run, so
- * it is still pending, and a second one must be told from it.
+ * blocked), when the one that stopped the run was only noticed, not read:
+ * a second one must be told from it.
  */
 static void take_signals(void)
 {
@@ -605,6 +606,13 @@ static int poll_replies(struct worker *w, uint64_t timeout_ns)
 	}
 	for (int i = 0; i < n; i++) {
 		if (evs[i].data.ptr == TAG_SIGNAL) {
+			struct signalfd_siginfo si;
+
+			/* Taken at once (another thread's signalfd may have
+			 * it first): one more, even right after, is a second
+			 * signal, which stops the writing of the results. */
+			if (read(w->sigfd, &si, sizeof(si)) == sizeof(si))
+				atomic_store(&w->r->sh->signal_taken, 1);
 			interrupted(w->r);
 			return -1;
 		}
@@ -1602,6 +1610,7 @@ void run_experiment(struct run *r)
 	pthread_mutex_init(&sh.lock, NULL);
 	pthread_cond_init(&sh.cv, NULL);
 	atomic_init(&sh.stop, 0);
+	atomic_init(&sh.signal_taken, 0);
 	atomic_init(&sh.energy_started, 0);
 	r->sh = &sh;
 	ws = calloc(n, sizeof(*ws));
@@ -1707,6 +1716,8 @@ out:
 	pthread_cond_destroy(&sh.cv);
 	pthread_mutex_destroy(&sh.lock);
 	r->sh = NULL;
-	if (r->status == RUN_INTERRUPTED)
+	/* noticed without being read (the --preload and connect waits,
+	 * --start-at): still pending */
+	if (r->status == RUN_INTERRUPTED && !atomic_load(&sh.signal_taken))
 		take_signals();
 }
