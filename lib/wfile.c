@@ -38,12 +38,15 @@ int wfile_write_all(int fd, const void *buf, size_t len)
 }
 
 /*
- * Root writes into directories other users may own: whatever is found at
- * the name (a symbolic link to /etc/shadow, a hard link, a FIFO) is
- * removed, never written through, and the file is made anew with O_EXCL,
- * which follows no link and fails if someone puts one back in between.
- * A character device (/dev/null, a terminal) is written as asked: only
- * root can make one. A directory or a block device is refused.
+ * Root writes into directories other users may own: a file found at the
+ * name (a hard link to /etc/shadow, a FIFO) is removed, never written
+ * through, and the file is made anew with O_EXCL, which follows no link
+ * and fails if someone puts one back in between. A symbolic link is
+ * refused (-ELOOP), not removed: it may be the user's own /dev/stdout,
+ * which unlink would take from /dev (lib/stage removes a link at a
+ * temporary name itself). A character device (/dev/null, a terminal) is
+ * written as asked: only root can make one. A directory or a block
+ * device is refused.
  */
 int wfile_create(const char *path, mode_t mode)
 {
@@ -55,6 +58,8 @@ int wfile_create(const char *path, mode_t mode)
 			return -EISDIR;
 		if (S_ISBLK(sb.st_mode))
 			return -EEXIST;
+		if (S_ISLNK(sb.st_mode))
+			return -ELOOP;
 		if (S_ISCHR(sb.st_mode)) {
 			fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 			return fd < 0 ? -errno : fd;

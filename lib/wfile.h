@@ -12,13 +12,15 @@
 #include <sys/types.h>
 
 /*
- * A new regular file at path for writing: its fd, or -errno. What was at
- * path (a file, a symbolic or hard link, a FIFO, a stale .partial) is
- * unlinked first and the file created with O_EXCL|O_NOFOLLOW, so no link
- * is ever written through; -EEXIST if one appears in between. A
- * character device (/dev/null) is opened as it is; a directory is
- * -EISDIR, a block device -EEXIST. Every file wakebench writes is made
- * here (wfile_open, wfile_write_new and lib/stage's files use it).
+ * A new regular file at path for writing: its fd, or -errno. A file at
+ * path (a hard link, a FIFO, a stale .partial) is unlinked first and the
+ * new one created with O_EXCL|O_NOFOLLOW, so no link is ever written
+ * through; -EEXIST if one appears in between. A symbolic link at path is
+ * refused with -ELOOP (lib/stage unlinks one at a temporary name before
+ * this is called). A character device (/dev/null) is opened as it is; a
+ * directory is -EISDIR, a block device -EEXIST. Every file wakebench
+ * writes is made here (wfile_open, wfile_write_new and lib/stage's files
+ * use it).
  */
 int wfile_create(const char *path, mode_t mode);
 /*

@@ -2,9 +2,11 @@
 # §4): a symbolic link to a victim at every temporary (.NAME.partial) and
 # unstaged name of trace export (socwatch, trace.dat), trace import
 # --force, stats --merge, stats DIR, trace timeline, client --out, server
-# --log and trace record (root and tracefs; skipped without). Each command
-# either writes a regular file (the link is removed, never written
-# through) or fails naming the file; the victim is never touched.
+# --log and trace record (root and tracefs; skipped without). A link at a
+# temporary name is removed and the file made anew; one at a final name
+# written in place (timeline's CSVs, server --log and --port-file, stats
+# DIR's summary.csv) is refused, naming the file: it may be the user's own
+# /dev/stdout, which must not be unlinked. The victim is never touched.
 . "$(dirname "$0")/lib.sh"
 GEN="$WB_TOOLS/wb-tracegen"
 t() { local s=$1; shift; timeout "$s" "$@"; }
@@ -23,6 +25,14 @@ regular() {	# regular WHAT FILE...: each a regular file, none a link
 	for f in "$@"; do
 		[ -f "$f" ] && [ ! -L "$f" ] || fail "$w: $f is not a regular file: $(ls -la "$f" 2>&1)"
 	done
+}
+refused() {	# refused WHAT FILE CMD...: exit non-zero, FILE named, link kept
+	local what=$1 file=$2 out rc
+	shift 2
+	out=$(timeout 20 "$@" 2>&1 </dev/null); rc=$?
+	[ $rc != 0 ] && [ $rc != 124 ] || fail "$what over a link: exit $rc: $out"
+	echo "$out" | grep -qF "$file" || fail "$what: the link $file not named: $out"
+	[ -L "$file" ] || fail "$what: the link $file was removed"
 }
 nolinks() {	# nolinks WHAT DIR: no .partial left (the planted ones removed)
 	local left
@@ -60,17 +70,21 @@ regular import "$TMP/imp/meta.txt" "$TMP/imp/cpu0.raw" "$TMP/imp/cpu1.raw"
 nolinks import "$TMP/imp"
 
 # ---- trace timeline: its files are written in place, unstaged -------------------
-cp -r "$TMP/tr" "$TMP/tl"
-for n in residency.csv wakeups.csv irq.csv markers.csv cstate-cpu0.csv; do ln -s "$V" "$TMP/tl/$n"; done
-t 30 "$WB" trace timeline "$TMP/tl" > "$TMP/o" 2>&1 || fail "timeline over links: $(cat "$TMP/o")"
-victim_ok "trace timeline"
-regular timeline "$TMP/tl/residency.csv" "$TMP/tl/wakeups.csv" "$TMP/tl/cstate-cpu0.csv"
+for n in residency.csv wakeups.csv irq.csv markers.csv cstate-cpu0.csv; do
+	rm -rf "$TMP/tl"; cp -r "$TMP/tr" "$TMP/tl"
+	ln -s "$V" "$TMP/tl/$n"
+	refused "trace timeline, $n" "$TMP/tl/$n" "$WB" trace timeline "$TMP/tl"
+	victim_ok "trace timeline, $n"
+done
 
 # ---- client --out, server --log, stats --merge, stats DIR --------------------------
 mkdir "$TMP/a1" "$TMP/a2"
 CLIENT_FILES="requests.csv gaps.csv cmdline.txt snapshot.json summary.txt summary.csv summary.json"
 plant "$TMP/a1" $CLIENT_FILES
 ln -s "$V" "$TMP/srv.csv"
+refused "server --log" "$TMP/srv.csv" "$WB" server --port 0 --log "$TMP/srv.csv"
+victim_ok "server --log"
+rm "$TMP/srv.csv"
 start_server --log "$TMP/srv.csv"
 for a in a1 a2; do
 	"$WB" client --server 127.0.0.1:$PORT --requests 100 --interval-us 500 --out "$TMP/$a" \
@@ -78,13 +92,8 @@ for a in a1 a2; do
 done
 stop_server || fail "server: $(cat "$SERVER_ERR")"
 victim_ok "client --out / server --log"
-# server --port-file over a link
 ln -s "$V" "$TMP/pf"
-"$WB" server --port 0 --port-file "$TMP/pf" 2> "$TMP/pf.err" &
-sp=$!
-wait_for '[ -f "$TMP/pf" ] && [ ! -L "$TMP/pf" ] && [ -s "$TMP/pf" ]' ||
-	{ kill $sp; fail "server --port-file over a link: $(cat "$TMP/pf.err"; ls -la "$TMP/pf")"; }
-kill -TERM $sp; wait $sp
+refused "server --port-file" "$TMP/pf" "$WB" server --port 0 --port-file "$TMP/pf"
 victim_ok "server --port-file"
 regular client "$TMP/a1/requests.csv" "$TMP/a1/summary.csv" "$TMP/srv.csv"
 nolinks client "$TMP/a1"
@@ -100,8 +109,12 @@ mkdir "$TMP/sw"
 echo "point,rep,status,dist,interval_us,prequery,warmup,cstates,service_us,requests,seed,count,lat_avg_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,svc_p50_us,pace_p99_us,late_sends,prequeries_sent,prequeries_skipped,dir" > "$TMP/sw/sweep.csv"
 for r in 1 2 3; do echo "p,$r,ok,exp,1000,off,0,on,0,1000,$r,1000,5$r,5$r,5$r,5$r,5$r,1,0.5,0,0,0,p/rep-$r" >> "$TMP/sw/sweep.csv"; done
 ln -s "$V" "$TMP/sw/summary.csv"
-t 30 "$WB" stats "$TMP/sw" > "$TMP/o" 2>&1 || fail "stats DIR over a link: $(cat "$TMP/o")"
+refused "stats DIR" "$TMP/sw/summary.csv" "$WB" stats "$TMP/sw"
 victim_ok "stats DIR"
+# a hard link at the final name is replaced, not written through
+rm "$TMP/sw/summary.csv"; ln "$V" "$TMP/sw/summary.csv"
+t 30 "$WB" stats "$TMP/sw" > "$TMP/o" 2>&1 || fail "stats DIR over a hard link: $(cat "$TMP/o")"
+victim_ok "stats DIR over a hard link"
 regular stats "$TMP/sw/summary.csv"
 
 # ---- trace record (root and tracefs) ------------------------------------------------
