@@ -1,8 +1,9 @@
 # wakebench wake (issue 34): each source measured for real on this
 # machine, the floor (--states none), the usage errors, --states each
 # refused where there are no cpuidle states, --states each on a fake
-# sysfs (one state enabled at a time, every flag restored, also after
-# SIGINT), and SIGINT within 1 s keeping what was measured.
+# sysfs (one state enabled at a time, every flag restored, also after a
+# signal, and by `cstate restore` after SIGKILL), and SIGINT within 1 s
+# keeping what was measured.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (a sender beside the measured CPU)"
@@ -160,4 +161,16 @@ for sig in TERM HUP; do
 	wait $pid
 	[ "$(flags)" = "000 001" ] || fail "flags after SIG$sig: $(flags)"
 done
+# SIGKILL leaves the state file: `cstate restore` puts every flag back
+"$WB" wake --cpu 1 --count 200 --ldist 2000,2000 --states each --out "$TMP/fe-kill" -q 2>/dev/null &
+pid=$!
+wait_for '[ "$(flags)" = "000 011" ]' || fail "SIGKILL: first phase: flags $(flags)"
+kill -KILL $pid
+wait $pid 2>/dev/null
+[ "$(flags)" = "000 011" ] || fail "after SIGKILL: flags $(flags)"
+[ -n "$(ls "$WAKEBENCH_STATE_DIR" 2>/dev/null)" ] || fail "SIGKILL left no state file"
+"$WB" cstate restore > "$TMP/restore.out" 2>&1 || fail "cstate restore: $(cat "$TMP/restore.out")"
+[ "$(flags)" = "000 001" ] || fail "after SIGKILL + cstate restore: flags $(flags)"
+[ -z "$(ls "$WAKEBENCH_STATE_DIR" 2>/dev/null)" ] || fail "a state file left after cstate restore"
+[ ! -e "$TMP/fe-kill/summary.csv" ] || fail "SIGKILL: a summary under a final name"
 echo "ok"
