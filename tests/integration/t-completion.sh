@@ -31,9 +31,16 @@ complete_line() {
 words() { printf '%s\n' "$@" | sort; }
 
 got=$(complete_line "wakebench ")
-[ "$got" = "$(words client cstate midtier report server snapshot stats sweep trace)" ] ||
+[ "$got" = "$(words client cstate midtier report server snapshot stats sweep trace wake)" ] ||
 	fail "wakebench <TAB>: $got"
 [ "$(complete_line "wakebench sw")" = sweep ] || fail "wakebench sw<TAB>: $(complete_line "wakebench sw")"
+# wake: its options and the values of --states and --source, from its help
+[ "$(complete_line "wakebench wake --st")" = --states ] ||
+	fail "wakebench wake --st<TAB>: $(complete_line "wakebench wake --st")"
+[ "$(complete_line "wakebench wake --states ")" = "$(words all each none)" ] ||
+	fail "wakebench wake --states <TAB>: $(complete_line "wakebench wake --states ")"
+[ "$(complete_line "wakebench wake --source ")" = "$(words ipi packet timer)" ] ||
+	fail "wakebench wake --source <TAB>: $(complete_line "wakebench wake --source ")"
 
 got=$(complete_line "wakebench client --pre")
 want=$("$WB" client --help | grep -oE -- '--pre[a-z-]+' | sort -u)
