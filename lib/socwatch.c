@@ -1292,7 +1292,16 @@ struct cursor {
 	size_t r;	/* the next row; nrows: the exit after the last */
 	uint64_t b;	/* the previous C-state event's time (from begin) */
 	int tail;	/* "unknown from here" follows the last row */
+	int gap_done;	/* the gap before row r has had its event */
 };
+
+/* Row r starts after the previous one ended (beyond the rounding, which
+ * the parser took up): no row covers the time between. */
+static int gap_before(const struct cursor *c)
+{
+	return c->s->kind != SW_IRQ && c->r && c->r < c->s->nrows && !c->gap_done &&
+	       c->s->rows[c->r].start_ns > c->s->rows[c->r - 1].end_ns;
+}
 
 /* When the cursor's next event is (from begin). */
 static uint64_t next_ts(const struct cursor *c, uint64_t end)
@@ -1305,6 +1314,9 @@ static uint64_t next_ts(const struct cursor *c, uint64_t end)
 	w = &c->s->rows[c->r];
 	if (c->s->kind == SW_IRQ)
 		return w->end_ns < end ? w->end_ns : end;
+	if (gap_before(c))	/* unknown from the previous row's end */
+		return c->s->rows[c->r - 1].end_ns > c->b ?
+		       c->s->rows[c->r - 1].end_ns : c->b + 1;
 	return c->r && w->start_ns <= c->b ? c->b + 1 : w->start_ns;
 }
 
@@ -1359,7 +1371,16 @@ int socwatch_emit(const struct sw_file *f, const struct sw_plan *p,
 				cur[best] = cur[--n];
 				continue;
 			}
+			if (gap_before(&cur[best])) {
+				e.type = TL_IDLE;
+				e.arg = TL_NO_DATA;
+				cur[best].b = bt;
+				cur[best].gap_done = 1;
+				ret = fn(ctx, &e);
+				continue;
+			}
 			w = &cur[best].s->rows[cur[best].r];
+			cur[best].gap_done = 0;
 			if (cur[best].s->kind == SW_IRQ) {
 				e.type = TL_IRQ_ENTRY;
 				e.arg = w->irq;

@@ -184,8 +184,10 @@ typedef int (*sw_event_fn)(void *ctx, const struct tl_event *e);
  * at the start of each C-state row (an exit for CC0/C0, else an entry
  * into its state), at least 1 ns after the previous one so that no row
  * has no length in the trace, and TL_NO_DATA (unknown from here) at the
- * end of a section's last row when that ends before the trace does: no
- * row covers that time, so it is neither C0 nor the last row's state;
+ * end of a row followed by a gap (the next row starts after it ended,
+ * beyond the rounding) and at the end of a section's last row when that
+ * ends before the trace does: no row covers that time, so it is neither
+ * C0 nor the state of the row before;
  * an irq_handler_entry at each IRQ row's time (first, at equal times).
  * Returns 0 or the first non-zero return of fn.
  */

@@ -524,7 +524,7 @@ int trace_import_socwatch(const struct trace_xfer *x)
 		fprintf(stderr, "%s: warning: %s has no IRQ sections: the wake causes are unknown\n",
 			TRACE_PROG, x->file);
 	if (p.gaps)
-		fprintf(stderr, "%s: warning: %llu C-state rows start after the previous one ended (the longest gap %.3f ms, %s:%u): the state before a gap lasts through it\n",
+		fprintf(stderr, "%s: warning: %llu C-state rows start after the previous one ended (the longest gap %.3f ms, %s:%u): no row covers a gap, its state is unknown\n",
 			TRACE_PROG, (unsigned long long)p.gaps, p.max_gap_ns / 1e6, x->file,
 			p.max_gap_line);
 	rc = 0;

@@ -393,7 +393,7 @@ START_TEST(plan_and_events)
 	ck_assert_uint_eq(p.start_ns, b);
 	ck_assert_uint_eq(p.end_ns, b + MS(10));	/* the duration */
 	ck_assert_int_eq(socwatch_emit(f, &p, collect, &v), 0);
-	ck_assert_int_eq(v.n, 6);
+	ck_assert_int_eq(v.n, 7);
 	ck_assert_uint_eq(v.e[0].ts, b + MS(0.5));
 	ck_assert_int_eq(v.e[0].type, TL_IDLE);
 	ck_assert_uint_eq(v.e[0].arg, 1);	/* CC6 */
@@ -406,11 +406,14 @@ START_TEST(plan_and_events)
 	ck_assert_uint_eq(v.e[2].arg, TL_EXIT);
 	ck_assert_uint_eq(v.e[3].ts, b + MS(1) + 1);	/* apart by a ns */
 	ck_assert_uint_eq(v.e[3].arg, 0);	/* CC1 */
-	ck_assert_uint_eq(v.e[4].ts, b + MS(2.5));	/* after the gap */
-	ck_assert_uint_eq(v.e[4].arg, TL_EXIT);
+	/* no row covers the gap [2.00, 2.50]: unknown, not CC1 on */
+	ck_assert_uint_eq(v.e[4].ts, b + MS(2));
+	ck_assert_uint_eq(v.e[4].arg, TL_NO_DATA);
+	ck_assert_uint_eq(v.e[5].ts, b + MS(2.5));	/* after the gap */
+	ck_assert_uint_eq(v.e[5].arg, TL_EXIT);
 	/* the last row, C0, ends at 3.00 of 10.00 ms: unknown after it */
-	ck_assert_uint_eq(v.e[5].ts, b + MS(3));
-	ck_assert_uint_eq(v.e[5].arg, TL_NO_DATA);
+	ck_assert_uint_eq(v.e[6].ts, b + MS(3));
+	ck_assert_uint_eq(v.e[6].arg, TL_NO_DATA);
 	socwatch_plan_free(&p);
 	socwatch_free(f);
 }
