@@ -285,8 +285,11 @@ static int restore_all(char **files, int nfiles)
 	if (d)
 		closedir(d);
 	if (!found && live)
-		printf("nothing restored: %d state file%s in %s belong%s to running processes (above), which restore them when they end\n",
-		       live, live == 1 ? "" : "s", cstate_state_dir(), live == 1 ? "s" : "");
+		printf("nothing restored: %d state file%s in %s %s (above), restored by %s when %s\n",
+		       live, live == 1 ? "" : "s", cstate_state_dir(),
+		       live == 1 ? "belongs to a running process" :
+		       "belong to running processes",
+		       live == 1 ? "it" : "them", live == 1 ? "it ends" : "they end");
 	else if (!found)
 		printf("nothing to restore in %s (no state files)\n", cstate_state_dir());
 	return rc;
