@@ -18,6 +18,7 @@
 #include "client.h"
 #include "csv.h"
 #include "hist.h"
+#include "qci.h"
 #include "kvkey.h"
 #include "runcheck.h"
 #include "schedule.h"
@@ -63,6 +64,7 @@ static int stop_asked(void)
 
 static const double pcts[] = { 0.5, 0.9, 0.99, 0.999 };
 static const char *const pct_names[] = { "p50", "p90", "p99", "p999" };
+static const char *const pct_labels[] = { "p50", "p90", "p99", "p99.9" };
 #define NPCT 4
 /* The thesis' other two (stats reports them): appended to summary.csv
  * and summary.json, not to the text table. */
@@ -76,6 +78,13 @@ struct dist_summary {
 	double more[NMORE];
 	double sd;		/* sample standard deviation */
 	int exact;		/* percentiles from every sample */
+	/* The exact distribution-free 95 % CI of each pct[] (lib/qci), the
+	 * histogram's bucket edges past the exact samples; ok 0: n cannot
+	 * bound it, cov the most any interval covers. */
+	struct pct_ci {
+		double lo, hi, cov;
+		int ok;
+	} ci[NPCT];
 };
 
 struct summary {
@@ -166,6 +175,28 @@ static int energy_figures(const struct run *r, const struct summary *s,
 	return 1;
 }
 
+static void summarize_ci(struct hist *h, struct dist_summary *d)
+{
+	for (int i = 0; i < NPCT; i++) {
+		struct pct_ci *c = &d->ci[i];
+		uint64_t lo, hi, unused;
+		struct qci q;
+
+		memset(c, 0, sizeof(*c));
+		if (qci_ranks(d->n, pcts[i], QCI_LEVEL95, &q)) {
+			c->cov = q.coverage;
+			continue;
+		}
+		if (hist_rank_bounds(h, q.lo, &lo, &unused) ||
+		    hist_rank_bounds(h, q.hi, &unused, &hi))
+			continue;
+		c->ok = 1;
+		c->lo = (double)lo / 1e3;
+		c->hi = (double)hi / 1e3;
+		c->cov = q.coverage;
+	}
+}
+
 static void summarize_hist(struct hist *h, struct dist_summary *d)
 {
 	d->n = hist_count(h);
@@ -178,6 +209,7 @@ static void summarize_hist(struct hist *h, struct dist_summary *d)
 		d->more[i] = hist_percentile_exact(h, more_pcts[i]) / 1e3;
 	d->sd = hist_stddev(h) / 1e3;
 	d->exact = hist_exact(h);
+	summarize_ci(h, d);
 }
 
 /* What the threads counted, request by request (client/run.c finish()). */
@@ -243,6 +275,32 @@ static const char *rule_name(const struct client_opts *o)
 {
 	return o->percentile_rule == HIST_FLOOR_INDEX ? "floor index" :
 	       "nearest rank";
+}
+
+/* The third table: each percentile's 95 % CI, "-" where n cannot bound it. */
+static void print_ci(FILE *f, const char *name, const struct dist_summary *d)
+{
+	fprintf(f, "%-16s", name);
+	for (int i = 0; i < NPCT; i++) {
+		if (d->ci[i].ok)
+			fprintf(f, " %10.3f-%-10.3f", d->ci[i].lo, d->ci[i].hi);
+		else
+			fprintf(f, " %21s", "-");
+	}
+	fputc('\n', f);
+}
+
+/* Why a percentile has no interval: the first one of the latencies. */
+static void print_ci_note(FILE *f, const struct dist_summary *d)
+{
+	for (int i = 0; i < NPCT; i++) {
+		if (d->ci[i].ok)
+			continue;
+		fprintf(f, "CI: %llu samples cannot bound %s at 95 %% (no interval covers more than %.1f %%)\n",
+			(unsigned long long)d->n, pct_labels[i],
+			100 * d->ci[i].cov);
+		return;
+	}
 }
 
 /* The second table: the thesis' other two percentiles and the spread. */
@@ -347,6 +405,11 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s,
 	print_more(f, "latency", &s->lat);
 	print_more(f, "service latency", &s->svc);
 	print_more(f, "pacing error", &s->pace);
+	fprintf(f, "%-16s %21s %21s %21s %21s\n", "95 % CI (us)", "p50",
+		"p90", "p99", "p99.9");
+	print_ci(f, "latency", &s->lat);
+	print_ci(f, "service latency", &s->svc);
+	print_ci_note(f, &s->lat);
 	if (s->exact)
 		fprintf(f, "percentiles: exact (%s over every sample)\n",
 			rule_name(o));
@@ -450,6 +513,32 @@ static void csv_dist_header(char *buf, size_t len, const char *p)
 		 "%s_p999_us,%s_max_us", p, p, p, p, p, p, p);
 }
 
+/* Appended (issue 31): lat_p50_lo_us,lat_p50_hi_us,...,lat_p999_hi_us. */
+static void csv_ci_header(char *buf, size_t len, const char *p)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < NPCT && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used,
+					 "%s%s_%s_lo_us,%s_%s_hi_us",
+					 i ? "," : "", p, pct_names[i], p,
+					 pct_names[i]);
+}
+
+static void csv_ci(struct csv *c, const struct dist_summary *d)
+{
+	for (int i = 0; i < NPCT; i++) {
+		if (d->ci[i].ok) {
+			csv_double(c, d->ci[i].lo, 3);
+			csv_double(c, d->ci[i].hi, 3);
+		} else {
+			csv_empty(c);
+			csv_empty(c);
+		}
+	}
+}
+
 static void csv_dist(struct csv *c, const struct dist_summary *d)
 {
 	csv_double(c, d->min, 3);
@@ -464,10 +553,13 @@ static int write_summary_csv(const char *path, const struct run *r,
 {
 	const struct client_opts *o = r->o;
 	struct csv *c = csv_open(path);
-	char lat[256], svc[256], pace[256], hdr[2048];
+	char lat[256], svc[256], pace[256], lat_ci[256], svc_ci[256];
+	char hdr[2560];
 
 	if (!c)
 		return -errno;
+	csv_ci_header(lat_ci, sizeof(lat_ci), "lat");
+	csv_ci_header(svc_ci, sizeof(svc_ci), "svc");
 	csv_dist_header(lat, sizeof(lat), "lat");
 	csv_dist_header(svc, sizeof(svc), "svc");
 	csv_dist_header(pace, sizeof(pace), "pace");
@@ -482,8 +574,8 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 "get_ratio,keys,key_size,value_size,key_dist,energy_j,power_w,"
 		 "energy_per_request_uj,threads,raw,raw_rows,percentiles_exact,"
 		 "percentile_rel_error,lat_stddev_us,svc_p95_us,svc_p9999_us,"
-		 "svc_stddev_us,pace_p95_us,pace_p9999_us,pace_stddev_us",
-		 lat, svc, pace);
+		 "svc_stddev_us,pace_p95_us,pace_p9999_us,pace_stddev_us,%s,%s",
+		 lat, svc, pace, lat_ci, svc_ci);
 	csv_header(c, hdr);
 	csv_str(c, status_name(r->status));
 	csv_u64(c, s->count);
@@ -578,6 +670,8 @@ static int write_summary_csv(const char *path, const struct run *r,
 	for (int i = 0; i < NMORE; i++)
 		csv_double(c, s->pace.more[i], 3);
 	csv_double(c, s->pace.sd, 3);
+	csv_ci(c, &s->lat);
+	csv_ci(c, &s->svc);
 	csv_end_row(c);
 	return csv_close(c);
 }
@@ -595,6 +689,19 @@ static void json_dist(struct json *j, const char *key,
 	json_double(j, "max", d->max);
 	json_bool(j, "exact", d->exact);
 	json_double(j, "stddev", d->sd);
+	json_obj_begin(j, "ci95");
+	for (int i = 0; i < NPCT; i++) {
+		const struct pct_ci *c = &d->ci[i];
+
+		json_obj_begin(j, pct_names[i]);
+		json_double(j, "lo", c->ok ? c->lo : NAN);
+		json_double(j, "hi", c->ok ? c->hi : NAN);
+		json_double(j, "coverage", c->cov);
+		json_str(j, "reason", c->ok ? NULL :
+			 "too few samples to bound it at 95 %");
+		json_obj_end(j);
+	}
+	json_obj_end(j);
 	json_obj_end(j);
 }
 

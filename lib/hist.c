@@ -407,6 +407,36 @@ uint64_t hist_percentile(const struct hist *h, double p)
 	return h->max;
 }
 
+int hist_rank_bounds(struct hist *h, uint64_t rank, uint64_t *lo,
+		     uint64_t *hi)
+{
+	uint64_t seen = 0;
+
+	if (rank < 1 || rank > h->count)
+		return -EINVAL;
+	if (h->keep && h->nsamples == h->count) {
+		if (!h->sorted) {
+			hist_sort_u64(h->samples, h->nsamples);
+			h->sorted = 1;
+		}
+		*lo = *hi = h->samples[rank - 1];
+		return 0;
+	}
+	for (unsigned int b = 0; b < NBUCKETS; b++) {
+		seen += h->buckets[b];
+		if (seen < rank)
+			continue;
+		bucket_range(b, lo, hi);
+		if (*lo < h->min)
+			*lo = h->min;
+		if (*hi > h->max)
+			*hi = h->max;
+		return 0;
+	}
+	*lo = *hi = h->max;
+	return 0;
+}
+
 void hist_foreach_bucket(const struct hist *h,
 			 void (*fn)(uint64_t lo, uint64_t hi, uint64_t count,
 				    void *arg),

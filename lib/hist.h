@@ -81,6 +81,16 @@ uint64_t hist_percentile_exact(struct hist *h, double p);
 /* Percentile from the histogram buckets: within 1 % of the exact value. */
 uint64_t hist_percentile(const struct hist *h, double p);
 
+/*
+ * Bounds on the value of the order statistic of 1-based rank (1 <= rank
+ * <= count): the value itself twice on the exact samples, else the edges
+ * of the histogram bucket holding that rank (clamped to min and max), so
+ * an interval between two ranks stays an interval that holds the exact
+ * one. 0, or -EINVAL for a rank out of range.
+ */
+int hist_rank_bounds(struct hist *h, uint64_t rank, uint64_t *lo,
+		     uint64_t *hi);
+
 /* 1-based nearest rank ceil(p * n) clamped to [1, n]; exact for p given to 1e-9. */
 uint64_t hist_rank(double p, uint64_t n);
 /* The 1-based rank under rule: nearest rank, or floor(p * n) + 1 clamped to n. */

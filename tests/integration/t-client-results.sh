@@ -28,10 +28,11 @@ n=$(csv_col "$TMP/cap/summary.csv" count)
 # key-value columns, empty here, issue 17 the energy ones, issue 19
 # threads,raw,raw_rows,percentiles_exact,percentile_rel_error, issue 18
 # lat_stddev_us,svc_p95_us,svc_p9999_us,svc_stddev_us,pace_p95_us,
-# pace_p9999_us,pace_stddev_us)
-[ "$(head -1 "$TMP/cap/summary.csv" | awk -F, '{ print $(NF - 25), $(NF - 24), $(NF - 23), $(NF - 22), $(NF - 15), $(NF - 12), $(NF - 7), $(NF - 6), $NF }')" = \
-  "service_capped lat_p95_us lat_p9999_us gets key_dist energy_per_request_uj percentile_rel_error lat_stddev_us pace_stddev_us" ] \
-	|| fail "summary.csv does not end with service_capped,lat_p95_us,lat_p9999_us,gets,...,key_dist,energy_j,power_w,energy_per_request_uj,threads,...,percentile_rel_error,lat_stddev_us,...,pace_stddev_us"
+# pace_p9999_us,pace_stddev_us, issue 31 the 16 CI bounds lat_p50_lo_us
+# ... svc_p999_hi_us)
+[ "$(head -1 "$TMP/cap/summary.csv" | awk -F, '{ print $(NF - 41), $(NF - 40), $(NF - 39), $(NF - 38), $(NF - 31), $(NF - 28), $(NF - 23), $(NF - 22), $(NF - 16), $(NF - 15), $NF }')" = \
+  "service_capped lat_p95_us lat_p9999_us gets key_dist energy_per_request_uj percentile_rel_error lat_stddev_us pace_stddev_us lat_p50_lo_us svc_p999_hi_us" ] \
+	|| fail "summary.csv does not end with service_capped,lat_p95_us,lat_p9999_us,gets,...,key_dist,energy_j,power_w,energy_per_request_uj,threads,...,percentile_rel_error,lat_stddev_us,...,pace_stddev_us,lat_p50_lo_us,...,svc_p999_hi_us"
 [ "$(csv_col "$TMP/cap/summary.csv" gets)" = "" ] || fail "gets not empty with wakebench's protocol"
 grep -q '"service_capped": 200' "$TMP/cap/summary.json" || fail "summary.json service_capped"
 grep -q '^service: asked 500.000 us; capped by the server (applied less) in 200 replies' \

@@ -57,7 +57,7 @@ for m in lat svc pace; do
 	done
 done
 # appended after percentile_rel_error: the columns before keep their places
-head -1 "$TMP/r/summary.csv" | grep -q ',percentile_rel_error,lat_stddev_us,svc_p95_us,svc_p9999_us,svc_stddev_us,pace_p95_us,pace_p9999_us,pace_stddev_us$' \
+head -1 "$TMP/r/summary.csv" | grep -q ',percentile_rel_error,lat_stddev_us,svc_p95_us,svc_p9999_us,svc_stddev_us,pace_p95_us,pace_p9999_us,pace_stddev_us,lat_p50_lo_us,' \
 	|| fail "summary.csv does not end with the stddev columns: $(head -1 "$TMP/r/summary.csv")"
 # the standard deviation of the latencies in requests.csv (sample, n - 1)
 sd=$(csv_col "$TMP/r/requests.csv" latency_ns | awk '{ n++; d = $1 - m; m += d / n; s += d * ($1 - m) } END { printf "%.3f", sqrt(s / (n - 1)) / 1e3 }')

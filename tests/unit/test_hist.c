@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include "unit.h"
@@ -448,6 +449,39 @@ START_TEST(reserve_then_add)
 }
 END_TEST
 
+/* An order statistic's bounds: the value on exact samples; on the
+ * histogram alone, a bucket that holds the exact value, every rank. */
+START_TEST(rank_bounds)
+{
+	struct hist *e = hist_new(1), *b = hist_new(0);
+	uint64_t v[5000], lo, hi;
+	struct prng p;
+
+	prng_seed(&p, 7);
+	for (int i = 0; i < 5000; i++) {
+		v[i] = 1000 + prng_next(&p) % 1000000;
+		ck_assert_int_eq(hist_add(e, v[i]), 0);
+		ck_assert_int_eq(hist_add(b, v[i]), 0);
+	}
+	hist_sort_u64(v, 5000);
+	for (uint64_t r = 1; r <= 5000; r++) {
+		ck_assert_int_eq(hist_rank_bounds(e, r, &lo, &hi), 0);
+		ck_assert(lo == v[r - 1] && hi == v[r - 1]);
+		ck_assert_int_eq(hist_rank_bounds(b, r, &lo, &hi), 0);
+		ck_assert_msg(lo <= v[r - 1] && v[r - 1] <= hi,
+			      "rank %llu: %llu not in [%llu, %llu]",
+			      (unsigned long long)r,
+			      (unsigned long long)v[r - 1],
+			      (unsigned long long)lo, (unsigned long long)hi);
+		ck_assert(hi - lo <= (uint64_t)((double)lo / 64));
+	}
+	ck_assert_int_eq(hist_rank_bounds(e, 0, &lo, &hi), -EINVAL);
+	ck_assert_int_eq(hist_rank_bounds(e, 5001, &lo, &hi), -EINVAL);
+	hist_free(e);
+	hist_free(b);
+}
+END_TEST
+
 Suite *hist_suite(void)
 {
 	Suite *s = suite_create("hist");
@@ -466,6 +500,7 @@ Suite *hist_suite(void)
 	tcase_add_test(tc, merge_threads);
 	tcase_add_test(tc, reserve_then_add);
 	tcase_add_test(tc, sort_patterns);
+	tcase_add_test(tc, rank_bounds);
 	suite_add_tcase(s, tc);
 	return s;
 }
