@@ -282,7 +282,7 @@ static int read_snapshot(const char *path, struct kv *m, char *err, size_t errle
 	if (ret == -ENOENT)
 		return 0;
 	if (ret) {
-		errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(-ret));
+		errmsg_set(err, errlen, "cannot read %s: %s", path, rfile_strerror(-ret));
 		return ret;
 	}
 	ret = jsonflat_walk(text, len, on_scalar, m, e, sizeof(e));
@@ -314,7 +314,7 @@ static int read_cmdline(const char *path, struct kv *m, char **full, char *err,
 	if (ret == -ENOENT)
 		return 0;
 	if (ret) {
-		errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(-ret));
+		errmsg_set(err, errlen, "cannot read %s: %s", path, rfile_strerror(-ret));
 		return ret;
 	}
 	text[strcspn(text, "\n")] = '\0';

@@ -127,7 +127,7 @@ static void read_spec(struct sweepspec *s, const char *path, enum sweepspec_src 
 	int ret = slurp(path, &text, &len);
 
 	if (ret)
-		opt_die(PROG, "cannot read %s %s: %s", what, path, strerror(-ret));
+		opt_die(PROG, "cannot read %s %s: %s", what, path, rfile_strerror(-ret));
 	ret = sweepspec_parse(s, text, len, path, src, err, sizeof(err));
 	free(text);
 	if (ret == -ENOMEM)
@@ -252,7 +252,7 @@ static int plan_update(const char *oldpath, const char *newpath,
 	read_resolved(&n, newpath, ncpus);
 	ret = slurp_max(planpath, &text, &len, MAX_PLAN);
 	if (ret)
-		opt_die(PROG, "cannot read %s: %s", planpath, strerror(-ret));
+		opt_die(PROG, "cannot read %s: %s", planpath, rfile_strerror(-ret));
 	ret = sweepplan_check(&o, text, len, planpath, err, sizeof(err));
 	from = spec_ul(&o, SK_REPS) + 1;
 	/* a plan already extended to NEWSPEC (stopped before the spec was
