@@ -682,8 +682,12 @@ static int read_groups(const char *path, const char *col, struct grp **gp,
 
 	*gp = NULL;
 	*ngp = 0;
-	if (!f)
-		return -errno;
+	if (!f) {
+		ret = -errno;
+		if (ret != -ENOENT)	/* a link, a FIFO: refused, and said */
+			errmsg_set(err, errlen, "cannot read %s: %s", path, rfile_strerror(-ret));
+		return ret;
+	}
 	if (getline(&line, &cap, f) < 0 || (nf = csvr_split(line, fl, MAXCOL)) < 0) {
 		nf = 0;
 	}
