@@ -17,6 +17,7 @@
 #include "csvread.h"
 #include "errmsg.h"
 #include "hist.h"
+#include "qci.h"
 #include "stage.h"
 #include "sweepmerge.h"
 #include "wfile.h"
@@ -432,9 +433,27 @@ static double dist_value(struct merge *m, const char *c, int *ok)
 	/* the Welford sums merge exactly (hist_merge) */
 	if (!strcmp(stat, "stddev"))
 		return hist_stddev(h) / 1e3;
-	for (size_t i = 0; i < sizeof(stats) / sizeof(*stats); i++)
+	for (size_t i = 0; i < sizeof(stats) / sizeof(*stats); i++) {
+		size_t sl = strlen(stats[i].name);
+		uint64_t lo, hi;
+		struct qci q;
+
 		if (!strcmp(stat, stats[i].name))
 			return hist_percentile_exact(h, stats[i].p) / 1e3;
+		/* "<p>_lo" and "<p>_hi": the percentile's 95 % CI, as the
+		 * client computes it, over all the agents' samples; empty
+		 * (NaN) where n cannot bound it. */
+		if (strncmp(stat, stats[i].name, sl) ||
+		    (strcmp(stat + sl, "_lo") && strcmp(stat + sl, "_hi")))
+			continue;
+		if (qci_ranks(hist_count(h), stats[i].p, QCI_LEVEL95, &q))
+			return NAN;
+		if (stat[sl + 1] == 'l')
+			return hist_rank_bounds(h, q.lo, &lo, &hi) ? NAN :
+			       (double)lo / 1e3;
+		return hist_rank_bounds(h, q.hi, &lo, &hi) ? NAN :
+		       (double)hi / 1e3;
+	}
 	*ok = 0;
 	return 0;
 }
@@ -470,7 +489,10 @@ static int merged_field(struct merge *m, struct csv *out, int c)
 
 		if (!ok)
 			break;	/* a statistic not known here: copied or empty */
-		csv_double(out, v, 3);
+		if (isnan(v))
+			csv_empty(out);
+		else
+			csv_double(out, v, 3);
 		return 0;
 	}
 	case R_SUM: {

@@ -11,8 +11,14 @@ start_server
 	--dist exp --seed 3 --out "$TMP/r" -q || fail "client run"
 "$WB" client --server 127.0.0.1:$PORT --requests 1500 --interval-us 300 \
 	--dist exp --seed 3 --exact-samples 100 --out "$TMP/h" -q || fail "histogram run"
+# Two agents merged: the CIs of all their samples, not agent 1's.
+for a in 1 2; do
+	"$WB" client --server 127.0.0.1:$PORT --requests 700 --interval-us 300 \
+		--dist exp --seed $((a + 10)) --out "$TMP/a$a" -q || fail "agent $a"
+done
+"$WB" stats --merge "$TMP/m" "$TMP/a1" "$TMP/a2" > /dev/null || fail "stats --merge"
 
-python3 - "$TMP/r" "$TMP/h" <<'EOF' || fail "CI recomputation"
+python3 - "$TMP/r" "$TMP/h" "$TMP/m" <<'EOF' || fail "CI recomputation"
 import bisect, csv, json, math, sys
 
 def pmf(n, p):
@@ -43,10 +49,10 @@ def ranks(n, p):
             best = (key, i, j + 1)
     return None if best is None else best[1:]
 
-def check(d, exact):
+def check(d, exact, with_json=True):
     rows = list(csv.DictReader(open(d + "/requests.csv")))
     summ = next(csv.DictReader(open(d + "/summary.csv")))
-    js = json.load(open(d + "/summary.json"))
+    js = json.load(open(d + "/summary.json")) if with_json else None
     bad = 0
     for col, pre, key in (("latency_ns", "lat", "latency_us"),
                           ("service_ns", "svc", "service_latency_us")):
@@ -54,7 +60,7 @@ def check(d, exact):
         n = len(v)
         for p, name in ((0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (0.999, "p999")):
             lo, hi = summ[f"{pre}_{name}_lo_us"], summ[f"{pre}_{name}_hi_us"]
-            ci = js[key]["ci95"][name]
+            ci = js[key]["ci95"][name] if js else {"lo": lo or None, "reason": "-", "coverage": 0.95}
             r = ranks(n, p)
             if r is None:
                 if lo or hi or ci["lo"] is not None or not ci["reason"]:
@@ -76,7 +82,8 @@ def check(d, exact):
                 bad = 1
     return bad
 
-sys.exit(check(sys.argv[1], True) | check(sys.argv[2], False))
+sys.exit(check(sys.argv[1], True) | check(sys.argv[2], False) |
+         check(sys.argv[3], True, with_json=False))
 EOF
 grep -q '^95 % CI (us) ' "$TMP/r/summary.txt" || fail "summary.txt: no CI table"
 grep -q '^CI: 1500 samples cannot bound p99.9 at 95 % (no interval covers more than 77.7 %)' \
