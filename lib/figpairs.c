@@ -273,13 +273,17 @@ int figpairs_sweep(FILE *f, const char *name, FILE *bars, FILE *speedup,
 	};
 	char *hline = NULL, *line = NULL, *h[MAXCOL];
 	size_t hcap = 0, cap = 0;
+	ssize_t got;
 	struct map off = { 0 }, on = { 0 };
 	int nh, c[NCOL], ret = 0;
 
-	if (getline(&hline, &hcap, f) < 0) {
+	/* lines bounded before they are held (a 2 GB line would cost 2 GB) */
+	got = rfile_getline(f, &hline, &hcap, RFILE_LINE_MAX);
+	if (got <= 0) {
 		free(hline);
-		snprintf(err, errlen, "%s: %s", name, ferror(f) ? "read error" : "empty");
-		return ferror(f) ? -EIO : -EINVAL;
+		snprintf(err, errlen, "%s%s", name, got == -E2BIG ?
+			 ":1: a line longer than 64 KiB" : got ? ": read error" : ": empty");
+		return got && got != -E2BIG ? -EIO : -EINVAL;
 	}
 	nh = split(hline, h);
 	for (int k = 0; k < NCOL; k++)
@@ -289,7 +293,7 @@ int figpairs_sweep(FILE *f, const char *name, FILE *bars, FILE *speedup,
 		free(hline);
 		return -EINVAL;
 	}
-	while (getline(&line, &cap, f) >= 0) {
+	while ((got = rfile_getline(f, &line, &cap, RFILE_LINE_MAX)) > 0) {
 		char *r[MAXCOL], key[1024], pk[1400], v[2048], sp[1024];
 		const char *x[NCOL], *pq;
 		int three;
@@ -350,7 +354,10 @@ int figpairs_sweep(FILE *f, const char *name, FILE *bars, FILE *speedup,
 		}
 		p->nb = c[NB] >= 0 ? awknum(x[NB]) : 0;
 	}
-	if (!ret && ferror(f)) {
+	if (!ret && got == -E2BIG) {
+		snprintf(err, errlen, "%s: a line longer than 64 KiB", name);
+		ret = -EINVAL;
+	} else if (!ret && got < 0) {
 		snprintf(err, errlen, "%s: read error", name);
 		ret = -EIO;
 	}
@@ -370,6 +377,7 @@ int figpairs_runs(char *const *paths, size_t n, FILE *bars, FILE *speedup,
 	struct map off = { 0 }, on = { 0 };
 	char *hline = NULL, *line = NULL;
 	size_t hcap = 0, cap = 0;
+	ssize_t got;
 	int ret = 0;
 
 	for (size_t i = 0; i < n && !ret; i++) {
@@ -384,12 +392,17 @@ int figpairs_runs(char *const *paths, size_t n, FILE *bars, FILE *speedup,
 			snprintf(err, errlen, "cannot read %s: %s", paths[i], rfile_strerror(-ret));
 			break;
 		}
-		if (getline(&hline, &hcap, f) >= 0) {
+		got = rfile_getline(f, &hline, &hcap, RFILE_LINE_MAX);
+		if (got > 0) {
 			nh = split(hline, h);
-			if (getline(&line, &cap, f) >= 0)
+			got = rfile_getline(f, &line, &cap, RFILE_LINE_MAX);
+			if (got > 0)
 				nr = split(line, r);
 		}
-		if (ferror(f)) {
+		if (got == -E2BIG) {
+			snprintf(err, errlen, "%s: a line longer than 64 KiB", paths[i]);
+			ret = -EINVAL;
+		} else if (got < 0) {
 			snprintf(err, errlen, "reading %s failed", paths[i]);
 			ret = -EIO;
 		}
