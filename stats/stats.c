@@ -357,7 +357,8 @@ static int pairs(const char *outdir, int n, char **files)
 	if (!f)
 		opt_die(PROG, "cannot read %s: %s", files[0], rfile_strerror(errno));
 	/* a sweep summary has speedups; a client run's has none */
-	sweep = getline(&hdr, &hcap, f) >= 0 && strstr(hdr, "speedup_p50");
+	sweep = rfile_getline(f, &hdr, &hcap, RFILE_LINE_MAX) > 0 &&
+		strstr(hdr, "speedup_p50");
 	free(hdr);
 	rewind(f);
 	if (sweep && n > 1)
