@@ -54,6 +54,18 @@ const struct traceout_file *traceout_match(const char *name)
 	return NULL;
 }
 
+int traceout_held_trace(const char *dir)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/meta.txt", dir);
+	if (!lstat(path, &st))
+		return 1;
+	snprintf(path, sizeof(path), "%s/formats", dir);
+	return !lstat(path, &st);
+}
+
 int traceout_remove(const char *dir, char *err, size_t errlen)
 {
 	DIR *d = opendir(dir);

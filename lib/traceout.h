@@ -42,6 +42,14 @@ extern const struct traceout_file traceout_files[];
 const struct traceout_file *traceout_match(const char *name);
 
 /*
+ * 1 when DIR holds a trace or what is left of one (meta.txt, or formats/
+ * after a record that was killed), else 0. Only then are files of the
+ * table an earlier trace's: a directory that never held one may have an
+ * irq.csv of its user's, which a new trace leaves alone.
+ */
+int traceout_held_trace(const char *dir);
+
+/*
  * Removes every file of the table in DIR (cstate-cpuN.csv of any N).
  * Missing ones are fine. Returns the number removed, or -errno with
  * "cannot remove the earlier DIR/NAME: cause" in err.

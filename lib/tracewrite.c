@@ -838,7 +838,7 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 	char meta_tmp[4200], fmt_tmp[4200], path[4200];
 	char *text = NULL;
 	size_t len = 0;
-	int ret = w->io_err;
+	int ret = w->io_err, held;
 
 	if (ret) {
 		snprintf(err, errlen, "%s", w->err);
@@ -876,6 +876,7 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 		snprintf(err, errlen, "%s/formats: %s", w->dir, strerror(-ret));
 		goto fail;
 	}
+	held = traceout_held_trace(w->dir);
 	/* From here an earlier trace is being replaced: its meta.txt first,
 	 * so that no mix of two traces passes for a complete one. */
 	snprintf(path, sizeof(path), "%s/meta.txt", w->dir);
@@ -897,9 +898,10 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 	}
 	/* What was made from the earlier trace (timeline, attribute), and
 	 * the files of trace record this writer has none of: each would
-	 * pass for this trace's. */
-	ret = traceout_remove(w->dir, err, errlen);
-	for (size_t i = 0; ret >= 0 && i < 2; i++) {
+	 * pass for this trace's (a directory that never held a trace keeps
+	 * its files). */
+	ret = held ? traceout_remove(w->dir, err, errlen) : 0;
+	for (size_t i = 0; held && ret >= 0 && i < 2; i++) {
 		static const char *const recorded[] = { "saved_cmdlines", "hw-residency.csv" };
 		char old[4200];
 

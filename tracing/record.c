@@ -734,7 +734,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	struct rec r = { 0 };
 	pid_t child = -1;
 	char err[4400], meta_tmp[4096], cmdlines_tmp[4096];
-	int failed = 0, ret;
+	int failed = 0, held, ret;
 	struct stat sb;
 	sigset_t stopset, old;
 
@@ -828,6 +828,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 		if (!dup && !tracefs_event_enable(r.inst, sys, name))
 			events[nevents++] = (char *)wake_events[i];
 	}
+	held = traceout_held_trace(out);
 	/*
 	 * An earlier trace in DIR is replaced from here on: its meta.txt goes
 	 * first (it is no longer complete), and none of its cpuN.raw can pass
@@ -849,7 +850,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	}
 	/* and what was made from it (timeline, attribute): a report would
 	 * draw it as this trace's */
-	if (traceout_remove(out, err, sizeof(err)) < 0)
+	if (held && traceout_remove(out, err, sizeof(err)) < 0)
 		opt_die(TRACE_PROG, "%s", err);
 	if (save_formats(out, events, nevents, &r.made_formats, err, sizeof(err)))
 		opt_die(TRACE_PROG, "cannot save the event formats: %s", err);

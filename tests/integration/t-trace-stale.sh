@@ -44,6 +44,12 @@ gone "$D" "import --force"
 	fail "import --force kept the earlier recording's saved_cmdlines or hw-residency.csv"
 "$WB" trace timeline "$D" > /dev/null 2>&1 || fail "timeline of the import"
 grep -q '^4095,' "$D/residency.csv" && fail "a cpu4095 row after a new timeline"
+# a directory that never held a trace keeps its user's files of those names
+mkdir "$TMP/mine"
+echo mine > "$TMP/mine/irq.csv"
+"$WB" trace import "$FX/socwatch/hdsearch.csv" --format socwatch --out "$TMP/mine" --force > /dev/null 2>&1 ||
+	fail "import --force into a directory without a trace"
+[ "$(cat "$TMP/mine/irq.csv")" = mine ] || fail "import removed irq.csv from a directory that held no trace"
 
 # ---- report: an older timeline is refused, a fresh one drawn --------------
 if command -v gnuplot > /dev/null; then
@@ -76,4 +82,8 @@ plant "$D"
 "$WB" trace record --out "$D" --duration 0.2 > "$TMP/rec.out" 2>&1 || fail "record: $(cat "$TMP/rec.out")"
 gone "$D" "record"
 [ -s "$D/meta.txt" ] || fail "record wrote no meta.txt"
+mkdir "$TMP/mine2"
+echo mine > "$TMP/mine2/irq.csv"
+"$WB" trace record --out "$TMP/mine2" --duration 0.1 > "$TMP/rec.out" 2>&1 || fail "record: $(cat "$TMP/rec.out")"
+[ "$(cat "$TMP/mine2/irq.csv")" = mine ] || fail "record removed irq.csv from a directory that held no trace"
 exit 0

@@ -617,6 +617,11 @@ START_TEST(traceout_table)
 	struct timespec old[2] = { { 1000, 0 }, { 1000, 0 } };
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(traceout_held_trace(dir), 0);
+	snprintf(path, sizeof(path), "%s/formats", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(traceout_held_trace(dir), 1);	/* a killed record's */
+	ck_assert_int_eq(rmdir(path), 0);
 	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
 		ck_assert_ptr_nonnull(traceout_match(ours[i]));
 		write_file(dir, ours[i], "x\n");
@@ -625,6 +630,7 @@ START_TEST(traceout_table)
 		ck_assert_msg(!traceout_match(others[i]), "%s", others[i]);
 		write_file(dir, others[i], "wakebench-trace 1\n");
 	}
+	ck_assert_int_eq(traceout_held_trace(dir), 1);	/* meta.txt */
 	ck_assert_str_eq(traceout_match("breakdown.csv")->writer,
 			 "wakebench trace attribute DIR --requests ...");
 	/* fresh: nothing older than meta.txt */
