@@ -25,7 +25,7 @@ for sig in TERM INT HUP; do
 	$DFL "$WB" trace export "$TMP/big" --format socwatch --out "$TMP/ex/s.csv" > /dev/null 2>&1 &
 	p=$!
 	wait_file "$TMP/ex/.s.csv.partial" || fail "SIG$sig: export made no .partial"
-	sleep 0.3
+	sleep 0.1
 	kill -$sig $p
 	wait $p; rc=$?
 	[ $rc -gt 128 ] || fail "SIG$sig export: exit $rc (finished before the signal?)"
@@ -37,7 +37,7 @@ for sig in TERM INT HUP; do
 	$DFL "$WB" trace import "$TMP/big.csv" --format socwatch --out "$TMP/imp" > /dev/null 2>&1 &
 	p=$!
 	wait_file "$TMP/imp/.cpu0.raw.partial" || fail "SIG$sig: import made no .cpu0.raw.partial"
-	sleep 0.2
+	sleep 0.1
 	kill -$sig $p
 	wait $p; rc=$?
 	[ $rc -gt 128 ] || fail "SIG$sig import: exit $rc (finished before the signal?)"
