@@ -139,9 +139,13 @@ struct run_acc {
 	uint64_t min_applied_ns;	/* the lowest applied among those */
 	uint64_t first_sent_ns, last_sent_ns;	/* of the measured sends */
 	uint64_t rows;		/* records kept for requests.csv */
+	/* send time and latency of the measured requests, for the tests
+	 * of the workload (lib/validity), up to --exact-samples */
+	struct validity_log *vlog;
 };
 
 struct spool;
+struct validity_log;
 struct ivstat;
 struct reporter;
 

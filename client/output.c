@@ -26,6 +26,7 @@
 #include "spectrum.h"
 #include "spool.h"
 #include "stage.h"
+#include "validity.h"
 #include "wfile.h"
 #include "wire.h"
 
@@ -101,6 +102,8 @@ struct summary {
 	int exact;			/* every percentile is exact */
 	uint64_t total;			/* requests in the schedule, 0: unknown */
 	uint64_t drawn;			/* of them drawn: gaps.csv's rows */
+	struct validity val;		/* the workload tests (lib/validity) */
+	int val_ok;			/* 0: they could not run (memory) */
 };
 
 /* The schedule's mean gap: with --prequery-at sleep-after the lead adds
@@ -242,6 +245,17 @@ static void summarize(const struct run *r, struct summary *s)
 		s->rate_achieved = (double)(s->meas.sent - 1) * 1e9 /
 				   (double)(a->last_sent_ns - a->first_sent_ns);
 	check_behind(r, s);
+	if (a->vlog) {
+		struct validity_cfg vc = {
+			.dist = o->dist, .mean_ns = mean_gap_ns(o),
+			/* sleep-after adds the lead to every gap: the gaps
+			 * follow no law the tests know */
+			.closed = o->closed || (o->prequery &&
+				  o->prequery_at == PQPLAN_AT_SLEEP_AFTER),
+		};
+
+		s->val_ok = !validity_run(a->vlog, &vc, &s->val);
+	}
 	s->total = r->total;
 	s->drawn = r->drawn;
 }
@@ -301,6 +315,44 @@ static void print_ci_note(FILE *f, const struct dist_summary *d)
 			100 * d->ci[i].cov);
 		return;
 	}
+}
+
+/* One line per workload test: its verdict, what it compared, the numbers. */
+static void print_validity_test(FILE *f, const char *name,
+				const struct validity_test *t,
+				const char *good, const char *bad)
+{
+	fprintf(f, "test %-13s ", name);
+	if (!t->ran) {
+		fprintf(f, "not run (%s)\n", t->why);
+		return;
+	}
+	fprintf(f, "%-9s %s: %.4g", t->pass ? good : bad, t->what, t->stat);
+	if (!isnan(t->p))
+		fprintf(f, " (p %.3g)", t->p);
+	fprintf(f, ", n %zu\n", t->n);
+}
+
+static void print_validity(FILE *f, const struct summary *s,
+			   const struct client_opts *o)
+{
+	const struct validity *v = &s->val;
+
+	if (!s->val_ok) {
+		fprintf(f, "workload tests: not run (out of memory)\n");
+		return;
+	}
+	fprintf(f, "workload tests (alpha %g)%s", v->alpha,
+		v->left_out ? "" : ":\n");
+	if (v->left_out)
+		fprintf(f, " on the first %llu measured requests (--exact-samples %llu; %llu more not tested):\n",
+			(unsigned long long)v->n,
+			(unsigned long long)o->exact_samples,
+			(unsigned long long)v->left_out);
+	print_validity_test(f, "gaps", &v->gaps, "fits", "misfits");
+	print_validity_test(f, "independence", &v->indep, "holds", "fails");
+	print_validity_test(f, "stationarity", &v->stationary, "holds",
+			    "drifts");
 }
 
 /* The second table: the thesis' other two percentiles and the spread. */
@@ -422,6 +474,7 @@ after_tables:
 	fprintf(f, "rate: target %.1f/s achieved %.1f/s; late sends (> %.1f us): %llu\n",
 		s->rate_target, s->rate_achieved, o->late_ns / 1e3,
 		(unsigned long long)s->late);
+	print_validity(f, s, o);
 	if (keyed(r)) {
 		char kd[32];
 
@@ -705,6 +758,37 @@ static void json_dist(struct json *j, const char *key,
 	json_obj_end(j);
 }
 
+static void json_validity_test(struct json *j, const char *key,
+			       const struct validity_test *t)
+{
+	json_obj_begin(j, key);
+	json_str(j, "test", t->ran ? t->what : NULL);
+	json_bool(j, "ran", t->ran);
+	json_bool(j, "pass", t->pass);
+	json_double(j, "stat", t->ran ? t->stat : NAN);
+	json_double(j, "p", t->ran ? t->p : NAN);
+	json_u64(j, "n", t->ran ? t->n : 0);
+	json_str(j, "why", t->ran ? NULL : t->why);
+	json_obj_end(j);
+}
+
+/* Appended (issue 31): the tests of the workload the run really sent. */
+static void json_validity(struct json *j, const struct summary *s)
+{
+	json_obj_begin(j, "validity");
+	json_bool(j, "ran", s->val_ok);
+	if (s->val_ok) {
+		json_double(j, "alpha", s->val.alpha);
+		json_bool(j, "pass", s->val.pass);
+		json_u64(j, "requests", s->val.n);
+		json_u64(j, "left_out", s->val.left_out);
+		json_validity_test(j, "gaps", &s->val.gaps);
+		json_validity_test(j, "independence", &s->val.indep);
+		json_validity_test(j, "stationarity", &s->val.stationary);
+	}
+	json_obj_end(j);
+}
+
 static int write_summary_json(const char *path, const struct run *r,
 			      const struct summary *s)
 {
@@ -851,6 +935,7 @@ static int write_summary_json(const char *path, const struct run *r,
 		 "floor-index" : "nearest-rank");
 	json_obj_end(j);
 	json_u64(j, "raw_rows", r->acc.rows);
+	json_validity(j, s);
 	json_obj_end(j);
 	return json_close(j);
 }

@@ -48,6 +48,7 @@
 #include "marker.h"
 #include "proto.h"
 #include "spool.h"
+#include "validity.h"
 #include "wire.h"
 
 /* Below this distance to a send time we stop polling and spin on the clock. */
@@ -203,6 +204,8 @@ void run_free(struct run *r)
 	hist_free(r->acc.lat);
 	hist_free(r->acc.svc);
 	hist_free(r->acc.pace);
+	validity_log_free(r->acc.vlog);
+	r->acc.vlog = NULL;
 	for (unsigned int k = 0; r->spools && k < r->nthreads; k++)
 		spool_close(r->spools[k]);
 	free(r->spools);
@@ -405,6 +408,9 @@ static int finish(struct worker *w, const struct req_rec *q)
 		a->first_sent_ns = q->sent_ns;
 	a->last_sent_ns = q->sent_ns;
 	if (hist_add(a->pace, q->sent_ns - q->intended_ns))
+		goto nomem;
+	if (validity_log_add(a->vlog, q->sent_ns, replied(q) ?
+			     q->recv_ns - q->intended_ns : VALIDITY_NO_REPLY) < 0)
 		goto nomem;
 	if (replied(q)) {
 		if (hist_add(a->lat, q->recv_ns - q->intended_ns) ||
@@ -1272,6 +1278,11 @@ static int loop_setup(struct worker *w)
 	hist_set_exact_max(w->acc.lat, bound);
 	hist_set_exact_max(w->acc.svc, bound);
 	hist_set_exact_max(w->acc.pace, bound);
+	w->acc.vlog = validity_log_new(bound);
+	if (!w->acc.vlog) {
+		fail(r, "out of memory");
+		return -1;
+	}
 	/* the samples this thread will keep, in one allocation: growing the
 	 * array as it goes would copy megabytes between two sends */
 	expect = (o->requests ? (double)o->requests :
@@ -1573,6 +1584,11 @@ static void merge(struct run *r, struct worker *w)
 	hist_free(b->svc);
 	hist_free(b->pace);
 	b->lat = b->svc = b->pace = NULL;
+	if (b->vlog && validity_log_merge(a->vlog, b->vlog))
+		fprintf(stderr, "%s: out of memory merging the threads' send times: the workload tests see part of the run\n",
+			PROG);
+	validity_log_free(b->vlog);
+	b->vlog = NULL;
 }
 
 /* The run's spools, one per thread, in --out (none with --raw none). */
@@ -1617,9 +1633,10 @@ void run_experiment(struct run *r)
 	r->acc.lat = hist_new(1);
 	r->acc.svc = hist_new(1);
 	r->acc.pace = hist_new(1);
+	r->acc.vlog = validity_log_new(r->o->exact_samples);
 	r->acc.min_applied_ns = UINT64_MAX;
 	sh.stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!ws || !r->acc.lat || !r->acc.svc || !r->acc.pace) {
+	if (!ws || !r->acc.lat || !r->acc.svc || !r->acc.pace || !r->acc.vlog) {
 		fail(r, "out of memory");
 		goto out;
 	}
@@ -1709,6 +1726,7 @@ out:
 		hist_free(ws[k].acc.lat);
 		hist_free(ws[k].acc.svc);
 		hist_free(ws[k].acc.pace);
+		validity_log_free(ws[k].acc.vlog);
 	}
 	free(ws);
 	if (sh.stop_fd >= 0)

@@ -86,6 +86,45 @@ sys.exit(check(sys.argv[1], True) | check(sys.argv[2], False) |
          check(sys.argv[3], True, with_json=False))
 EOF
 grep -q '^95 % CI (us) ' "$TMP/r/summary.txt" || fail "summary.txt: no CI table"
+
+# The workload tests: one line each in summary.txt, the numbers in
+# summary.json; a client stopped for 5 ms every 50 ms (SIGSTOP) sends in
+# bursts after each stop, and its gaps must fail the fit to exp.
+for t in gaps independence stationarity; do
+	grep -Eq "^test $t +(fits|misfits|holds|fails|drifts|not run) " "$TMP/r/summary.txt" ||
+		fail "summary.txt: no '$t' test line: $(grep '^test' "$TMP/r/summary.txt")"
+done
+"$WB" client --server 127.0.0.1:$PORT --requests 3000 --interval-us 1000 \
+	--dist exp --seed 4 --out "$TMP/stop" -q &
+cpid=$!
+python3 -c '
+import os, signal, sys, time
+pid = int(sys.argv[1])
+try:
+    while True:
+        time.sleep(0.045)
+        os.kill(pid, signal.SIGSTOP)
+        time.sleep(0.005)
+        os.kill(pid, signal.SIGCONT)
+except ProcessLookupError:
+    pass
+' "$cpid" &
+spid=$!
+wait $cpid || fail "stopped client failed"
+kill $spid 2>/dev/null; wait $spid 2>/dev/null
+python3 - "$TMP/stop/summary.json" "$TMP/r/summary.json" <<'EOF' || fail "workload tests"
+import json, sys
+v = json.load(open(sys.argv[1]))["validity"]
+if not v["ran"] or v["gaps"]["pass"] or not v["gaps"]["p"] < 1e-3:
+    sys.exit(f"a client stopped 5 ms every 50 ms passed the gap test: {v['gaps']}")
+if v["requests"] != 3000 or v["gaps"]["n"] != 2999:
+    sys.exit(f"tested {v['requests']} requests, {v['gaps']['n']} gaps")
+r = json.load(open(sys.argv[2]))["validity"]
+for k in ("gaps", "independence", "stationarity"):
+    t = r[k]
+    if not t["ran"] or not 0 <= t["p"] <= 1 or t["pass"] != (t["p"] >= r["alpha"] / (3 if k == "independence" else 1)):
+        sys.exit(f"{k}: {t}")
+EOF
 grep -q '^CI: 1500 samples cannot bound p99.9 at 95 % (no interval covers more than 77.7 %)' \
 	"$TMP/r/summary.txt" || fail "summary.txt: no p99.9 note: $(grep '^CI' "$TMP/r/summary.txt")"
 echo ok

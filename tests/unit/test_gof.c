@@ -10,10 +10,12 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "unit.h"
 #include "gof.h"
 #include "qci.h"
 #include "specfun.h"
+#include "validity.h"
 
 static uint64_t lcg_state;
 
@@ -252,6 +254,96 @@ START_TEST(qci_large_n)
 }
 END_TEST
 
+/* 2000 requests at exponential gaps of 1 ms, logged out of order. */
+static struct validity_log *exp_run(double stall_every_ns, double stall_ns,
+				    double drift_ns)
+{
+	struct validity_log *l = validity_log_new(1 << 20);
+	static uint64_t sent[2000];
+	double t = 0, free_at = 0;
+
+	lcg_state = 5;
+	for (int i = 0; i < 2000; i++) {
+		t += -1e6 * log(1 - lcg_uniform());
+		/* a stalled generator sends what fell due at the stall's end */
+		if (stall_every_ns > 0 && fmod(t, stall_every_ns) < stall_ns)
+			free_at = t - fmod(t, stall_every_ns) + stall_ns;
+		sent[i] = (uint64_t)(t > free_at ? t : free_at);
+	}
+	for (int i = 0; i < 2000; i++) {
+		int k = (i * 7) % 2000;	/* 7 is prime to 2000: a shuffle */
+
+		ck_assert_int_eq(validity_log_add(l, sent[k],
+			(uint64_t)(50000 + 20000 * lcg_uniform() + drift_ns * k)), 0);
+	}
+	return l;
+}
+
+START_TEST(validity_verdicts)
+{
+	struct validity_cfg c = { .dist = ARRIVAL_EXP, .mean_ns = 1e6 };
+	struct validity v;
+	struct validity_log *l = exp_run(0, 0, 0);
+
+	ck_assert_int_eq(validity_run(l, &c, &v), 0);
+	ck_assert(v.gaps.ran && v.indep.ran && v.stationary.ran);
+	ck_assert_msg(v.pass, "a clean run failed: gaps p %g, indep p %g, "
+		      "stationary p %g", v.gaps.p, v.indep.p, v.stationary.p);
+	ck_assert_int_eq(v.gaps.n, 1999);
+	validity_log_free(l);
+	/* Stopped 5 ms every 50 ms: the sends pile up after each stop. */
+	l = exp_run(50e6, 5e6, 0);
+	ck_assert_int_eq(validity_run(l, &c, &v), 0);
+	ck_assert_msg(!v.gaps.pass && v.gaps.p < 1e-4, "stalls: p %g", v.gaps.p);
+	validity_log_free(l);
+	/* Latency growing 20 ns a request (40 us over the run): drifts. */
+	l = exp_run(0, 0, 20);
+	ck_assert_int_eq(validity_run(l, &c, &v), 0);
+	ck_assert(v.gaps.pass && !v.stationary.pass && v.stationary.p < 1e-6);
+	ck_assert(!v.pass);
+	/* Closed loop: no schedule to test. */
+	c.closed = 1;
+	ck_assert_int_eq(validity_run(l, &c, &v), 0);
+	ck_assert(!v.gaps.ran && !v.indep.ran && v.stationary.ran);
+	ck_assert(strstr(v.gaps.why, "closed loop"));
+	validity_log_free(l);
+}
+END_TEST
+
+START_TEST(validity_fixed_and_bounds)
+{
+	struct validity_cfg c = { .dist = ARRIVAL_FIXED, .mean_ns = 1e5 };
+	struct validity_log *a = validity_log_new(100), *b = validity_log_new(80);
+	struct validity v;
+
+	for (int i = 0; i < 150; i++)
+		ck_assert_int_eq(validity_log_add(a, 100000ull * (uint64_t)i,
+			i % 3 ? 1000 : VALIDITY_NO_REPLY), i < 100 ? 0 : 1);
+	ck_assert_int_eq(validity_log_count(a), 100);
+	ck_assert_int_eq(validity_log_left_out(a), 50);
+	ck_assert_int_eq(validity_run(a, &c, &v), 0);
+	/* exact gaps: CV 0 fits; a constant series shows no dependence;
+	 * 66 replies of equal latency: no drift */
+	ck_assert(v.gaps.ran && v.gaps.pass && v.gaps.stat == 0);
+	ck_assert(v.indep.pass && v.stationary.pass);
+	ck_assert_int_eq(v.left_out, 50);
+	/* Merging into a smaller log: what does not fit is left out. */
+	ck_assert_int_eq(validity_log_merge(b, a), 0);
+	ck_assert_int_eq(validity_log_count(b), 80);
+	ck_assert_int_eq(validity_log_left_out(b), 70);
+	ck_assert_int_eq(validity_log_count(a), 0);
+	/* Gaps 2 % apart around the mean: not fixed. */
+	validity_log_free(a);
+	a = validity_log_new(1000);
+	for (int i = 0; i < 100; i++)
+		validity_log_add(a, (uint64_t)i * 100000 + (i % 2) * 2000, 1000);
+	ck_assert_int_eq(validity_run(a, &c, &v), 0);
+	ck_assert(!v.gaps.pass && v.gaps.stat > VALIDITY_FIXED_CV);
+	validity_log_free(a);
+	validity_log_free(b);
+}
+END_TEST
+
 Suite *gof_suite(void)
 {
 	Suite *s = suite_create("gof");
@@ -267,6 +359,8 @@ Suite *gof_suite(void)
 	tcase_add_test(tc, qci_tightest_ranks);
 	tcase_add_test(tc, qci_cannot_bound);
 	tcase_add_test(tc, qci_large_n);
+	tcase_add_test(tc, validity_verdicts);
+	tcase_add_test(tc, validity_fixed_and_bounds);
 	suite_add_tcase(s, tc);
 	return s;
 }
