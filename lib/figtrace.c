@@ -23,6 +23,18 @@
 /* p99 of fewer requests is one or two of them: not shown */
 #define MIN_P99 100
 
+/*
+ * A line of a trace directory's file, bounded before it is held (getline
+ * would hold a 2 GB line whole): its length, 0 at the end. A longer line
+ * or a read error ends the file here; no file wakebench writes has one.
+ */
+static ssize_t fline(FILE *f, char **line, size_t *cap)
+{
+	ssize_t n = rfile_getline(f, line, cap, RFILE_LINE_MAX);
+
+	return n < 0 ? 0 : n;
+}
+
 /* meta.txt's start_ns and ncpus; -errno with the message. */
 static int read_meta(const char *dir, uint64_t *start, unsigned *ncpus, char *err,
 		     size_t errlen)
@@ -41,7 +53,7 @@ static int read_meta(const char *dir, uint64_t *start, unsigned *ncpus, char *er
 	}
 	*start = 0;
 	*ncpus = 0;
-	while (getline(&line, &cap, f) >= 0) {
+	while (fline(f, &line, &cap) > 0) {
 		char k[32];
 		unsigned long long v;
 
@@ -170,7 +182,7 @@ static int first_requests(const char *dir, uint64_t start, int k, uint64_t *ref,
 	if (!f)
 		return 0;
 	/* [0]: receives, [1]: sends; read until the K-th receive */
-	while (n[0] < k && getline(&line, &cap, f) >= 0) {
+	while (n[0] < k && fline(f, &line, &cap) > 0) {
 		int nf = csvr_split(line, fl, MAXCOL), kind;
 		uint64_t ts;
 		char e[128];
@@ -226,8 +238,8 @@ static int cpu_has_events(const char *dir, unsigned c)
 	f = open_in(dir, name, path, sizeof(path));
 	if (!f)
 		return 0;
-	if (getline(&line, &cap, f) >= 0)
-		while (!found && getline(&line, &cap, f) >= 0) {
+	if (fline(f, &line, &cap) > 0)
+		while (!found && fline(f, &line, &cap) > 0) {
 			int nf = csvr_split(line, fl, MAXCOL);
 
 			found = nf >= 3 && strcmp(fl[2], "unknown");
@@ -258,9 +270,9 @@ static int tl_cpu(const struct row *r, int y, double a, double b, struct tl *t,
 	f = open_in(r->src->dir, name, path, sizeof(path));
 	if (!f)
 		return 0;
-	if (getline(&line, &cap, f) >= 0 && (nf = csvr_split(line, fl, MAXCOL)) > 0)
+	if (fline(f, &line, &cap) > 0 && (nf = csvr_split(line, fl, MAXCOL)) > 0)
 		cc = csvr_col(fl, nf, "Wake Cause");
-	while (getline(&line, &cap, f) >= 0) {
+	while (fline(f, &line, &cap) > 0) {
 		double e, d, s;
 		int k;
 
@@ -314,7 +326,7 @@ static int tl_marks(const struct row *r, const int *rowy, unsigned ncpus, double
 	size_t cap = 0;
 	FILE *f = open_in(r->src->dir, "markers.csv", path, sizeof(path));
 
-	while (f && getline(&line, &cap, f) >= 0) {
+	while (f && fline(f, &line, &cap) > 0) {
 		int nf = csvr_split(line, fl, MAXCOL), kind;
 		uint64_t ts, cpu;
 		char e[64];
@@ -340,11 +352,11 @@ static int tl_marks(const struct row *r, const int *rowy, unsigned ncpus, double
 		fclose(f);
 	f = open_in(r->src->dir, "irq.csv", path, sizeof(path));
 	/* Sample #, Continuous Time (ms), IRQ No, Interface, Duration, CPU */
-	if (f && getline(&line, &cap, f) < 0) {
+	if (f && fline(f, &line, &cap) <= 0) {
 		fclose(f);
 		f = NULL;
 	}
-	while (f && getline(&line, &cap, f) >= 0) {
+	while (f && fline(f, &line, &cap) > 0) {
 		int nf = csvr_split(line, fl, MAXCOL);
 		uint64_t cpu;
 		double ms, x;
@@ -645,9 +657,9 @@ static int has_client_latency(const char *path)
 
 	if (!f)
 		return 0;
-	if (getline(&line, &cap, f) >= 0 && (nf = csvr_split(line, fl, MAXCOL)) > 0)
+	if (fline(f, &line, &cap) > 0 && (nf = csvr_split(line, fl, MAXCOL)) > 0)
 		c = csvr_col(fl, nf, "latency_us");
-	while (c >= 0 && !found && getline(&line, &cap, f) >= 0) {
+	while (c >= 0 && !found && fline(f, &line, &cap) > 0) {
 		nf = csvr_split(line, fl, MAXCOL);
 		found = nf > c && *fl[c];
 	}
@@ -679,6 +691,7 @@ static int read_groups(const char *path, const char *col, struct grp **gp,
 	struct grp *g = NULL;
 	int cs, cc, cv, nf, ret = 0, nidle = 0;
 	FILE *f = rfile_fopen_quiet(path);
+	ssize_t got;
 
 	*gp = NULL;
 	*ngp = 0;
@@ -688,7 +701,7 @@ static int read_groups(const char *path, const char *col, struct grp **gp,
 			errmsg_set(err, errlen, "cannot read %s: %s", path, rfile_strerror(-ret));
 		return ret;
 	}
-	if (getline(&line, &cap, f) < 0 || (nf = csvr_split(line, fl, MAXCOL)) < 0) {
+	if (fline(f, &line, &cap) <= 0 || (nf = csvr_split(line, fl, MAXCOL)) < 0) {
 		nf = 0;
 	}
 	cs = csvr_col(fl, nf, "state");
@@ -698,12 +711,18 @@ static int read_groups(const char *path, const char *col, struct grp **gp,
 		errmsg_set(err, errlen, "%s has no state or %s column", path, col);
 		ret = -EINVAL;
 	}
-	while (!ret && getline(&line, &cap, f) >= 0) {
+	while (!ret && (got = rfile_getline(f, &line, &cap, RFILE_LINE_MAX))) {
 		const char *st, *cl;
 		double v;
 		size_t k;
 
 		lineno++;
+		if (got < 0) {
+			errmsg_set(err, errlen, "%s:%zu: %s", path, lineno, got == -E2BIG ?
+				   "a line longer than 64 KiB" : strerror((int)-got));
+			ret = got == -E2BIG ? -EINVAL : -EIO;
+			break;
+		}
 		nf = csvr_split(line, fl, MAXCOL);
 		if (nf < 0) {
 			errmsg_set(err, errlen, "%s:%zu: not a CSV row", path, lineno);
