@@ -579,6 +579,7 @@ static int write_rows(const char *dir, FILE *pf, const char *pname, FILE *out,
 	struct capcols *cols = calloc(1, sizeof(*cols));
 	size_t cap = 0;
 	unsigned long lineno = 0;
+	ssize_t got;
 	int ret = 0;
 
 	if (!x || !cols) {
@@ -591,11 +592,15 @@ static int write_rows(const char *dir, FILE *pf, const char *pname, FILE *out,
 		lineno = 0;
 		if (pass && (ret = sweepcollect_header(out, cols->name, cols->n)))
 			break;
-		while (getline(&line, &cap, pf) >= 0) {
+		while ((got = next_line(pf, &line, &cap, pname, lineno + 1, err, errlen))) {
 			struct sweepplan_run r;
 			int n;
 
 			lineno++;
+			if (got < 0) {
+				ret = (int)got;
+				break;
+			}
 			line[strcspn(line, "\r\n")] = '\0';
 			ret = sweepplan_parse_line(line, &r, pname, lineno, err, errlen);
 			if (ret)
