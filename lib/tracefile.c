@@ -68,17 +68,24 @@ int tracefile_meta(const char *dir, struct trace_meta *m, char *err,
 				 path, strerror(e));
 		return -e;
 	}
-	if (getline(&line, &cap, f) < 17 || strncmp(line, "wakebench-trace 1", 17)) {
+	/* lines bounded before they are held: a 2 GB line would cost 2 GB */
+	if (rfile_getline(f, &line, &cap, RFILE_LINE_MAX) < 17 ||
+	    strncmp(line, "wakebench-trace 1", 17)) {
 		free(line);
 		fclose(f);
 		return err_set(err, errlen, "%s: not a wakebench trace (version line)",
 			       path);
 	}
-	while (!ret && (len = getline(&line, &cap, f)) >= 0) {
+	while (!ret && (len = rfile_getline(f, &line, &cap, RFILE_LINE_MAX))) {
 		char *key = line, *val;
 		uint64_t a, b;
 
 		lineno++;
+		if (len < 0) {
+			ret = err_set(err, errlen, "%s:%u: %s", path, lineno, len == -E2BIG ?
+				      "a line longer than 64 KiB" : strerror((int)-len));
+			break;
+		}
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
 			       line[len - 1] == ' ' || line[len - 1] == '\t'))
 			line[--len] = '\0';

@@ -79,6 +79,13 @@ mkdir "$TMP/sw"
 out=$(timeout 10 "$WB" stats "$TMP/sw" 2>&1); rc=$?
 [ $rc = 1 ] && echo "$out" | grep -qF "$TMP/sw/sweep.csv:3: a line longer than 64 KiB" ||
 	fail "stats DIR, 1 MB line (exit $rc): $out"
+# a trace's meta.txt with such a line: every trace command names it
+rm -rf "$TMP/ml"; cp -r "$TMP/tr" "$TMP/ml"
+{ head -1 "$TMP/tr/meta.txt"; printf 'note '; head -c 1048576 /dev/zero | tr '\0' n; echo
+  tail -n +2 "$TMP/tr/meta.txt"; } > "$TMP/ml/meta.txt"
+out=$(timeout 10 "$WB" trace timeline "$TMP/ml" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -qF "$TMP/ml/meta.txt:2: a line longer than 64 KiB" ||
+	fail "timeline, 1 MB line in meta.txt (exit $rc): $out"
 # the report's readers of requests.csv bound their lines too
 out=$(timeout 20 "$WB" report "$TMP/big" --out "$TMP/big-report" 2>&1)
 echo "$out" | grep -qF "$TMP/big/requests.csv:4: a line longer than 64 KiB" || fail "report, 1 MB line: $out"
