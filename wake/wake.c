@@ -702,9 +702,15 @@ int main(int argc, char **argv)
 
 	/* this thread wakes every 50 ms to look at the run: never on the
 	 * measured CPU, where it would be a wake of its own */
-	if (o.sender_cpu < ncpu && cpu_pin_self(o.sender_cpu))
-		fprintf(stderr, "%s: cannot pin the main thread to CPU %d: it may run on the measured CPU\n",
-			PROG, o.sender_cpu);
+	{
+		/* a timer-only run may name the measured CPU as the sender */
+		int main_cpu = o.sender_cpu != o.cpu ? o.sender_cpu :
+			       o.cpu > 0 ? o.cpu - 1 : 1;
+
+		if (main_cpu < ncpu && cpu_pin_self(main_cpu))
+			fprintf(stderr, "%s: cannot pin the main thread to CPU %d: it may run on the measured CPU\n",
+				PROG, main_cpu);
+	}
 	if (!ci.n)
 		fprintf(stderr, "%s: CPU %d has no cpuidle states (driver %s): the state is \"unknown\" and busy wakes cannot be told apart; every datapoint is kept\n",
 			PROG, o.cpu, res.driver);
