@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "stage.h"
 
@@ -33,11 +35,61 @@ struct reg {
 	pid_t pid;			/* whose: a forked child dies alone */
 	volatile sig_atomic_t live;
 	int used;			/* claimed by a stage (CAS) */
+	int dir;			/* a directory: removed with what it holds */
 };
 
 static struct reg *reg_head;
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define NSTOP (sizeof(stop_signals) / sizeof(stop_signals[0]))
+
+/* What getdents64 returns: the kernel's record, not glibc's. */
+struct kdirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+#define RM_DEPTH 8	/* formats/ is three levels deep */
+#define RM_PASSES 4	/* entries unlinked while read are read again */
+
+/*
+ * Removes name (in dirfd) and, if it is a directory, what it holds, with
+ * async-signal-safe calls only (openat, getdents64, unlinkat): a signal
+ * handler's rm -r of a temporary directory.
+ */
+static void rm_tree_at(int dirfd, const char *name, int depth)
+{
+	char buf[2048] __attribute__((aligned(8)));
+	int fd;
+
+	if (!unlinkat(dirfd, name, 0) || errno == ENOENT || depth > RM_DEPTH)
+		return;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (int pass = 0, more = 1; more && pass < RM_PASSES; pass++) {
+		long n;
+
+		more = 0;
+		lseek(fd, 0, SEEK_SET);
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+			for (long off = 0; off < n;) {
+				struct kdirent64 *d = (struct kdirent64 *)(buf + off);
+				const char *c = d->d_name;
+
+				off += d->d_reclen;
+				if (c[0] == '.' && (!c[1] || (c[1] == '.' && !c[2])))
+					continue;
+				rm_tree_at(fd, c, depth + 1);
+				more = 1;
+			}
+		}
+	}
+	close(fd);
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
 
 void stage_remove_partials(void)
 {
@@ -45,9 +97,14 @@ void stage_remove_partials(void)
 	int e = errno;
 
 	for (struct reg *r = __atomic_load_n(&reg_head, __ATOMIC_ACQUIRE); r;
-	     r = r->next)
-		if (r->live && r->pid == me)
+	     r = r->next) {
+		if (!r->live || r->pid != me)
+			continue;
+		if (r->dir)
+			rm_tree_at(AT_FDCWD, r->path, 0);
+		else
 			unlink(r->path);
+	}
 	errno = e;
 }
 
@@ -80,7 +137,7 @@ static void catch_stops(void)
 			sigaction(stop_signals[i], &sa, NULL);
 }
 
-static struct reg *reg_claim(const char *path)
+static struct reg *reg_claim(const char *path, int dir)
 {
 	struct reg *r;
 	char *p = strdup(path);
@@ -109,6 +166,7 @@ static struct reg *reg_claim(const char *path)
 	free(r->path);	/* a dead entry's: the handler skips it */
 	r->path = p;
 	r->pid = getpid();
+	r->dir = dir;
 	__atomic_store_n(&r->live, 1, __ATOMIC_RELEASE);
 	return r;
 }
@@ -118,7 +176,22 @@ static void reg_release(struct reg *r)
 	if (!r)
 		return;
 	__atomic_store_n(&r->live, 0, __ATOMIC_RELEASE);
+	r->dir = 0;
 	__atomic_store_n(&r->used, 0, __ATOMIC_RELEASE);
+}
+
+struct stage_tmpdir *stage_tmpdir_register(const char *path)
+{
+	struct reg *r;
+
+	catch_stops();
+	r = reg_claim(path, 1);
+	return (struct stage_tmpdir *)r;
+}
+
+void stage_tmpdir_release(struct stage_tmpdir *d)
+{
+	reg_release((struct reg *)d);
 }
 
 struct stage {
@@ -172,7 +245,7 @@ int stage_add(struct stage *st, const char *name, char *tmp, size_t tmplen)
 	}
 	s->done = 0;
 	/* Registered before it exists, so a signal can never leave it. */
-	s->r = reg_claim(tmp);
+	s->r = reg_claim(tmp, 0);
 	if (!s->r) {
 		free(s->tmp);
 		free(s->final);

@@ -50,5 +50,14 @@ void stage_free(struct stage *st);
  * (async-signal-safe): for a program's own stop-signal handler.
  */
 void stage_remove_partials(void);
+/*
+ * A temporary directory (formats/ of an import being written) that the
+ * stop signals must remove with what it holds, as they remove staged
+ * files: registered until released. NULL when out of memory (then a
+ * signal leaves it, as before).
+ */
+struct stage_tmpdir;
+struct stage_tmpdir *stage_tmpdir_register(const char *path);
+void stage_tmpdir_release(struct stage_tmpdir *d);
 
 #endif

@@ -839,6 +839,9 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 	char *text = NULL;
 	size_t len = 0;
 	int ret = w->io_err, held;
+	/* formats/, temporary then final until the commit: a stop signal
+	 * removes it with the staged files, or a rerun finds DIR not empty */
+	struct stage_tmpdir *fmt_reg = NULL;
 
 	if (ret) {
 		snprintf(err, errlen, "%s", w->err);
@@ -871,6 +874,7 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 	}
 	snprintf(fmt_tmp, sizeof(fmt_tmp), "%s/.formats.partial", w->dir);
 	rm_tree(fmt_tmp, 0);
+	fmt_reg = stage_tmpdir_register(fmt_tmp);
 	ret = write_formats(w, fmt_tmp);
 	if (ret) {
 		snprintf(err, errlen, "%s/formats: %s", w->dir, strerror(-ret));
@@ -890,6 +894,10 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 	ret = rm_tree(path, 0);
 	if (!ret && rename(fmt_tmp, path))
 		ret = -errno;
+	if (!ret) {
+		stage_tmpdir_release(fmt_reg);
+		fmt_reg = stage_tmpdir_register(path);
+	}
 	if (!ret)
 		ret = remove_stale(w);
 	if (ret) {
@@ -919,6 +927,7 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 		rm_tree(path, 0);
 		goto fail;
 	}
+	stage_tmpdir_release(fmt_reg);
 	stage_free(w->st);
 	w->st = NULL;
 	free_w(w);
@@ -926,6 +935,7 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 fail:
 	snprintf(fmt_tmp, sizeof(fmt_tmp), "%s/.formats.partial", w->dir);
 	rm_tree(fmt_tmp, 0);
+	stage_tmpdir_release(fmt_reg);
 	tracewrite_abort(w);
 	return ret;
 }

@@ -459,6 +459,21 @@ START_TEST(signal_removes_partials)
 			    stage_add(st, "cpu0.raw", tmp, sizeof(tmp)) ||
 			    wfile_write_new(tmp, "y\n", 2))
 				_exit(3);
+			/* a temporary directory three levels deep, 300 files
+			 * (more than one getdents buffer) at the bottom */
+			snprintf(tmp, sizeof(tmp), "%s/.formats.partial", dir);
+			if (!stage_tmpdir_register(tmp) || mkdir(tmp, 0755))
+				_exit(5);
+			snprintf(tmp, sizeof(tmp), "%s/.formats.partial/irq", dir);
+			mkdir(tmp, 0755);
+			snprintf(tmp, sizeof(tmp), "%s/.formats.partial/irq/handler", dir);
+			mkdir(tmp, 0755);
+			for (int k = 0; k < 300; k++) {
+				snprintf(tmp, sizeof(tmp),
+					 "%s/.formats.partial/irq/handler/format-%03d", dir, k);
+				if (wfile_write_new(tmp, "z\n", 2))
+					_exit(6);
+			}
 			raise(sigs[i]);
 			_exit(4);	/* not reached: it dies of the signal */
 		}
@@ -466,6 +481,8 @@ START_TEST(signal_removes_partials)
 		ck_assert(WIFSIGNALED(status));
 		ck_assert_int_eq(WTERMSIG(status), sigs[i]);
 		ck_assert(!exists(".big.csv.partial") && !exists(".cpu0.raw.partial"));
+		ck_assert_msg(!exists(".formats.partial"),
+			      "SIG %d left the temporary directory", sigs[i]);
 	}
 	ck_assert_int_eq(unit_rmtree(dir), 0);
 }
