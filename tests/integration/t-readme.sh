@@ -203,6 +203,15 @@ needs_root() {	# FILE: prints the reason, or nothing
 	fi
 }
 
+# 'wake --states each' enables the machine's idle states one at a time:
+# without a cpuidle driver (plain HLT) there are none, and wake refuses.
+needs_idle_states() {	# FILE: prints the reason, or nothing
+	local c; c=$(norm "$1")
+	[[ $c =~ wakebench\ wake\ .*--states\ [a-z,]*each ]] || return 0
+	ls -d /sys/devices/system/cpu/cpu0/cpuidle/state0 >/dev/null 2>&1 ||
+		echo "no cpuidle states here (--states each enables them one at a time)"
+}
+
 # States named by 'cstate disable|enable' that this machine lacks.
 missing_states() {	# FILE
 	local c s found
@@ -360,6 +369,10 @@ run_example() {	# EXFILE
 	fi
 	if [[ $why == tracefs* ]] && [ ! -d $T/events/power/cpu_idle ]; then
 		report SKIP "$at" "no tracefs with power:cpu_idle here"; show_cmd "$ex"; return
+	fi
+	why=$(needs_idle_states "$ex")
+	if [ -n "$why" ]; then
+		report SKIP "$at" "$why"; show_cmd "$ex"; return
 	fi
 	new_port; SWPORT=$FP
 	rewrite "$ex" > "$cmd"
