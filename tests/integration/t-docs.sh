@@ -22,7 +22,7 @@
 
 README=${README:-$WB_TOP/README.md}
 MANDIR=${MANDIR:-$WB_TOP/man}
-CMDS="server client midtier cstate snapshot trace stats sweep report"
+CMDS="server client midtier cstate snapshot trace stats sweep report wake"
 export LC_ALL=C
 nerr=0
 err() { echo "FAIL: $*"; nerr=$((nerr + 1)); }
