@@ -1125,16 +1125,6 @@ static int write_text(const char *path, const struct run *r,
 	return wfile_close(f);
 }
 
-static int write_cmdline(const char *path, const char *cmdline)
-{
-	FILE *f = wfile_open(path);
-
-	if (!f)
-		return -errno;
-	fprintf(f, "%s\n", cmdline);
-	return wfile_close(f);
-}
-
 /* One result file: its name and how it is written (to a path). */
 struct out_file {
 	const char *name;
@@ -1160,7 +1150,7 @@ static int out_cmdline(const char *path, const struct run *r,
 		       const struct summary *s)
 {
 	(void)s;
-	return write_cmdline(path, r->o->cmdline);
+	return wfile_write_line(path, r->o->cmdline);
 }
 
 static int out_trajectory(const char *path, const struct run *r,

@@ -685,6 +685,18 @@ static int udp_pair(struct wake_run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* Closes the run's descriptors and frees it (the threads joined). */
+static void run_free(struct wake_run *r)
+{
+	if (r->efd >= 0)
+		close(r->efd);
+	if (r->rx >= 0)
+		close(r->rx);
+	if (r->tx >= 0)
+		close(r->tx);
+	free(r);
+}
+
 int wake_run_start(const struct wake_cfg *cfg, struct wake_run **out,
 		   char *err, size_t errlen)
 {
@@ -739,13 +751,7 @@ fail_thread:
 	if (r->has_spinner)
 		pthread_join(r->spinner, NULL);
 fail:
-	if (r->efd >= 0)
-		close(r->efd);
-	if (r->rx >= 0)
-		close(r->rx);
-	if (r->tx >= 0)
-		close(r->tx);
-	free(r);
+	run_free(r);
 	return ret;
 }
 
@@ -784,12 +790,6 @@ int wake_run_join(struct wake_run *r, char *err, size_t errlen)
 		ret = r->hret;
 		errmsg_set(err, errlen, "%s", r->herr);
 	}
-	if (r->efd >= 0)
-		close(r->efd);
-	if (r->rx >= 0)
-		close(r->rx);
-	if (r->tx >= 0)
-		close(r->tx);
-	free(r);
+	run_free(r);
 	return ret;
 }

@@ -99,6 +99,21 @@ int wfile_write_new(const char *path, const void *buf, size_t len)
 	return ret;
 }
 
+int wfile_write_line(const char *path, const char *line)
+{
+	int fd = wfile_create(path, 0644);
+	int ret;
+
+	if (fd < 0)
+		return fd;
+	ret = wfile_write_all(fd, line, strlen(line));
+	if (!ret)
+		ret = wfile_write_all(fd, "\n", 1);
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
 static ssize_t out_write(void *cookie, const char *buf, size_t n)
 {
 	struct out_fd *o = cookie;

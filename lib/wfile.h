@@ -36,5 +36,7 @@ int wfile_write_all(int fd, const void *buf, size_t len);
 /* A file (made by wfile_create, 0644) holding exactly buf: 0, or -errno
  * of the call that failed (the close's too). */
 int wfile_write_new(const char *path, const void *buf, size_t len);
+/* The same for one line of text: line and a newline (cmdline.txt). */
+int wfile_write_line(const char *path, const char *line);
 
 #endif

@@ -569,16 +569,6 @@ static int write_summary_txt(const char *path, const struct result *r)
 	return wfile_close(f);
 }
 
-static int write_cmdline(const char *path, const char *cmdline)
-{
-	FILE *f = wfile_open(path);
-
-	if (!f)
-		return -errno;
-	fprintf(f, "%s\n", cmdline);
-	return wfile_close(f);
-}
-
 /* ---- the run ---- */
 
 static int sigfd = -1;
@@ -726,7 +716,7 @@ int main(int argc, char **argv)
 		    snapshot_write_json(tmp, "wake", o.cmdline))
 			opt_die(PROG, "cannot write %s/snapshot.json", o.out);
 		if (stage_add(st, "cmdline.txt", tmp, sizeof(tmp)) ||
-		    write_cmdline(tmp, o.cmdline))
+		    wfile_write_line(tmp, o.cmdline))
 			opt_die(PROG, "cannot write %s/cmdline.txt", o.out);
 		if (stage_add(st, "wake.csv", csvtmp, sizeof(csvtmp)))
 			opt_die(PROG, "cannot write %s/wake.csv", o.out);
