@@ -330,8 +330,9 @@ static int formats_unique(const char *dir, char *err, size_t errlen)
 				break;
 			}
 			ids[n].id = id;
-			snprintf(ids[n].name, sizeof(ids[n].name), "%s/%s", se->d_name,
-				 ee->d_name);
+			/* event names are at most 60 here (above); systems too */
+			snprintf(ids[n].name, sizeof(ids[n].name), "%.60s/%.60s",
+				 se->d_name, ee->d_name);
 			n++;
 		}
 		closedir(ed);
