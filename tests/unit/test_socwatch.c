@@ -598,6 +598,7 @@ START_TEST(no_irq_sections_causes_unknown)
 	ck_assert_uint_eq(w[0].cause, TL_CAUSE_UNKNOWN);
 	ck_assert_uint_eq(w[1].cause, TL_CAUSE_UNKNOWN);
 	timeline_free(t);
+	socwatch_plan_free(&p);
 	/* the same events without the flag: the first one is none */
 	t = import_timeline(f, &p, 0);
 	w = timeline_wakes(t, 0, &n);
