@@ -232,7 +232,8 @@ int validity_run(const struct validity_log *l, const struct validity_cfg *cfg,
 	}
 	for (size_t i = 0; i < n; i++)
 		s[i] = *slot(l, i);
-	qsort(s, n, sizeof(*s), by_sent);
+	if (n)	/* no request measured: s is NULL, which qsort may not get */
+		qsort(s, n, sizeof(*s), by_sent);
 	for (size_t i = 1; i < n; i++)
 		gaps[i - 1] = (double)(s[i].sent_ns - s[i - 1].sent_ns);
 	for (size_t i = 0; i < n; i++)
