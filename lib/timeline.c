@@ -337,6 +337,17 @@ static int cause_seen(struct timeline *t, struct cpu_tl *c, uint32_t cpu,
 
 static int irq_complete_cpu(struct timeline *t, struct cpu_tl *c);
 
+/* c goes idle in state (or unknown): its next exit's cause is still to
+ * be found, from the interrupts that follow. */
+static void await_wake(struct cpu_tl *c, int32_t state)
+{
+	c->awaiting = 1;
+	c->cause = TL_CAUSE_UNKNOWN;
+	c->detail = 0;
+	c->cause_ts = 0;
+	c->idle_state = state;
+}
+
 /* power:cpu_idle on c: an entry starts a period, an exit ends one. */
 static int idle_event(struct timeline *t, struct cpu_tl *c,
 		      const struct tl_event *e)
@@ -352,11 +363,7 @@ static int idle_event(struct timeline *t, struct cpu_tl *c,
 			ret = irq_complete_cpu(t, c);
 		if (ret)
 			return ret;
-		c->awaiting = 1;
-		c->cause = TL_CAUSE_UNKNOWN;
-		c->detail = 0;
-		c->cause_ts = 0;
-		c->idle_state = TL_UNKNOWN;
+		await_wake(c, TL_UNKNOWN);
 		c->idle_start = e->ts;
 		return switch_state(t, c, e->cpu, e->ts, TL_UNKNOWN);
 	}
@@ -374,11 +381,7 @@ static int idle_event(struct timeline *t, struct cpu_tl *c,
 		ret = irq_complete_cpu(t, c);
 		if (ret)
 			return ret;
-		c->awaiting = 1;
-		c->cause = TL_CAUSE_UNKNOWN;
-		c->detail = 0;
-		c->cause_ts = 0;
-		c->idle_state = state;
+		await_wake(c, state);
 		if (state != c->state)
 			c->idle_start = e->ts;
 		return switch_state(t, c, e->cpu, e->ts, state);
