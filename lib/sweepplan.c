@@ -358,6 +358,50 @@ void sweepplan_shuffle(struct sweepplan *p, size_t from, uint64_t seed)
 	}
 }
 
+/* A run's place in the pairs order: its repetition, then its place in
+ * P, read backwards in even repetitions. */
+struct pair_key {
+	unsigned long rep;
+	size_t pos;
+};
+
+static int pair_cmp(const void *a, const void *b)
+{
+	const struct pair_key *x = a, *y = b;
+
+	if (x->rep != y->rep)
+		return x->rep < y->rep ? -1 : 1;
+	if (x->rep % 2)
+		return x->pos < y->pos ? -1 : x->pos > y->pos;
+	return x->pos > y->pos ? -1 : x->pos < y->pos;
+}
+
+int sweepplan_pairs(struct sweepplan *p, size_t from)
+{
+	size_t n = from < p->n ? p->n - from : 0;
+	struct pair_key *k;
+	struct sweepplan_run *r;
+
+	if (n < 2)
+		return 0;
+	k = calloc(n, sizeof(*k));
+	r = calloc(n, sizeof(*r));
+	if (!k || !r) {
+		free(k);
+		free(r);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct pair_key){ p->run[from + i].rep, i };
+	qsort(k, n, sizeof(*k), pair_cmp);
+	for (size_t i = 0; i < n; i++)
+		r[i] = p->run[from + k[i].pos];
+	memcpy(p->run + from, r, n * sizeof(*r));
+	free(k);
+	free(r);
+	return 0;
+}
+
 int sweepplan_write(const struct sweepplan *p, size_t from, FILE *f)
 {
 	for (size_t i = from; i < p->n; i++) {

@@ -63,6 +63,18 @@ int sweepplan_build(const struct sweepspec *s, unsigned long from,
 		    unsigned long to, struct sweepplan *p);
 /* Shuffles runs [FROM, n) of P with SEED (Fisher-Yates, lib/prng). */
 void sweepplan_shuffle(struct sweepplan *p, size_t from, uint64_t seed);
+/*
+ * Orders runs [FROM, n) of P in pairs (the spec's order = pairs): by
+ * repetition, all the points of a repetition back to back (with two
+ * points, a pair run with one seed), in matrix order in odd repetitions
+ * and reversed in even ones (AB BA AB ...). Each point then runs first in
+ * half of the pairs, so what the position in a pair does (a machine that
+ * warms or cools, a drift over the sweep) weighs on both points alike and
+ * cancels in the pairs' median; a shuffle balances it only on average,
+ * and a fixed order puts it into every pair's ratio. Within a
+ * repetition, runs keep their relative order in P. 0 or -ENOMEM.
+ */
+int sweepplan_pairs(struct sweepplan *p, size_t from);
 /* plan.txt lines for runs [FROM, n). 0 or -EIO. */
 int sweepplan_write(const struct sweepplan *p, size_t from, FILE *f);
 void sweepplan_free(struct sweepplan *p);

@@ -138,6 +138,7 @@ ONE_OF(ispin, "pinned", "none")
 ONE_OF(ishelperwait, "block", "spin")
 ONE_OF(isbackend, "wakebench", "memcached", "redis")
 ONE_OF(isroute, "hash", "all")
+ONE_OF(isorder, "shuffle", "pairs")
 
 static int isleaves(const char *w, int ncpus)
 {
@@ -297,6 +298,7 @@ static const struct keydef keys[SK_NKEYS] = {
 	[SK_PRELOAD] = { "preload", K_ONE, "yes", isyesno, "no or yes" },
 	[SK_START_MARGIN_MS] = { "start-margin-ms", K_ONE, "auto", ismargin,
 				 "auto or a whole number of ms, at least 1" },
+	[SK_ORDER] = { "order", K_ONE, "shuffle", isorder, "shuffle or pairs" },
 };
 
 /* The order values are checked in: the first bad one is reported. */
@@ -312,7 +314,7 @@ static const int check_order[SK_NKEYS] = {
 	SK_DELAY, SK_WORK_US, SK_HELPER_WAIT, SK_MIDTIER_CPU, SK_HELPER_CPU, SK_DURATION,
 	SK_TURBOSTAT_SHOW, SK_TURBOSTAT_HIDE, SK_BACKEND, SK_LEAVES, SK_ROUTE,
 	SK_GET_RATIO, SK_KEYS, SK_KEY_SIZE, SK_VALUE_SIZE, SK_KEY_DIST,
-	SK_PRELOAD, SK_START_MARGIN_MS,
+	SK_PRELOAD, SK_START_MARGIN_MS, SK_ORDER,
 };
 
 int sweepspec_same_key(const char *a, const char *b)

@@ -36,6 +36,8 @@ enum sweepspec_key {
 	SK_VALUE_SIZE, SK_KEY_DIST, SK_PRELOAD,
 	/* several client agents (issue 19): one value */
 	SK_START_MARGIN_MS,
+	/* the order of the runs (issue 31): one value */
+	SK_ORDER,
 	SK_NKEYS
 };
 

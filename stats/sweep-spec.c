@@ -39,10 +39,11 @@ static void usage(void)
 	       "                   value given here that differs is an error\n"
 	       "  --port-holders PORT...  read 'ss -Hltnup' output on standard input and\n"
 	       "                   print one line per PORT that a socket holds\n"
-	       "  --plan SPEC      print the shuffled plan of a resolved spec file\n"
+	       "  --plan SPEC      print the plan of a resolved spec file, shuffled (or\n"
+	       "                   in pairs: its order key)\n"
 	       "  --plan-update OLDSPEC NEWSPEC PLAN  check that PLAN is OLDSPEC's and\n"
 	       "                   print it followed by the runs NEWSPEC's larger reps\n"
-	       "                   add (shuffled among themselves)\n"
+	       "                   add (shuffled among themselves, or in pairs)\n"
 	       "  --estimate SPEC  the number of runs and their estimated duration\n"
 	       "  --agents N SEED INTERVAL_US REQUESTS WARMUP WARMUP_INTERVAL_US MARGIN_MS\n"
 	       "                   one line per client agent: seed interval_us\n"
@@ -212,7 +213,24 @@ static void plan_die(int ret)
 	opt_die(PROG, "out of memory");
 }
 
-/* --plan SPEC: every run of the spec, shuffled with its seed */
+/*
+ * Runs [FROM, n) of P in the spec's order: shuffled with SEED (order
+ * effects, drift and warm caches, spread evenly over the points), or in
+ * pairs (lib/sweepplan: each repetition's points back to back, their
+ * order alternating), for a paired comparison of two points.
+ */
+static void order_runs(const struct sweepspec *s, struct sweepplan *p,
+		       size_t from, uint64_t seed)
+{
+	if (strcmp(s->val[SK_ORDER], "pairs")) {
+		sweepplan_shuffle(p, from, seed);
+		return;
+	}
+	if (sweepplan_pairs(p, from))
+		opt_die(PROG, "out of memory");
+}
+
+/* --plan SPEC: every run of the spec, in the spec's order */
 static int plan(const char *path, int ncpus)
 {
 	struct sweepspec s;
@@ -223,8 +241,7 @@ static int plan(const char *path, int ncpus)
 	ret = sweepplan_build(&s, 1, spec_ul(&s, SK_REPS), &p);
 	if (ret)
 		plan_die(ret);
-	/* Seeded shuffle: order effects (drift, warm caches) spread evenly. */
-	sweepplan_shuffle(&p, 0, spec_ul(&s, SK_SEED));
+	order_runs(&s, &p, 0, spec_ul(&s, SK_SEED));
 	if (sweepplan_write(&p, 0, stdout))
 		opt_die(PROG, "writing the plan failed");
 	sweepplan_free(&p);
@@ -235,8 +252,8 @@ static int plan(const char *path, int ncpus)
 /*
  * --plan-update OLDSPEC NEWSPEC PLAN: a resumed sweep. PLAN, read back
  * from disk, must be OLDSPEC's runs exactly; with more reps in NEWSPEC
- * the added repetitions follow, shuffled among themselves, so the runs
- * already planned keep their order.
+ * the added repetitions follow, shuffled among themselves (or in pairs),
+ * so the runs already planned keep their order.
  */
 static int plan_update(const char *oldpath, const char *newpath,
 		       const char *planpath, int ncpus)
@@ -271,7 +288,7 @@ static int plan_update(const char *oldpath, const char *newpath,
 		ret = sweepplan_build(&n, from, spec_ul(&n, SK_REPS), &p);
 		if (ret)
 			plan_die(ret);
-		sweepplan_shuffle(&p, 0, spec_ul(&n, SK_SEED) + from);
+		order_runs(&n, &p, 0, spec_ul(&n, SK_SEED) + from);
 		if (sweepplan_write(&p, 0, stdout))
 			opt_die(PROG, "writing the plan failed");
 	}

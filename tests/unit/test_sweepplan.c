@@ -206,6 +206,64 @@ START_TEST(shuffle_and_check)
 }
 END_TEST
 
+/*
+ * order = pairs (issue 31): each repetition's points back to back, their
+ * order alternating, so each point runs first in half of the pairs.
+ */
+START_TEST(pairs_order)
+{
+	static const char *const ab[] = { "pq-off", "pq-10", "pq-10", "pq-off",
+					  "pq-off", "pq-10", "pq-10", "pq-off" };
+	static const char *const abc[] = { "dist-fixed", "dist-exp",
+					   "dist-poisson", "dist-poisson",
+					   "dist-exp", "dist-fixed" };
+	struct sweepspec s;
+	struct sweepplan p;
+
+	spec(&s, "prequery = off 10\norder = pairs\nreps = 4\n");
+	ck_assert_str_eq(s.val[SK_ORDER], "pairs");
+	plan_text(&s, 4, &p);
+	ck_assert_int_eq(sweepplan_pairs(&p, 0), 0);
+	ck_assert_uint_eq(p.n, 8);
+	for (size_t i = 0; i < p.n; i++) {
+		ck_assert_uint_eq(p.run[i].rep, i / 2 + 1);
+		ck_assert_ptr_nonnull(strstr(p.run[i].point, ab[i]));
+	}
+	/* repetitions added by a larger --reps continue the alternation */
+	ck_assert_int_eq(sweepplan_build(&s, 5, 6, &p), 0);
+	ck_assert_int_eq(sweepplan_pairs(&p, 8), 0);
+	ck_assert_uint_eq(p.n, 12);
+	for (size_t i = 0; i < 8; i++)
+		ck_assert_ptr_nonnull(strstr(p.run[i].point, ab[i]));
+	for (size_t i = 8; i < 12; i++) {
+		ck_assert_uint_eq(p.run[i].rep, i / 2 + 1);
+		ck_assert_ptr_nonnull(strstr(p.run[i].point, ab[i - 8]));
+	}
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+	/* more points: a block per repetition, read backwards every other */
+	spec(&s, "dist = fixed exp poisson\norder = pairs\nreps = 2\n");
+	plan_text(&s, 2, &p);
+	ck_assert_int_eq(sweepplan_pairs(&p, 0), 0);
+	for (size_t i = 0; i < p.n; i++) {
+		ck_assert_uint_eq(p.run[i].rep, i / 3 + 1);
+		ck_assert_ptr_nonnull(strstr(p.run[i].point, abc[i]));
+	}
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+	/* the default is the seeded shuffle */
+	spec(&s, "");
+	ck_assert_str_eq(s.val[SK_ORDER], "shuffle");
+	sweepspec_free(&s);
+	ck_assert_int_eq(sweepspec_init(&s), 0);
+	ck_assert_int_eq(sweepspec_parse(&s, "order = random\n", 15, "t.spec",
+					 SS_FILE, err, sizeof(err)), 0);
+	ck_assert_int_eq(sweepspec_resolve(&s, 2, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "invalid order 'random' (shuffle or pairs)");
+	sweepspec_free(&s);
+}
+END_TEST
+
 /* unpinned: only the server's C-states apply */
 START_TEST(unpinned)
 {
@@ -417,6 +475,7 @@ Suite *sweepplan_suite(void)
 	tcase_add_test(t, backend_collapse);
 	tcase_add_test(t, collapse_and_names);
 	tcase_add_test(t, shuffle_and_check);
+	tcase_add_test(t, pairs_order);
 	tcase_add_test(t, too_many);
 	tcase_add_test(t, unpinned);
 	tcase_add_test(t, parse_lines);
