@@ -141,11 +141,15 @@ struct cols {
 	int behind, reason, requests, late, pace_p99, interval;
 };
 
-/* Whether an ok run fell behind: 1, 0, -1 (cannot tell), or -EINVAL-ish < -1. */
+/*
+ * Whether an ok run fell behind: 1, 0, -1 (cannot tell), or -EINVAL-ish
+ * < -1. The client's behind_schedule when the row has it; else (summaries
+ * older than that column) lib/runcheck's legacy rule on the late sends.
+ */
 static int run_behind(struct rd *rd, char **fld, const struct cols *c, char *why,
 		      size_t len, int *out)
 {
-	struct runcheck_in in;
+	struct runcheck_legacy_in in;
 	double v;
 	int r;
 
@@ -177,7 +181,7 @@ static int run_behind(struct rd *rd, char **fld, const struct cols *c, char *why
 	if (c->interval >= 0 && fld[c->interval][0] &&
 	    num_field(rd, fld, c->interval, "interval_us", &in.mean_gap_us))
 		return -EINVAL;
-	r = runcheck_behind(&in, why, len);
+	r = runcheck_legacy_behind(&in, why, len);
 	if (r < 0)
 		return bad(rd, "late_sends %s of requests %s is not a run", fld[c->late],
 			   fld[c->requests]);

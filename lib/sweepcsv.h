@@ -4,7 +4,7 @@
  * stats. Columns are found by name; the runs whose status is ok are kept,
  * with their point parameters, their avg/p50/p99/p99.9 latency (checked:
  * non-negative finite decimals) and whether they fell behind their
- * schedule (the client's behind_schedule, else lib/runcheck on
+ * schedule (the client's behind_schedule, else lib/runcheck's legacy rule on
  * late_sends, requests, pace_p99_us and interval_us). Errors name the
  * file and line; nothing is printed.
  */

@@ -89,7 +89,9 @@ grep -q '^95 % CI (us) ' "$TMP/r/summary.txt" || fail "summary.txt: no CI table"
 
 # The workload tests: one line each in summary.txt, the numbers in
 # summary.json; a client stopped for 5 ms every 50 ms (SIGSTOP) sends in
-# bursts after each stop, and its gaps must fail the fit to exp.
+# bursts after each stop, and its gaps must fail the fit to exp. The
+# behind-schedule rule (lib/runcheck) must flag that run, naming the gap
+# test and its p-value in behind_reason, summary.json and the WARNING.
 for t in gaps independence stationarity; do
 	grep -Eq "^test $t +(fits|misfits|holds|fails|drifts|not run) " "$TMP/r/summary.txt" ||
 		fail "summary.txt: no '$t' test line: $(grep '^test' "$TMP/r/summary.txt")"
@@ -125,6 +127,16 @@ for k in ("gaps", "independence", "stationarity"):
     if not t["ran"] or not 0 <= t["p"] <= 1 or t["pass"] != (t["p"] >= r["alpha"] / (3 if k == "independence" else 1)):
         sys.exit(f"{k}: {t}")
 EOF
+[ "$(csv_col "$TMP/stop/summary.csv" behind_schedule)" = 1 ] ||
+	fail "a client stopped 5 ms every 50 ms is not behind schedule: $(csv_col "$TMP/stop/summary.csv" behind_reason)"
+csv_col "$TMP/stop/summary.csv" behind_reason |
+	grep -Eq '^gap test: Anderson-Darling vs exp\(mean 1000 us\) p [0-9.e+-]+ < 0.01' ||
+	fail "behind_reason does not name the gap test: $(csv_col "$TMP/stop/summary.csv" behind_reason)"
+grep -q '"behind_reason": "gap test: Anderson-Darling' "$TMP/stop/summary.json" ||
+	fail "summary.json behind_reason"
+grep -Eq '^WARNING: behind schedule: gap test: Anderson-Darling .* p [0-9.e+-]+ < 0.01' \
+	"$TMP/stop/summary.txt" || fail "summary.txt WARNING: $(grep WARNING "$TMP/stop/summary.txt")"
+grep -q '^schedule: behind: gap test: ' "$TMP/stop/summary.txt" || fail "summary.txt schedule line"
 grep -q '^CI: 1500 samples cannot bound p99.9 at 95 % (no interval covers more than 77.7 %)' \
 	"$TMP/r/summary.txt" || fail "summary.txt: no p99.9 note: $(grep '^CI' "$TMP/r/summary.txt")"
 echo ok
