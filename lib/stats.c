@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "prng.h"
+#include "qci.h"
 #include "stats.h"
 
 /* CONFIRM steps through every subset size up to this, then by 5 %. */
@@ -190,4 +191,115 @@ int stats_summarize(const double *v, size_t n, double r_pct, uint64_t seed,
 	s->reps_confirm = stats_confirm(sorted, n, r_pct, seed);
 	free(sorted);
 	return s->reps_confirm == -ENOMEM ? -ENOMEM : 0;
+}
+
+const char *stats_verdict_name(enum stats_verdict v)
+{
+	return v == STATS_FASTER ? "faster" : v == STATS_SLOWER ? "slower" :
+	       "undecided";
+}
+
+int stats_paired(const double *base, const double *point, size_t n,
+		 struct stats_paired *out)
+{
+	double *r = malloc((n ? n : 1) * sizeof(*r));
+	struct qci ci;
+	size_t k = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->median = out->lo = out->hi = NAN;
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		/* a zero latency has no ratio; latencies are never negative */
+		if (isfinite(base[i]) && isfinite(point[i]) && base[i] > 0 &&
+		    point[i] > 0)
+			r[k++] = base[i] / point[i];
+		else
+			out->n_bad++;
+	}
+	out->n = k;
+	qsort(r, k, sizeof(*r), cmp_double);
+	out->median = stats_median_sorted(r, k);
+	ret = qci_ranks(k, 0.5, QCI_LEVEL95, &ci);
+	out->coverage = ci.coverage;
+	if (!ret) {
+		out->rank_lo = ci.lo;
+		out->rank_hi = ci.hi;
+		out->lo = r[ci.lo - 1];
+		out->hi = r[ci.hi - 1];
+		out->verdict = out->lo > 1 ? STATS_FASTER :
+			       out->hi < 1 ? STATS_SLOWER : STATS_UNDECIDED;
+	}
+	free(r);
+	/* -ERANGE: too few pairs for a 95 % interval, said by rank_lo = 0 */
+	return ret == -ENOMEM ? -ENOMEM : 0;
+}
+
+int stats_pair_reps(const char *const *arep, const int *abehind, size_t na,
+		    const char *const *brep, const int *bbehind, size_t nb,
+		    int include_behind, struct stats_pairs *p)
+{
+	char *used = calloc(nb ? nb : 1, 1);
+
+	memset(p, 0, sizeof(*p));
+	p->a = malloc((na ? na : 1) * sizeof(*p->a));
+	p->b = malloc((na ? na : 1) * sizeof(*p->b));
+	if (!used || !p->a || !p->b) {
+		free(used);
+		stats_pairs_free(p);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < na; i++) {
+		size_t j;
+
+		for (j = 0; j < nb && (used[j] || strcmp(arep[i], brep[j])); j++)
+			;
+		if (j == nb) {
+			p->n_unmatched++;
+			continue;
+		}
+		used[j] = 1;
+		if (!include_behind && (abehind[i] > 0 || bbehind[j] > 0)) {
+			p->n_behind++;
+			continue;
+		}
+		p->a[p->n] = i;
+		p->b[p->n++] = j;
+	}
+	for (size_t j = 0; j < nb; j++)
+		p->n_unmatched += !used[j];
+	free(used);
+	return 0;
+}
+
+void stats_pairs_free(struct stats_pairs *p)
+{
+	free(p->a);
+	free(p->b);
+	p->a = p->b = NULL;
+	p->n = 0;
+}
+
+int stats_within_rel(const double *val, const double *lo, const double *hi,
+		     size_t n, double *rel, size_t *unbounded)
+{
+	double *w = malloc((n ? n : 1) * sizeof(*w));
+	size_t k = 0;
+
+	*rel = NAN;
+	*unbounded = 0;
+	if (!w)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(lo[i]) || !isfinite(hi[i]))
+			(*unbounded)++;
+		else if (val[i] > 0)
+			w[k++] = (hi[i] - lo[i]) / 2 / val[i];
+	}
+	qsort(w, k, sizeof(*w), cmp_double);
+	*rel = stats_median_sorted(w, k);
+	free(w);
+	return 0;
 }

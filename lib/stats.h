@@ -82,4 +82,72 @@ static inline int stats_overlap(double a_lo, double a_hi, double b_lo,
 	return a_lo <= b_hi && b_lo <= a_hi;
 }
 
+/*
+ * The paired effect (issue 31). Runs of two points with the same rep share
+ * the generator's seed (the same send gaps), so their ratio leaves out
+ * what the rep's schedule does to both. Per pair the ratio
+ * base / point (above 1: the point is faster); the effect is the median
+ * of the ratios, with the exact distribution-free CI of a median from
+ * their order statistics (lib/qci, p = 0.5: ranks lo < hi with
+ * P(X(lo) <= median <= X(hi)) >= 95 %, the tightest such pair). Five
+ * pairs or fewer cannot bound a median at 95 % (min-max covers 93.75 %
+ * with 5): no interval then, and the verdict is undecided.
+ */
+enum stats_verdict {
+	STATS_UNDECIDED = 0,	/* the CI contains 1, or there is none */
+	STATS_FASTER,		/* the CI lies above 1 */
+	STATS_SLOWER,		/* the CI lies below 1 */
+};
+
+struct stats_paired {
+	size_t n;		/* pairs whose ratio counts */
+	size_t n_bad;		/* pairs left out: a value not > 0 or not finite */
+	double median;		/* of the ratios; NAN when n = 0 */
+	double lo, hi;		/* the CI; NAN when n cannot bound it */
+	uint64_t rank_lo, rank_hi;	/* 1-based; 0 when there is no CI */
+	double coverage;	/* exact; with no CI the best reachable */
+	enum stats_verdict verdict;
+};
+
+/*
+ * The paired ratios base[i] / point[i] of n pairs, their median, its 95 %
+ * CI and the verdict. Returns 0 (also with no usable pair: n = 0,
+ * undecided) or -ENOMEM.
+ */
+int stats_paired(const double *base, const double *point, size_t n,
+		 struct stats_paired *out);
+/* "faster", "slower", "undecided" */
+const char *stats_verdict_name(enum stats_verdict v);
+
+/*
+ * Pairs the runs of two points by rep: run i of A (rep arep[i], behind
+ * abehind[i] > 0 when it fell behind its schedule) with the run of B of
+ * the same rep. A pair with a run behind is left out and counted
+ * (n_behind) unless include_behind; a run with no partner (the other
+ * side's run failed or is missing; or its rep is repeated on its side:
+ * the first one pairs) is counted in n_unmatched. a[k], b[k]: the
+ * indices of pair k, in A's order.
+ */
+struct stats_pairs {
+	size_t n, *a, *b;
+	size_t n_behind, n_unmatched;
+};
+
+int stats_pair_reps(const char *const *arep, const int *abehind, size_t na,
+		    const char *const *brep, const int *bbehind, size_t nb,
+		    int include_behind, struct stats_pairs *p);
+void stats_pairs_free(struct stats_pairs *p);
+
+/*
+ * Within-run intervals (issue 31): of n runs with a percentile val[i] and
+ * its within-run 95 % CI [lo[i], hi[i]] (NAN: the run could not bound
+ * it), the median over the bounded runs of the relative half-width
+ * (hi - lo) / 2 / val (NAN when none is bounded), and how many runs are
+ * unbounded. A point is told to run more requests when *rel is above
+ * STATS_WITHIN_WIDE or any run is unbounded. 0 or -ENOMEM.
+ */
+#define STATS_WITHIN_WIDE 0.10
+int stats_within_rel(const double *val, const double *lo, const double *hi,
+		     size_t n, double *rel, size_t *unbounded);
+
 #endif

@@ -24,6 +24,11 @@ const char *const sweepcollect_vals[SWEEPCOLLECT_NVALS] = {
 	"prequeries_sent", "prequeries_skipped", "lat_p95_us", "lat_p9999_us",
 	/* issues 16 and 17: key-value counts, RAPL energy */
 	"gets", "sets", "misses", "energy_j", "power_w", "energy_per_request_uj",
+	/* issue 31: the within-run 95 % CIs (empty: not bounded) */
+	"lat_p50_lo_us", "lat_p50_hi_us", "lat_p90_lo_us", "lat_p90_hi_us",
+	"lat_p99_lo_us", "lat_p99_hi_us", "lat_p999_lo_us", "lat_p999_hi_us",
+	"svc_p50_lo_us", "svc_p50_hi_us", "svc_p90_lo_us", "svc_p90_hi_us",
+	"svc_p99_lo_us", "svc_p99_hi_us", "svc_p999_lo_us", "svc_p999_hi_us",
 };
 
 const char *const sweepcollect_mt[SWEEPCOLLECT_NMT] = {
@@ -350,11 +355,13 @@ int sweepcollect_header(FILE *out, char (*cols)[64], int ncols)
 	fputs(SWEEPCOLLECT_HEADER, out);
 	for (int d = SWEEPPLAN_NLEGACY; d < SWEEPPLAN_NDIMS; d++)
 		fprintf(out, ",%s", sweepplan_dims[d]);
-	for (int k = SWEEPCOLLECT_NLEGACY_VALS; k < SWEEPCOLLECT_NVALS; k++)
+	for (int k = SWEEPCOLLECT_NLEGACY_VALS; k < SWEEPCOLLECT_NVALS_BEFORE_MT; k++)
 		fprintf(out, ",%s", sweepcollect_vals[k]);
 	for (int k = 0; k < SWEEPCOLLECT_NMT; k++)
 		fprintf(out, ",mt_%s", sweepcollect_mt[k]);
 	fputs(",irq_delta,mt_irq_delta", out);
+	for (int k = SWEEPCOLLECT_NVALS_BEFORE_MT; k < SWEEPCOLLECT_NVALS; k++)
+		fprintf(out, ",%s", sweepcollect_vals[k]);
 	for (int k = 0; k < ncols; k++)
 		fprintf(out, ",%s", cols[k]);
 	fputc('\n', out);
@@ -383,11 +390,13 @@ int sweepcollect_row(FILE *out, const struct sweepplan_run *r,
 		run ? run->why : "");
 	for (int d = SWEEPPLAN_NLEGACY; d < SWEEPPLAN_NDIMS; d++)
 		fprintf(out, ",%s", field(r->val[d]));
-	for (int k = SWEEPCOLLECT_NLEGACY_VALS; k < SWEEPCOLLECT_NVALS; k++)
+	for (int k = SWEEPCOLLECT_NLEGACY_VALS; k < SWEEPCOLLECT_NVALS_BEFORE_MT; k++)
 		fprintf(out, ",%s", run ? run->val[k] : "");
 	for (int k = 0; k < SWEEPCOLLECT_NMT; k++)
 		fprintf(out, ",%s", mt ? mt[k] : "");
 	fprintf(out, ",%s,%s", cap ? cap->irq[0] : "", cap ? cap->irq[1] : "");
+	for (int k = SWEEPCOLLECT_NVALS_BEFORE_MT; k < SWEEPCOLLECT_NVALS; k++)
+		fprintf(out, ",%s", run ? run->val[k] : "");
 	for (int k = 0; k < ncols; k++) {
 		const char *v = "";
 

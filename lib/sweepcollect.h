@@ -24,9 +24,13 @@
 	"prequeries_skipped,dir,behind_schedule,behind_reason"
 
 /* The client summary columns copied: the first 11 where they always
- * were, the last two (lat_p95_us, lat_p9999_us) with the new columns. */
-#define SWEEPCOLLECT_NVALS 19
+ * were, the next 8 (lat_p95_us ... energy_per_request_uj) with the new
+ * columns before the midtier's, the last 16 (each percentile's
+ * within-run CI, lat_p50_lo_us ... svc_p999_hi_us, issue 31) after
+ * mt_irq_delta, before the capture's per-state columns. */
+#define SWEEPCOLLECT_NVALS 35
 #define SWEEPCOLLECT_NLEGACY_VALS 11
+#define SWEEPCOLLECT_NVALS_BEFORE_MT 19
 extern const char *const sweepcollect_vals[SWEEPCOLLECT_NVALS];
 
 /* The midtier summary columns copied, as mt_<name> (three tiers). */

@@ -139,6 +139,7 @@ static int num_field(struct rd *rd, char **fld, int c, const char *name, double 
 struct cols {
 	int point, rep, status, param[SWEEPCSV_NPARAMS], metric[SWEEPCSV_NMETRICS];
 	int behind, reason, requests, late, pace_p99, interval;
+	int lo[SWEEPCSV_NMETRICS], hi[SWEEPCSV_NMETRICS];
 };
 
 /*
@@ -189,6 +190,25 @@ static int run_behind(struct rd *rd, char **fld, const struct cols *c, char *why
 	return 0;
 }
 
+/* The run's own CIs: empty (not bounded) is NAN, else a number. */
+static int run_ci(struct rd *rd, char **fld, const struct cols *c,
+		  struct sweepcsv_run *run)
+{
+	for (int m = 0; m < SWEEPCSV_NMETRICS; m++) {
+		char lo[64], hi[64];
+
+		run->lo[m] = run->hi[m] = NAN;
+		if (c->lo[m] < 0 || !fld[c->lo[m]][0] || !fld[c->hi[m]][0])
+			continue;
+		snprintf(lo, sizeof(lo), "lat_%s_lo_us", sweepcsv_metrics[m]);
+		snprintf(hi, sizeof(hi), "lat_%s_hi_us", sweepcsv_metrics[m]);
+		if (num_field(rd, fld, c->lo[m], lo, &run->lo[m]) ||
+		    num_field(rd, fld, c->hi[m], hi, &run->hi[m]))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 static int oom(struct rd *rd)
 {
 	if (rd->errlen)
@@ -225,6 +245,9 @@ static int add_run(struct rd *rd, struct sweepcsv *out, const struct cols *c,
 		if (num_field(rd, fld, c->metric[m], name, &run->val[m]))
 			return -EINVAL;
 	}
+	ret = run_ci(rd, fld, c, run);
+	if (ret)
+		return ret;
 	ret = run_behind(rd, fld, c, run->why, sizeof(run->why), &run->behind);
 	if (ret)
 		return ret;
@@ -295,6 +318,17 @@ int sweepcsv_read(FILE *f, const char *name, struct sweepcsv *out, char *err,
 	c.late = col(hdr, nh, "late_sends");
 	c.pace_p99 = col(hdr, nh, "pace_p99_us");
 	c.interval = col(hdr, nh, "interval_us");
+	for (int m = 0; m < SWEEPCSV_NMETRICS; m++) {
+		char lo[64], hi[64];
+
+		snprintf(lo, sizeof(lo), "lat_%s_lo_us", sweepcsv_metrics[m]);
+		snprintf(hi, sizeof(hi), "lat_%s_hi_us", sweepcsv_metrics[m]);
+		c.lo[m] = col(hdr, nh, lo);
+		c.hi[m] = col(hdr, nh, hi);
+		if (c.hi[m] < 0)
+			c.lo[m] = -1;
+		out->has_ci[m] = c.lo[m] >= 0;
+	}
 	free(hdrline);
 	while ((got = rfile_getline(f, &line, &lcap, RFILE_LINE_MAX))) {
 		char *fld[MAXCOL];

@@ -36,6 +36,10 @@ struct sweepcsv_run {
 	const char *point, *rep;		/* rep "?" without the column */
 	const char *param[SWEEPCSV_NPARAMS];	/* "" without the column */
 	double val[SWEEPCSV_NMETRICS];
+	/* the run's own 95 % CI of val[m] (lat_<m>_lo_us, lat_<m>_hi_us,
+	 * issue 31): NAN where the run could not bound it (empty fields) or
+	 * the file has no such columns (has_ci[m] = 0) */
+	double lo[SWEEPCSV_NMETRICS], hi[SWEEPCSV_NMETRICS];
 	int behind;		/* 1, 0, or -1: cannot be checked (old sweep) */
 	char why[256];		/* why it is behind */
 	unsigned long line;
@@ -45,6 +49,7 @@ struct sweepcsv_run {
 struct sweepcsv {
 	struct sweepcsv_run *run;	/* the ok runs, in file order */
 	size_t n, cap;
+	int has_ci[SWEEPCSV_NMETRICS];	/* lat_<m>_lo_us and _hi_us are there */
 };
 
 /*

@@ -36,6 +36,11 @@
 #define M_AVG 0
 #define M_P50 1
 #define M_P99 2
+/* the paired effect of avg, p50 and p99 (metrics 0 to 2) */
+#define NPAIRED 3
+/* the within-run CIs looked at: p50 and p99 */
+#define NWITHIN 2
+static const int within_metric[NWITHIN] = { M_P50, M_P99 };
 
 struct point {
 	char name[512];
@@ -46,6 +51,14 @@ struct point {
 	struct stats_summary s[NMETRICS];
 	size_t nm[NMETRICS];	/* values behind s[m] (p95, p9999 may lack) */
 	double max_p99;		/* the thesis' highest p99 across reps */
+	size_t *run, nrun, rcap;	/* its ok runs: indices in sweep.csv */
+	/* the paired effect against its baseline (issue 31) */
+	int paired;		/* it has a baseline */
+	size_t npairs, pairs_behind, pairs_unmatched;
+	struct stats_paired pe[NPAIRED];
+	/* the within-run CIs of p50 and p99 (issue 31) */
+	double within_rel[NWITHIN];
+	size_t within_unb[NWITHIN];
 };
 
 static struct point *find_point(struct point **pts, size_t *npts, size_t *cap,
@@ -87,6 +100,20 @@ static void add_vals(struct point *p, const double *v)
 	p->n++;
 }
 
+static void add_run(struct point *p, size_t i)
+{
+	if (p->nrun == p->rcap) {
+		size_t ncap = p->rcap ? 2 * p->rcap : 8;
+		size_t *nr = realloc(p->run, ncap * sizeof(*nr));
+
+		if (!nr)
+			opt_die(PROG, "out of memory");
+		p->run = nr;
+		p->rcap = ncap;
+	}
+	p->run[p->nrun++] = i;
+}
+
 /*
  * The baseline of P: KEY=VALUE (a parameter index and value) given by
  * --baseline, else prequery=off with two tiers and delay=off with three.
@@ -122,21 +149,24 @@ static void baseline_of(const struct baseline *bl, const struct point *p,
  * baseline value there; a parameter that is empty in either (it does not
  * apply there: a pre-query's timing without a pre-query, the helper's
  * wait without a delay) matches anything. NULL when P is a baseline
- * itself or has none.
+ * itself or has none. IN_MEDIANS: both need runs in the medians (the
+ * speedups); else any ok run (the pairing counts what it leaves out).
  */
-static const struct point *base_of(const struct point *pts, size_t n,
-				   const struct point *p, const struct baseline *bl)
+static const struct point *base_runs_of(const struct point *pts, size_t n,
+					const struct point *p,
+					const struct baseline *bl, int in_medians)
 {
 	const char *value;
 	int key;
 
 	baseline_of(bl, p, &key, &value);
-	if (!strcmp(p->param[key], value) || !p->n)
+	if (!strcmp(p->param[key], value) || (in_medians && !p->n))
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		size_t k;
 
-		if (strcmp(pts[i].param[key], value) || !pts[i].n)
+		if (strcmp(pts[i].param[key], value) ||
+		    (in_medians ? !pts[i].n : !pts[i].nrun))
 			continue;
 		for (k = 0; k < NPARAMS; k++)
 			if ((int)k != key && pts[i].param[k][0] && p->param[k][0] &&
@@ -146,6 +176,92 @@ static const struct point *base_of(const struct point *pts, size_t n,
 			return &pts[i];
 	}
 	return NULL;
+}
+
+/* The baseline of the medians' speedups: both have runs in the medians. */
+static const struct point *base_of(const struct point *pts, size_t n,
+				   const struct point *p, const struct baseline *bl)
+{
+	return base_runs_of(pts, n, p, bl, 1);
+}
+
+/*
+ * P's paired effect against its baseline B (issue 31): their ok runs
+ * paired by rep (the sweep gives both the seed seed + rep), a pair with a
+ * run behind schedule left out unless INCL, and per metric the median of
+ * the ratios B / P with its distribution-free 95 % CI.
+ */
+static void paired_of(const struct sweepcsv *csv, struct point *p,
+		      const struct point *b, int incl)
+{
+	size_t nmax = p->nrun > b->nrun ? p->nrun : b->nrun;
+	const char **prep = malloc((nmax ? nmax : 1) * sizeof(*prep));
+	const char **brep = malloc((nmax ? nmax : 1) * sizeof(*brep));
+	int *pbh = malloc((nmax ? nmax : 1) * sizeof(*pbh));
+	int *bbh = malloc((nmax ? nmax : 1) * sizeof(*bbh));
+	double *bv = malloc((nmax ? nmax : 1) * sizeof(*bv));
+	double *pv = malloc((nmax ? nmax : 1) * sizeof(*pv));
+	struct stats_pairs pr;
+
+	if (!prep || !brep || !pbh || !bbh || !bv || !pv)
+		opt_die(PROG, "out of memory");
+	for (size_t i = 0; i < p->nrun; i++) {
+		prep[i] = csv->run[p->run[i]].rep;
+		pbh[i] = csv->run[p->run[i]].behind;
+	}
+	for (size_t j = 0; j < b->nrun; j++) {
+		brep[j] = csv->run[b->run[j]].rep;
+		bbh[j] = csv->run[b->run[j]].behind;
+	}
+	if (stats_pair_reps(prep, pbh, p->nrun, brep, bbh, b->nrun, incl, &pr))
+		opt_die(PROG, "out of memory");
+	p->paired = 1;
+	p->npairs = pr.n;
+	p->pairs_behind = pr.n_behind;
+	p->pairs_unmatched = pr.n_unmatched;
+	for (int m = 0; m < NPAIRED; m++) {
+		for (size_t k = 0; k < pr.n; k++) {
+			bv[k] = csv->run[b->run[pr.b[k]]].val[m];
+			pv[k] = csv->run[p->run[pr.a[k]]].val[m];
+		}
+		if (stats_paired(bv, pv, pr.n, &p->pe[m]))
+			opt_die(PROG, "out of memory");
+	}
+	stats_pairs_free(&pr);
+	free(prep);
+	free(brep);
+	free(pbh);
+	free(bbh);
+	free(bv);
+	free(pv);
+}
+
+/* P's within-run CIs of p50 and p99 over the runs in its medians */
+static void within_of(const struct sweepcsv *csv, struct point *p, int incl)
+{
+	double *v = malloc((p->nrun ? p->nrun : 1) * 3 * sizeof(*v));
+
+	if (!v)
+		opt_die(PROG, "out of memory");
+	for (int w = 0; w < NWITHIN; w++) {
+		int m = within_metric[w];
+		size_t k = 0;
+
+		for (size_t i = 0; i < p->nrun; i++) {
+			const struct sweepcsv_run *r = &csv->run[p->run[i]];
+
+			if (r->behind > 0 && !incl)
+				continue;
+			v[k] = r->val[m];
+			v[p->nrun + k] = r->lo[m];
+			v[2 * p->nrun + k] = r->hi[m];
+			k++;
+		}
+		if (stats_within_rel(v, v + p->nrun, v + 2 * p->nrun, k,
+				     &p->within_rel[w], &p->within_unb[w]))
+			opt_die(PROG, "out of memory");
+	}
+	free(v);
 }
 
 struct stats_opts {
@@ -442,6 +558,140 @@ static void metric_cols(struct csv *out, const struct point *p,
 	}
 }
 
+/* summary.csv's columns of issue 31, appended after the energy's */
+static size_t paired_header(char *h, size_t cap, size_t len)
+{
+	len += (size_t)snprintf(h + len, cap - len, ",paired_n");
+	for (int m = 0; m < NPAIRED; m++) {
+		const char *x = sweepcsv_metrics[m];
+
+		len += (size_t)snprintf(h + len, cap - len,
+			",paired_speedup_%s,paired_speedup_%s_lo,paired_speedup_%s_hi,"
+			"paired_verdict_%s", x, x, x, x);
+	}
+	len += (size_t)snprintf(h + len, cap - len,
+				",paired_ci_coverage,paired_n_behind,paired_n_unmatched");
+	for (int w = 0; w < NWITHIN; w++) {
+		const char *x = sweepcsv_metrics[within_metric[w]];
+
+		len += (size_t)snprintf(h + len, cap - len,
+			",within_ci_%s_rel,within_ci_%s_unbounded", x, x);
+	}
+	return len;
+}
+
+static void paired_cols(struct csv *out, const struct point *p,
+			const struct sweepcsv *csv)
+{
+	if (!p->paired) {
+		for (int k = 0; k < 1 + 4 * NPAIRED + 3; k++)
+			csv_empty(out);
+	} else {
+		csv_u64(out, p->npairs);
+		for (int m = 0; m < NPAIRED; m++) {
+			const struct stats_paired *e = &p->pe[m];
+
+			csv_double(out, e->median, 4);
+			csv_double(out, e->lo, 4);
+			csv_double(out, e->hi, 4);
+			csv_str(out, stats_verdict_name(e->verdict));
+		}
+		csv_double(out, p->npairs ? p->pe[M_P50].coverage : NAN, 4);
+		csv_u64(out, p->pairs_behind);
+		csv_u64(out, p->pairs_unmatched);
+	}
+	for (int w = 0; w < NWITHIN; w++) {
+		if (!csv->has_ci[within_metric[w]]) {
+			csv_empty(out);
+			csv_empty(out);
+			continue;
+		}
+		csv_double(out, p->within_rel[w], 4);
+		csv_u64(out, p->within_unb[w]);
+	}
+}
+
+/* "2.512 [2.301, 3.012] faster", "3.000 [-] undecided at n=5" */
+static void paired_cell(const struct stats_paired *e, char *buf, size_t len)
+{
+	char v[32];
+
+	if (e->verdict != STATS_UNDECIDED)
+		snprintf(v, sizeof(v), "%s", stats_verdict_name(e->verdict));
+	else
+		snprintf(v, sizeof(v), "undecided at n=%zu", e->n);
+	if (!e->n)
+		snprintf(buf, len, "- %s", v);
+	else if (!e->rank_lo)
+		snprintf(buf, len, "%.3f [-] %s", e->median, v);
+	else
+		snprintf(buf, len, "%.3f [%.3f, %.3f] %s", e->median, e->lo, e->hi, v);
+}
+
+/* The printed paired section: a line per point with a baseline */
+static void print_paired(const struct point *pts, const size_t *ord, size_t npts,
+			 int namew)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < npts; i++)
+		any |= pts[i].paired;
+	if (!any)
+		return;
+	printf("\npaired effect: baseline / point of the runs with the same rep (the same "
+	       "seed): the median ratio [its distribution-free CI over the pairs, coverage "
+	       "at least 95 %%]\n");
+	printf("%-*s %5s %6s  %-34s %-34s %s\n", namew, "point", "pairs", "cover",
+	       "avg", "p50", "p99");
+	for (size_t i = 0; i < npts; i++) {
+		const struct point *p = &pts[ord[i]];
+		char c[NPAIRED][64], cov[16] = "-", out[96] = "";
+
+		if (!p->paired)
+			continue;
+		for (int m = 0; m < NPAIRED; m++)
+			paired_cell(&p->pe[m], c[m], sizeof(c[m]));
+		if (p->pe[M_P50].rank_lo)
+			snprintf(cov, sizeof(cov), "%.1f%%", 100 * p->pe[M_P50].coverage);
+		if (p->pairs_behind || p->pairs_unmatched)
+			snprintf(out, sizeof(out), "  (left out: %zu behind, %zu unmatched)",
+				 p->pairs_behind, p->pairs_unmatched);
+		printf("%-*s %5zu %6s  %-34s %-34s %s%s\n", namew, p->name, p->npairs, cov,
+		       c[0], c[1], c[2], out);
+	}
+	printf("pairs: reps with an ok run at both points (a pair with a run behind "
+	       "schedule is left out unless --include-behind; a rep whose run at either "
+	       "point failed is unmatched); cover: the CI's exact coverage; faster/slower: "
+	       "the CI lies above/below 1; undecided: it holds 1, or [-]: fewer than 6 pairs "
+	       "cannot bound a median at 95 %%\n");
+}
+
+/* One line per point and percentile whose within-run CIs are wide */
+static void print_within(const struct point *pts, const size_t *ord, size_t npts,
+			 const struct sweepcsv *csv)
+{
+	for (size_t i = 0; i < npts; i++) {
+		const struct point *p = &pts[ord[i]];
+
+		for (int w = 0; w < NWITHIN; w++) {
+			int m = within_metric[w];
+			int wide = p->within_rel[w] > STATS_WITHIN_WIDE;
+			char a[64] = "", b[64] = "";
+
+			if (!csv->has_ci[m] || !p->n || (!wide && !p->within_unb[w]))
+				continue;
+			if (wide)
+				snprintf(a, sizeof(a), "wide (median +-%.0f %%)",
+					 100 * p->within_rel[w]);
+			if (p->within_unb[w])
+				snprintf(b, sizeof(b), "%sunbounded in %zu of %zu runs",
+					 wide ? " and " : "", p->within_unb[w], p->n);
+			printf("%s: %s: within-run 95 %% CIs are %s%s: more requests per run\n",
+			       p->name, sweepcsv_metrics[m], a, b);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char spath[4096], err[512];
@@ -503,6 +753,7 @@ int main(int argc, char **argv)
 		}
 		if (r->behind <= 0 || include_behind)
 			add_vals(p, r->val);
+		add_run(p, i);
 		rows++;
 	}
 	if (!rows)
@@ -529,6 +780,13 @@ int main(int argc, char **argv)
 					p->max_p99 = v[j];
 		}
 		free(v);
+	}
+	for (size_t i = 0; i < npts; i++) {
+		const struct point *b = base_runs_of(pts, npts, &pts[i], &o.bl, 0);
+
+		if (b)
+			paired_of(&csv, &pts[i], b, include_behind);
+		within_of(&csv, &pts[i], include_behind);
 	}
 	/* the output's order; pts itself stays in the file's (CONFIRM's
 	 * seeds, the first baseline found) */
@@ -566,7 +824,9 @@ int main(int argc, char **argv)
 		len += (size_t)snprintf(h + len, sizeof(h) - len,
 			 ",avg_of_avgs_us,avg_p99_us,max_p99_us,baseline");
 		/* energy: speedup_* = the baseline's / this (above 1: less) */
-		metric_header(h, sizeof(h), len, SWEEPCSV_NLAT_METRICS, NMETRICS);
+		len = metric_header(h, sizeof(h), len, SWEEPCSV_NLAT_METRICS, NMETRICS);
+		/* issue 31: the paired effect, the within-run CIs */
+		paired_header(h, sizeof(h), len);
 		csv_header(out, h);
 	}
 	/* full point names, never cut: the column is as wide as the longest */
@@ -619,6 +879,7 @@ int main(int argc, char **argv)
 			csv_empty(out);
 		}
 		metric_cols(out, p, b, SWEEPCSV_NLAT_METRICS, NMETRICS);
+		paired_cols(out, p, &csv);
 		csv_end_row(out);
 
 		snprintf(nb, sizeof(nb), "%zu%s", p->n_behind,
@@ -658,9 +919,13 @@ int main(int argc, char **argv)
 		printf("%zu run%s could not be checked for falling behind (no late_sends, "
 		       "pace_p99_us or behind_schedule)\n", unchecked,
 		       unchecked == 1 ? "" : "s");
-	for (size_t i = 0; i < npts; i++)
+	print_within(pts, ord, npts, &csv);
+	print_paired(pts, ord, npts, namew);
+	for (size_t i = 0; i < npts; i++) {
 		for (int m = 0; m < NMETRICS; m++)
 			free(pts[i].val[m]);
+		free(pts[i].run);
+	}
 	free(pts);
 	free(ord);
 	sweepcsv_free(&csv);

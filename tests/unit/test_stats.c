@@ -182,6 +182,124 @@ START_TEST(confirm_tight_small_k)
 }
 END_TEST
 
+/* The paired effect: ranks of the median's CI are the tightest with
+ * binomial coverage >= 95 % (summed exactly in Python: n = 9: [2, 8],
+ * 492/512; n = 20: [6, 15], 0.958610535; n = 5: none, min-max 30/32). */
+START_TEST(paired_ranks_and_verdicts)
+{
+	/* n = 9: 8 pairs 2.5-3.3x, one stalled pair 0.5x: faster */
+	double b9[9] = { 100, 100, 100, 100, 100, 100, 100, 100, 100 };
+	double p9[9] = { 40, 200, 35, 38, 32, 30.303, 36, 34, 33 };
+	double b20[20], p20[20], b5[5] = { 3, 3, 3, 3, 3 }, p5[5] = { 1, 1, 1, 1, 1 };
+	struct stats_paired r;
+
+	ck_assert_int_eq(stats_paired(b9, p9, 9, &r), 0);
+	ck_assert_uint_eq(r.n, 9);
+	ck_assert_uint_eq(r.rank_lo, 2);
+	ck_assert_uint_eq(r.rank_hi, 8);
+	ck_assert_double_eq_tol(r.coverage, 492.0 / 512, 1e-12);
+	/* sorted ratios: 0.5, 2.5, 2.632, 2.778, 2.857, 2.941, 3.030, 3.125, 3.3 */
+	ck_assert_double_eq_tol(r.lo, 2.5, 1e-12);
+	ck_assert_double_eq_tol(r.hi, 100 / 32.0, 1e-12);
+	ck_assert_double_eq_tol(r.median, 100 / 35.0, 1e-12);
+	ck_assert_int_eq(r.verdict, STATS_FASTER);
+	ck_assert_str_eq(stats_verdict_name(r.verdict), "faster");
+	/* n = 20, ratios 0.6 .. 1.55: the CI [r6, r15] holds 1 */
+	for (int i = 0; i < 20; i++) {
+		b20[i] = 10 * (0.6 + 0.05 * ((i * 7) % 20));
+		p20[i] = 10;
+	}
+	ck_assert_int_eq(stats_paired(b20, p20, 20, &r), 0);
+	ck_assert_uint_eq(r.rank_lo, 6);
+	ck_assert_uint_eq(r.rank_hi, 15);
+	ck_assert_double_eq_tol(r.coverage, 0.958610535, 1e-9);
+	ck_assert_double_eq_tol(r.lo, 0.85, 1e-12);
+	ck_assert_double_eq_tol(r.hi, 1.30, 1e-12);
+	ck_assert_int_eq(r.verdict, STATS_UNDECIDED);
+	ck_assert_str_eq(stats_verdict_name(r.verdict), "undecided");
+	/* the same pairs the other way round: 1/1.30 .. 1/0.85 holds 1 too;
+	 * with every ratio below 1 they are slower */
+	for (int i = 0; i < 20; i++)
+		b20[i] = 10 * (0.5 + 0.02 * i);	/* 0.50 .. 0.88 */
+	ck_assert_int_eq(stats_paired(b20, p20, 20, &r), 0);
+	ck_assert_double_eq_tol(r.hi, 0.78, 1e-12);	/* r15 */
+	ck_assert_int_eq(r.verdict, STATS_SLOWER);
+	ck_assert_str_eq(stats_verdict_name(r.verdict), "slower");
+	/* n = 5: every pair 3x, yet no 95 % interval: undecided */
+	ck_assert_int_eq(stats_paired(b5, p5, 5, &r), 0);
+	ck_assert_uint_eq(r.n, 5);
+	ck_assert_double_eq(r.median, 3);
+	ck_assert_uint_eq(r.rank_lo, 0);
+	ck_assert(isnan(r.lo) && isnan(r.hi));
+	ck_assert_double_eq_tol(r.coverage, 30.0 / 32, 1e-12);
+	ck_assert_int_eq(r.verdict, STATS_UNDECIDED);
+	/* a zero latency has no ratio: left out and counted */
+	p9[4] = 0;
+	ck_assert_int_eq(stats_paired(b9, p9, 9, &r), 0);
+	ck_assert_uint_eq(r.n, 8);
+	ck_assert_uint_eq(r.n_bad, 1);
+	ck_assert_int_eq(stats_paired(b9, p9, 0, &r), 0);
+	ck_assert_uint_eq(r.n, 0);
+	ck_assert(isnan(r.median));
+	ck_assert_int_eq(r.verdict, STATS_UNDECIDED);
+}
+END_TEST
+
+/* Pairing by rep: behind runs drop their pair (counted) unless included;
+ * a rep on one side only (failed, missing) is unmatched; the first of a
+ * repeated rep pairs. */
+START_TEST(paired_by_rep)
+{
+	const char *a[] = { "1", "2", "3", "4", "5", "1" };
+	const char *b[] = { "2", "1", "3", "5", "6" };
+	int ab[] = { 0, -1, 1, 0, 0, 0 }, bb[] = { 0, 0, 0, 1, 0 };
+	struct stats_pairs p;
+
+	ck_assert_int_eq(stats_pair_reps(a, ab, 6, b, bb, 5, 0, &p), 0);
+	ck_assert_uint_eq(p.n, 2);
+	ck_assert_uint_eq(p.a[0], 0);
+	ck_assert_uint_eq(p.b[0], 1);
+	ck_assert_uint_eq(p.a[1], 1);
+	ck_assert_uint_eq(p.b[1], 0);
+	ck_assert_uint_eq(p.n_behind, 2);	/* rep 3 (A), rep 5 (B) */
+	ck_assert_uint_eq(p.n_unmatched, 3);	/* A's 4 and second 1, B's 6 */
+	stats_pairs_free(&p);
+	ck_assert_int_eq(stats_pair_reps(a, ab, 6, b, bb, 5, 1, &p), 0);
+	ck_assert_uint_eq(p.n, 4);
+	ck_assert_uint_eq(p.n_behind, 0);
+	ck_assert_uint_eq(p.a[2], 2);
+	ck_assert_uint_eq(p.b[2], 2);
+	ck_assert_uint_eq(p.a[3], 4);
+	ck_assert_uint_eq(p.b[3], 3);
+	stats_pairs_free(&p);
+	ck_assert_int_eq(stats_pair_reps(a, ab, 0, b, bb, 5, 0, &p), 0);
+	ck_assert_uint_eq(p.n, 0);
+	ck_assert_uint_eq(p.n_unmatched, 5);
+	stats_pairs_free(&p);
+}
+END_TEST
+
+/* Within-run intervals: the median relative half-width over the bounded
+ * runs, and the unbounded ones counted. */
+START_TEST(within_run_width)
+{
+	double v[5] = { 100, 100, 200, 100, 100 };
+	double lo[5] = { 90, 80, NAN, 50, 99 }, hi[5] = { 110, 120, NAN, 150, 101 };
+	double rel;
+	size_t unb;
+
+	/* half-widths 10 %, 20 %, 50 %, 1 %: median 15 % */
+	ck_assert_int_eq(stats_within_rel(v, lo, hi, 5, &rel, &unb), 0);
+	ck_assert_double_eq_tol(rel, 0.15, 1e-12);
+	ck_assert_uint_eq(unb, 1);
+	ck_assert_int_eq(stats_within_rel(v, lo, hi, 3, &rel, &unb), 0);
+	ck_assert_double_eq_tol(rel, 0.15, 1e-12);
+	ck_assert_int_eq(stats_within_rel(v + 2, lo + 2, hi + 2, 1, &rel, &unb), 0);
+	ck_assert(isnan(rel));
+	ck_assert_uint_eq(unb, 1);
+}
+END_TEST
+
 Suite *stats_suite(void)
 {
 	Suite *s = suite_create("stats");
@@ -194,6 +312,9 @@ Suite *stats_suite(void)
 	tcase_add_test(tc, ci_coverage_exact);
 	tcase_add_test(tc, confirm_spread_is_more_than_n);
 	tcase_add_test(tc, confirm_tight_small_k);
+	tcase_add_test(tc, paired_ranks_and_verdicts);
+	tcase_add_test(tc, paired_by_rep);
+	tcase_add_test(tc, within_run_width);
 	suite_add_tcase(s, tc);
 	return s;
 }

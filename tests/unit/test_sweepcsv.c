@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lib/sweepcsv: the sweep.csv reader of wakebench stats. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "unit.h"
@@ -136,6 +137,30 @@ START_TEST(wide)
 END_TEST
 
 /* the closing table's order: not applicable, off, numbers, words */
+/* issue 31: each run's own CI of a percentile, NAN where it could not be
+ * bounded (empty) or where the file has no such columns */
+START_TEST(within_ci)
+{
+	struct sweepcsv c;
+	const char *text =
+		HDR ",lat_p99_lo_us,lat_p99_hi_us\n"
+		"a,1,ok,exp,1000,off,0,on,0,1000,2,1000,1,1,1,10,1,1,0.5,0,0,0,a/rep-1,9.5,12\n"
+		"a,2,ok,exp,1000,off,0,on,0,1000,2,1000,1,1,1,10,1,1,0.5,0,0,0,a/rep-2,,\n";
+
+	ck_assert_int_eq(read_text(text, &c), 0);
+	ck_assert_int_eq(c.has_ci[2], 1);
+	ck_assert_int_eq(c.has_ci[1], 0);
+	ck_assert(c.run[0].lo[2] == 9.5 && c.run[0].hi[2] == 12);
+	ck_assert(isnan(c.run[1].lo[2]) && isnan(c.run[1].hi[2]));
+	ck_assert(isnan(c.run[0].lo[1]));
+	sweepcsv_free(&c);
+	ck_assert_int_eq(read_text(HDR ",lat_p99_lo_us,lat_p99_hi_us\n"
+		"a,1,ok,exp,1000,off,0,on,0,1000,2,1000,1,1,1,10,1,1,0.5,0,0,0,a/rep-1,x,12\n",
+		&c), -EINVAL);
+	ck_assert_str_eq(err, "s.csv:2: column lat_p99_lo_us: 'x' is not a non-negative number");
+}
+END_TEST
+
 START_TEST(value_order)
 {
 	static const char *const sorted[] = {
@@ -167,6 +192,7 @@ Suite *sweepcsv_suite(void)
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, wide);
 	tcase_add_test(tc, value_order);
+	tcase_add_test(tc, within_ci);
 	suite_add_tcase(s, tc);
 	return s;
 }
