@@ -1,5 +1,5 @@
 # tests/ports.sh, sourced by the test library and tests/golden/headers.sh.
-# Fixed ports (a sweep's --server-port, README examples) come from below
+# Fixed ports (a sweep's --server-port, the documents' examples) come from below
 # the kernel's ephemeral range, which outgoing connections take from at
 # any time: a port found free there could be taken before it is bound
 # ("Address already in use", or a sweep refusing a held port).

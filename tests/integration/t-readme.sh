@@ -1,7 +1,8 @@
-# Every command example of README.md (its ```sh blocks) and of the man
-# pages (.nf/.fi and .EX/.EE blocks of EXAMPLE sections, and any such
-# block elsewhere that starts with a wakebench command) is run, so the
-# documentation cannot drift from the programs. The examples are read
+# Every command example of the Markdown documents (the ```sh blocks of
+# README.md, of every guide in docs/*.md and of bench/RESULTS.md) and of
+# the man pages (.nf/.fi and .EX/.EE blocks of EXAMPLE sections, and any
+# such block elsewhere that starts with a wakebench command) is run, so
+# the documentation cannot drift from the programs. The examples are read
 # from the documents at run time: they are the source of truth, nothing
 # is copied here.
 #
@@ -42,9 +43,15 @@
 #   root, and only if neither exists) and removed afterwards.
 # - Not run: 'make ...' (make deps demo, make check): CI runs those
 #   (.ci/run), and make check runs this test.
-# WB_README_LIST=1 only lists the examples as they would run.
+# WB_README_LIST=1 only lists the examples as they would run;
+# WB_README_DOCS="README.md docs/tracing.md ..." runs only those
+# documents (paths from the top of the tree).
 # Each example is reported PASS/FAIL/SKIP/NOT RUN with its place
-# (README.md:LINE, man/x.1:LINE); a failure shows its output's tail.
+# (README.md:LINE, docs/x.md:LINE, man/x.1:LINE); a failure shows its
+# output's tail. Every Markdown document with a ```sh block, and every
+# man page with an EXAMPLE section, must yield examples: README.md at
+# least 8 (its tour), the Markdown documents together at least 35 (what
+# README.md alone had before the guides took most of it).
 . "$(dirname "$0")/lib.sh"
 
 TIMEOUT=${WB_README_TIMEOUT:-90}
@@ -445,16 +452,30 @@ run_example() {	# EXFILE
 
 cd "$WB_TOP" || fail "no $WB_TOP"
 [ -x "$WB_BIN/wakebench" ] || fail "no $WB_BIN/wakebench: build first"
-docs=(README.md man/*.1)
+if [ -n "${WB_README_DOCS:-}" ]; then
+	read -r -a docs <<< "$WB_README_DOCS"
+else
+	docs=(README.md docs/*.md bench/RESULTS.md man/*.1)
+fi
+nmd=0
 for doc in "${docs[@]}"; do
+	[ -f "$doc" ] || fail "$doc: no such document"
 	d="$TMP/ex/$(echo "$doc" | tr / _)"
-	if [ "$doc" = README.md ]; then readme_blocks "$doc"; else man_blocks "$doc"; fi | split_examples "$doc" "$d"
-	# A page with an EXAMPLE section must yield examples; README.md too.
-	if [ "$doc" = README.md ] || grep -q '^\.SH "\?EXAMPLES\?"\?$' "$doc"; then
+	case $doc in
+	*.md) readme_blocks "$doc" ;;
+	*) man_blocks "$doc" ;;
+	esac | split_examples "$doc" "$d"
+	# A page with an EXAMPLE section must yield examples; a Markdown
+	# document with a ```sh block too.
+	if grep -q '^```sh[[:space:]]*$' "$doc" || grep -q '^\.SH "\?EXAMPLES\?"\?$' "$doc"; then
 		[ -n "$(ls "$d" 2>/dev/null)" ] || fail "$doc: no examples found (extraction broken?)"
 	fi
+	case $doc in *.md) nmd=$((nmd + $(ls "$d" 2>/dev/null | grep -c '\.at$'))) ;; esac
 done
-[ "$(ls "$TMP"/ex/README.md/*.at | wc -l)" -ge 20 ] || fail "README.md: fewer than 20 examples found"
+if [ -z "${WB_README_DOCS:-}" ]; then
+	[ "$(ls "$TMP"/ex/README.md/*.at | wc -l)" -ge 8 ] || fail "README.md: fewer than 8 examples found (the tour)"
+	[ $nmd -ge 35 ] || fail "Markdown documents: $nmd examples, fewer than 35 (extraction broken, or examples lost?)"
+fi
 
 echo "examples run in scratch directories under $TMP (build -> $WB_TOP/$O)"
 for doc in "${docs[@]}"; do

@@ -1,5 +1,5 @@
-# The trace record example in the README's form (build/bin is this
-# build; t-readme runs the README's own text), and the example as it once
+# The trace record example in the form of docs/tracing.md (build/bin is this
+# build; t-readme runs the guide's own text), and the example as it once
 # was ('kill %1' in sh: no job control, so the server is never
 # killed). Either way trace record stops what the command left running,
 # removes its tracefs instance, and the port is free again.
