@@ -358,7 +358,7 @@ static void print_validity_test(FILE *f, const char *name,
 	fprintf(f, "%-9s %s: %.4g", t->pass ? good : bad, t->what, t->stat);
 	if (!isnan(t->p))
 		fprintf(f, " (p %.3g)", t->p);
-	fprintf(f, ", n %zu\n", t->n);
+	fprintf(f, ", n %zu%s%s\n", t->n, t->detail[0] ? ", " : "", t->detail);
 }
 
 static void print_validity(FILE *f, const struct summary *s,
@@ -813,6 +813,7 @@ static void json_validity_test(struct json *j, const char *key,
 	json_double(j, "p", t->ran ? t->p : NAN);
 	json_u64(j, "n", t->ran ? t->n : 0);
 	json_str(j, "why", t->ran ? NULL : t->why);
+	json_str(j, "detail", t->detail[0] ? t->detail : NULL);
 	json_obj_end(j);
 }
 

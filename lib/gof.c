@@ -286,3 +286,30 @@ int gof_kruskal(const double *x, size_t n, size_t k, struct gof_result *r)
 	r->n = n;
 	return 0;
 }
+
+int gof_window_medians(const double *x, size_t n, size_t k, double *lo,
+		       double *hi)
+{
+	double *w;
+
+	if (k < 2 || n / k < 5)
+		return -EINVAL;
+	w = malloc((n / k + 1) * sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	/* The windows of gof_kruskal. */
+	for (size_t i = 0; i < k; i++) {
+		size_t a = i * n / k, m = (i + 1) * n / k - a;
+		double med;
+
+		memcpy(w, x + a, m * sizeof(*w));
+		qsort(w, m, sizeof(*w), cmp_double);
+		med = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
+		*lo = fmin(*lo, med);
+		*hi = fmax(*hi, med);
+	}
+	free(w);
+	return 0;
+}

@@ -48,5 +48,13 @@ int gof_spearman_lag(const double *x, size_t n, size_t lag,
 		     struct gof_result *r);
 /* k >= 2 windows of at least 5 values each. */
 int gof_kruskal(const double *x, size_t n, size_t k, struct gof_result *r);
+/*
+ * The size of what gof_kruskal detects: the lowest and highest median of
+ * its k windows. With thousands of values a shift of a few percent is
+ * "significant"; the range says whether it matters. 0, -EINVAL (as
+ * gof_kruskal), -ENOMEM.
+ */
+int gof_window_medians(const double *x, size_t n, size_t k, double *lo,
+		       double *hi);
 
 #endif

@@ -192,6 +192,7 @@ static void stationary_test(const double *lat, size_t n, double alpha,
 			    struct validity_test *t)
 {
 	struct gof_result r;
+	double lo, hi;
 
 	snprintf(t->what, sizeof(t->what), "Kruskal-Wallis, %d windows",
 		 VALIDITY_WINDOWS);
@@ -204,6 +205,9 @@ static void stationary_test(const double *lat, size_t n, double alpha,
 	t->p = r.p;
 	t->n = r.n;
 	t->pass = r.p >= alpha;
+	if (!gof_window_medians(lat, n, VALIDITY_WINDOWS, &lo, &hi))
+		snprintf(t->detail, sizeof(t->detail),
+			 "window medians %.1f-%.1f us", lo / 1e3, hi / 1e3);
 }
 
 int validity_run(const struct validity_log *l, const struct validity_cfg *cfg,

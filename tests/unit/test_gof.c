@@ -178,6 +178,22 @@ START_TEST(kruskal_windows)
 }
 END_TEST
 
+/* The drift's size: window medians of the same windows as gof_kruskal. */
+START_TEST(window_medians)
+{
+	double x[53], lo, hi;
+
+	for (int i = 0; i < 53; i++)	/* windows of 10 or 11: 0-9, 10-20 ... */
+		x[i] = i % 2 ? 1000 + i : i;
+	ck_assert_int_eq(gof_window_medians(x, 53, 5, &lo, &hi), 0);
+	/* x[10..20]: 6 even values 10-20, 5 odd ones past 1000: median 20;
+	 * x[31..41]: 6 odd ones 1031-1041, 5 even: median 1031 */
+	ck_assert_double_eq_tol(lo, 20, 1e-12);
+	ck_assert_double_eq_tol(hi, 1031, 1e-12);
+	ck_assert_int_eq(gof_window_medians(x, 24, 5, &lo, &hi), -EINVAL);
+}
+END_TEST
+
 START_TEST(spread_fixed)
 {
 	double v[4] = { 99, 101, 99, 101 };
@@ -360,6 +376,7 @@ Suite *gof_suite(void)
 	tcase_add_test(tc, chi2_poisson);
 	tcase_add_test(tc, spearman_lags);
 	tcase_add_test(tc, kruskal_windows);
+	tcase_add_test(tc, window_medians);
 	tcase_add_test(tc, spread_fixed);
 	tcase_add_test(tc, qci_tightest_ranks);
 	tcase_add_test(tc, qci_cannot_bound);
