@@ -26,10 +26,11 @@ for rep in $(seq "$REPS"); do
 		wb_server --prequery-port 0
 		"$WB" client --server 127.0.0.1:$PORT --cpu "$CCPU" --dist exp --interval-us 5000 \
 			--requests "$N" --warmup 50 --seed "$rep" --service-us 20 "${args[@]}" \
-			--out "$out" --force -q || { echo "bench: run $out failed" >&2; exit 1; }
+			--out "$out" --force -q || echo "bench: run $out failed (counted apart: not ok)" >&2
 		stop_all
 		done=$((done + 1))
-		echo "[$done/$total] $side rep $rep: behind_schedule $(csv_col "$out/summary.csv" behind_schedule) $(csv_col "$out/summary.csv" behind_reason)" >&2
+		[ -s "$out/summary.csv" ] || { echo "bench: $out: no summary.csv" >&2; exit 1; }
+		echo "[$done/$total] $side rep $rep: $(csv_col "$out/summary.csv" status), behind_schedule $(csv_col "$out/summary.csv" behind_schedule) $(csv_col "$out/summary.csv" behind_reason)" >&2
 	done
 done
 
