@@ -84,6 +84,15 @@ int figcfg_same_except(const struct figcfg *a, const struct figcfg *b, int skip)
 	return 1;
 }
 
+int figcfg_baseline_of(const struct figcfg *on, const struct figcfg *off,
+		       int skip)
+{
+	for (int k = 0; k < FIGCFG_NPARAMS; k++)
+		if (k != skip && *off->v[k] && strcmp(on->v[k], off->v[k]))
+			return 0;
+	return 1;
+}
+
 /* Values in order: "" and "off" first, numbers numerically, then text. */
 static int vcmp(const char *a, const char *b)
 {

@@ -50,6 +50,15 @@ int figcfg_pq_param(const struct figcfg *c);
 int figcfg_is_off(const struct figcfg *c);
 /* Whether A and B are equal in every parameter but SKIP (-1: none). */
 int figcfg_same_except(const struct figcfg *a, const struct figcfg *b, int skip);
+/*
+ * Whether OFF (without pre-query) is ON's baseline: equal in every
+ * parameter but the pre-query (SKIP) and those OFF does not have. A sweep
+ * collapses what does not apply without a pre-query (prequery_at,
+ * prequery_ack, prequery_receiver; helper_wait without a delay) to ""
+ * in its summary, while ON has them.
+ */
+int figcfg_baseline_of(const struct figcfg *on, const struct figcfg *off,
+		       int skip);
 
 /*
  * Order for figures: distribution, mean gap (numerically), then the other

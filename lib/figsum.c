@@ -237,7 +237,7 @@ static struct pair *make_pairs(const struct figsum *s, size_t *np, int *oom)
 		for (size_t j = 0; j < s->n; j++) {
 			const struct figsum_point *c = &s->p[j];
 
-			if (!figcfg_is_off(&c->cfg) || !figcfg_same_except(&on->cfg, &c->cfg, pq))
+			if (!figcfg_is_off(&c->cfg) || !figcfg_baseline_of(&on->cfg, &c->cfg, pq))
 				continue;
 			/* the last one of a side wins, as the row of a file would */
 			if (c->side == on->side) {

@@ -290,6 +290,37 @@ START_TEST(figsum_pairs_from_a_sweep)
 }
 END_TEST
 
+/* A real sweep's off point has "" where the pre-query's own options do
+ * not apply (collapsed): it is still the lead point's baseline. */
+START_TEST(figsum_pairs_collapsed)
+{
+	struct figsum s;
+	struct mem b, sp, v;
+
+	mkscratch();
+	put("sum.csv", "point,dist,interval_us,prequery,warmup,cstates,service_us,n,"
+	    "avg_median_us,avg_ci_lo_us,avg_ci_hi_us,p50_median_us,p50_ci_lo_us,p50_ci_hi_us,"
+	    "p99_median_us,p99_ci_lo_us,p99_ci_hi_us,n_behind,ci_label,tiers,closed,"
+	    "prequery_at,prequery_ack,prequery_receiver,warmup_mode\n"
+	    "a,exp,5000,off,20,on,20,6,100,90,110,80,70,90,400,300,500,0,x,2,no,,,,schedule\n"
+	    "b,exp,5000,100,20,on,20,6,80,75,85,75,72,78,300,250,350,0,x,2,no,lead,no,server,schedule\n"
+	    /* another warm-up mode: not the same experiment */
+	    "c,exp,5000,100,20,on,20,6,80,75,85,75,72,78,300,250,350,0,x,2,no,lead,no,server,burst\n");
+	figsum_init(&s);
+	ck_assert_int_eq(figsum_add_sweep(&s, path_of("sum.csv"), figsum_side(&s, "x"),
+					  err, sizeof(err)), 0);
+	mopen(&b);
+	mopen(&sp);
+	mopen(&v);
+	ck_assert_int_eq(figsum_write_pairs(&s, b.f, sp.f, v.f), 1);
+	free(mtext(&b));
+	free(mtext(&sp));
+	free(mtext(&v));
+	figsum_free(&s);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
 /* Figure 7: one series per full configuration, not per pre-query: at one
  * load a fixed and an exp point are two lines. */
 START_TEST(figsum_load_series)
@@ -897,6 +928,7 @@ Suite *figdata_suite(void)
 	tcase_add_test(tc, figcfg_client_summary);
 	tcase_add_test(tc, figgp_quoting);
 	tcase_add_test(tc, figsum_pairs_from_a_sweep);
+	tcase_add_test(tc, figsum_pairs_collapsed);
 	tcase_add_test(tc, figsum_load_series);
 	tcase_add_test(tc, figsum_runs_and_sides);
 	tcase_add_test(tc, figdist_ranks_and_curve);
