@@ -66,7 +66,7 @@ static int pct_decimals(const struct runcheck_pct *q)
 }
 
 /* "pacing moves p99 from 182.1 us (from send: 150.3 us) outside its CI
- * [170.0, 190.0]", then " (also p99.9)" for the others moved. */
+ * 170.0-190.0", then " (also p90/p99.9)" for the others moved. */
 static void why_pacing(const struct runcheck_in *in, char *why, size_t len,
 		       size_t *used)
 {
@@ -79,12 +79,12 @@ static void why_pacing(const struct runcheck_in *in, char *why, size_t len,
 		if (!pct_moved(q))
 			continue;
 		if (k++) {
-			why_add(why, len, used, "%s%s", k == 2 ? " (also " : ", ",
+			why_add(why, len, used, "%s%s", k == 2 ? " (also " : "/",
 				q->name);
 			continue;
 		}
 		why_add(why, len, used,
-			"%spacing moves %s from %.*f us (from send: %.*f us) outside its CI [%.*f, %.*f]",
+			"%spacing moves %s from %.*f us (from send: %.*f us) outside its CI %.*f-%.*f",
 			*used ? "; " : "", q->name, d, q->lat, d, q->sent, d,
 			q->lo, d, q->hi);
 	}

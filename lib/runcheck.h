@@ -73,10 +73,12 @@ struct runcheck_in {
 /*
  * Returns 1 when the run fell behind: why[] names each failed test and by
  * how much ("gap test: ... p 0.0003 < 0.01", "pacing moves p99 from 182.1
- * us (from send: 150.3 us) outside its CI [170.0, 190.0]"), "; " between
- * them; 0 when it kept its schedule (why[] empty, or "not checked: ..."
- * when neither test had anything to use); -EINVAL for input that is not a
- * run (NaN values in a test it would use, lo > hi).
+ * us (from send: 150.3 us) outside its CI 170.0-190.0 (also p99.9)"), "; "
+ * between them, and no comma (summary.csv's behind_reason was always
+ * comma-free, and naive CSV splitters read the columns after it); 0 when
+ * it kept its schedule (why[] empty, or "not checked: ..." when neither
+ * test had anything to use); -EINVAL for input that is not a run (NaN
+ * values in a test it would use, lo > hi).
  */
 int runcheck_behind(const struct runcheck_in *in, char *why, size_t len);
 

@@ -73,7 +73,7 @@ static void count_new(const char *flag, const char *why, struct counts *c)
 		return;
 	}
 	c->now++;
-	c->gap += !strncmp(why, "gap test:", 9);
+	c->gap += strstr(why, "gap test: ") != NULL;	/* "agent 2: gap test: ..." too */
 	count_pcts(why, c);
 }
 
