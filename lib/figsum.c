@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "csvtable.h"
 #include "errmsg.h"
 #include "figgp.h"
@@ -74,7 +75,6 @@ static struct figsum_point *new_point(struct figsum *s)
 	return p;
 }
 
-/* Column NAME of row R as a number into *v (NAN when empty); -EINVAL. */
 static int num(const struct csvtable *t, size_t r, const char *name, double *v,
 	       char *err, size_t errlen)
 {
@@ -85,6 +85,41 @@ static int num(const struct csvtable *t, size_t r, const char *name, double *v,
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * Row R's paired effect into P (n = 0 without one). Only against the
+ * baseline figure 2 pairs with (pre-query off, delay off with three
+ * tiers): a summary made with another --baseline has effects of another
+ * comparison.
+ */
+static int read_paired(const struct csvtable *t, size_t r, struct figsum_paired *p,
+		       char *err, size_t errlen)
+{
+	const char *bl = csvtable_get(t, r, csvtable_col(t, "baseline"));
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (strcmp(bl, "prequery=off") && strcmp(bl, "delay=off"))
+		return 0;
+	ret = num(t, r, "paired_n", &p->n, err, errlen);
+	ret = ret ? ret : num(t, r, "paired_ci_coverage", &p->coverage, err, errlen);
+	for (int m = FIGSUM_AVG; m <= FIGSUM_P99 && !ret; m++) {
+		char c[64];
+
+		snprintf(c, sizeof(c), "paired_speedup_%s", sweep_metric[m]);
+		ret = num(t, r, c, &p->med[m], err, errlen);
+		snprintf(c, sizeof(c), "paired_speedup_%s_lo", sweep_metric[m]);
+		ret = ret ? ret : num(t, r, c, &p->lo[m], err, errlen);
+		snprintf(c, sizeof(c), "paired_speedup_%s_hi", sweep_metric[m]);
+		ret = ret ? ret : num(t, r, c, &p->hi[m], err, errlen);
+		snprintf(c, sizeof(c), "paired_verdict_%s", sweep_metric[m]);
+		p->verdict[m] = stats_verdict_parse(csvtable_get(t, r, csvtable_col(t, c)));
+	}
+	if (ret || !isfinite(p->n))
+		p->n = 0;
+	return ret;
+}
+
+/* Column NAME of row R as a number into *v (NAN when empty); -EINVAL. */
 int figsum_add_sweep(struct figsum *s, const char *path, int side, char *err,
 		     size_t errlen)
 {
@@ -126,8 +161,10 @@ int figsum_add_sweep(struct figsum *s, const char *path, int side, char *err,
 		}
 		figcfg_from_sweep_row(&p->cfg, &t, r);
 		p->side = side;
+		p->src = s->nsrc;
 		p->n = n;
 		ret = num(&t, r, "n_behind", &p->n_behind, err, errlen);
+		ret = ret ? ret : read_paired(&t, r, &p->paired, err, errlen);
 		for (int m = 0; m < FIGSUM_NM && !ret; m++) {
 			snprintf(c, sizeof(c), "%s_median_%s", sweep_metric[m], sweep_unit[m]);
 			ret = num(&t, r, c, &p->med[m], err, errlen);
@@ -153,6 +190,7 @@ int figsum_add_sweep(struct figsum *s, const char *path, int side, char *err,
 		}
 	}
 out:
+	s->nsrc++;
 	csvtable_free(&t);
 	return ret;
 }
@@ -193,6 +231,7 @@ int figsum_add_run(struct figsum *s, const char *path, int side,
 	}
 	figcfg_from_client_row(&p->cfg, &t, 0);
 	p->side = side;
+	p->src = s->nsrc++;
 	p->single = 1;
 	p->n = 1;
 	/* kept all the same: marked as a sweep's point is */
@@ -370,12 +409,42 @@ static void stat6(FILE *f, const struct figsum_point *a, const struct figsum_poi
 	}
 }
 
+/*
+ * The paired effect of a pair: its point's against the baseline of its
+ * own sweep (stats pairs within one sweep.csv), else NULL.
+ */
+static const struct figsum_paired *pair_paired(const struct pair *p)
+{
+	if (p->on->single || p->off->single || p->on->src != p->off->src ||
+	    !p->on->paired.n)
+		return NULL;
+	return &p->on->paired;
+}
+
+/* Figure 2's paired columns of pair P; 1 when it has an interval. */
+static int paired_cols(FILE *f, const struct pair *p)
+{
+	const struct figsum_paired *e = pair_paired(p);
+	int ci = 0;
+
+	for (int m = FIGSUM_AVG; m <= FIGSUM_P99; m++) {
+		fputc(' ', f);
+		figgp_num(f, e ? e->med[m] : NAN);
+		fputc(' ', f);
+		figgp_num(f, e ? e->lo[m] : NAN);
+		fputc(' ', f);
+		figgp_num(f, e ? e->hi[m] : NAN);
+		ci |= e && isfinite(e->lo[m]);
+	}
+	return ci;
+}
+
 int figsum_write_pairs(const struct figsum *s, FILE *bars, FILE *speedup,
 		       FILE *vars)
 {
 	unsigned char mask[FIGCFG_NPARAMS];
 	char lab[1024], ci[512];
-	size_t np, maxlab = 0;
+	size_t np, maxlab = 0, npaired = 0;
 	int oom, minmax;
 	struct pair *pp = make_pairs(s, &np, &oom);
 
@@ -408,6 +477,7 @@ int figsum_write_pairs(const struct figsum *s, FILE *bars, FILE *speedup,
 				ov = !(a->lo[m] > b->hi[m] || b->lo[m] > a->hi[m]);
 			fprintf(speedup, " %d", ov);
 		}
+		npaired += paired_cols(speedup, &pp[i]);
 		fputc('\n', speedup);
 	}
 	if (pair_ci_labels(pp, np, ci, sizeof(ci), &minmax)) {
@@ -418,8 +488,49 @@ int figsum_write_pairs(const struct figsum *s, FILE *bars, FILE *speedup,
 	figgp_var_str(vars, "cilabel", ci);
 	figgp_var_num(vars, "minmax", minmax);
 	figgp_var_num(vars, "maxlab", (double)maxlab);
+	figgp_var_num(vars, "npaired", (double)npaired);
 	free(pp);
 	return (int)np;
+}
+
+int figsum_write_paired(const struct figsum *s, struct csv *out)
+{
+	unsigned char mask[FIGCFG_NPARAMS];
+	char lab[1024], cell[96];
+	size_t np, k = 0;
+	int oom;
+	struct pair *pp = make_pairs(s, &np, &oom);
+
+	if (oom || mask_of(s, mask)) {
+		free(pp);
+		return -ENOMEM;
+	}
+	csv_header(out, "configuration,pairs,coverage,avg,p50,p99");
+	for (size_t i = 0; i < np; i++) {
+		const struct figsum_paired *e = pair_paired(&pp[i]);
+
+		if (!e)
+			continue;
+		pair_label(s, &pp[i], mask, lab, sizeof(lab));
+		csv_str(out, lab);
+		csv_double(out, e->n, 0);
+		csv_double(out, isfinite(e->lo[FIGSUM_P50]) ? e->coverage : NAN, 4);
+		for (int m = FIGSUM_AVG; m <= FIGSUM_P99; m++) {
+			struct stats_paired sp = {
+				.n = (size_t)e->n, .median = e->med[m], .lo = e->lo[m],
+				.hi = e->hi[m], .rank_lo = isfinite(e->lo[m]),
+				.verdict = e->verdict[m] > 0 ?
+					   (enum stats_verdict)e->verdict[m] : STATS_UNDECIDED,
+			};
+
+			stats_paired_str(&sp, cell, sizeof(cell));
+			csv_str(out, cell);
+		}
+		csv_end_row(out);
+		k++;
+	}
+	free(pp);
+	return (int)k;
 }
 
 int figsum_write_energy(const struct figsum *s, FILE *dat, FILE *vars)

@@ -28,9 +28,23 @@
 
 enum { FIGSUM_AVG, FIGSUM_P50, FIGSUM_P99, FIGSUM_EPR, FIGSUM_POWER, FIGSUM_NM };
 
+/*
+ * A sweep point's paired effect against its baseline (wakebench stats'
+ * paired_* columns, issue 31) for avg, p50 and p99: the median of the
+ * ratios baseline / point of runs of the same rep, its CI (NAN: fewer
+ * pairs than a 95 % interval needs) and verdict. n = 0: none.
+ */
+struct figsum_paired {
+	double n, coverage;
+	double med[3], lo[3], hi[3];
+	int verdict[3];			/* enum stats_verdict; -1: none */
+};
+
 struct figsum_point {
 	struct figcfg cfg;
 	int side;
+	int src;			/* the input it came from */
+	struct figsum_paired paired;	/* a sweep point's, else n = 0 */
 	int single;			/* a client run: no interval */
 	double med[FIGSUM_NM], lo[FIGSUM_NM], hi[FIGSUM_NM];	/* NAN: none */
 	double n;			/* runs in the medians */
@@ -45,6 +59,7 @@ struct figsum {
 	int nsides;
 	size_t behind_points;		/* sweep points left without a run:
 					 * all of theirs fell behind */
+	int nsrc;			/* inputs added */
 };
 
 void figsum_init(struct figsum *s);
@@ -74,14 +89,27 @@ int figsum_add_run(struct figsum *s, const char *path, int side,
  *   I "LABEL" N_OFF N_ON  then for avg, p50 and p99:
  *   OFF_MED OFF_LO OFF_HI ON_MED ON_LO ON_HI
  * Figure 2: I "LABEL" SP_AVG SP_P50 SP_P99 OV_AVG OV_P50 OV_P99 (OV: 1
- * the CIs overlap, 0 not, -1 unknown: a single run).
+ * the CIs overlap, 0 not, -1 unknown: a single run), then for avg, p50
+ * and p99 the paired effect PMED PLO PHI (NaN where there is none: the
+ * pair is not a sweep point against its own sweep's baseline, or too
+ * few pairs for an interval).
  * VARS gets npairs, cilabel (the sides' CI labels, or "single runs, no
  * interval"), minmax (1 when an interval is the min-max of n < 6 runs),
- * maxlab (the longest label's characters, for the figure's margin).
+ * maxlab (the longest label's characters, for the figure's margin),
+ * npaired (the pairs with a paired interval).
  * Returns the number of pairs, or -ENOMEM.
  */
 int figsum_write_pairs(const struct figsum *s, FILE *bars, FILE *speedup,
 		       FILE *vars);
+
+/*
+ * The paired effects of the pairs that have one (as figure 2), as CSV
+ * for the report's table: configuration,pairs,coverage,avg,p50,p99, each
+ * metric "2.857 [2.500, 3.125] faster" (lib/stats' stats_paired_str).
+ * Returns the number of rows, or -ENOMEM.
+ */
+struct csv;
+int figsum_write_paired(const struct figsum *s, struct csv *out);
 
 /*
  * Figure 11, the pairs with an energy per request on both sides:

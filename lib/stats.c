@@ -199,6 +199,30 @@ const char *stats_verdict_name(enum stats_verdict v)
 	       "undecided";
 }
 
+int stats_verdict_parse(const char *name)
+{
+	for (int v = STATS_UNDECIDED; v <= STATS_SLOWER; v++)
+		if (!strcmp(name, stats_verdict_name((enum stats_verdict)v)))
+			return v;
+	return -1;
+}
+
+void stats_paired_str(const struct stats_paired *e, char *buf, size_t len)
+{
+	char v[40];
+
+	if (e->verdict != STATS_UNDECIDED)
+		snprintf(v, sizeof(v), "%s", stats_verdict_name(e->verdict));
+	else
+		snprintf(v, sizeof(v), "undecided at n=%zu", e->n);
+	if (!e->n || !isfinite(e->median))
+		snprintf(buf, len, "- %s", v);
+	else if (!e->rank_lo)
+		snprintf(buf, len, "%.3f [-] %s", e->median, v);
+	else
+		snprintf(buf, len, "%.3f [%.3f, %.3f] %s", e->median, e->lo, e->hi, v);
+}
+
 int stats_paired(const double *base, const double *point, size_t n,
 		 struct stats_paired *out)
 {

@@ -118,6 +118,14 @@ int stats_paired(const double *base, const double *point, size_t n,
 		 struct stats_paired *out);
 /* "faster", "slower", "undecided" */
 const char *stats_verdict_name(enum stats_verdict v);
+/* The verdict stats_verdict_name calls NAME; -1 for any other word. */
+int stats_verdict_parse(const char *name);
+/*
+ * E as text for tables: "2.857 [2.500, 3.125] faster", without an
+ * interval "3.000 [-] undecided at n=5", without pairs "- undecided at
+ * n=0" (the n of an undecided verdict is always said).
+ */
+void stats_paired_str(const struct stats_paired *e, char *buf, size_t len);
 
 /*
  * Pairs the runs of two points by rep: run i of A (rep arep[i], behind

@@ -2,15 +2,21 @@
 # configuration, ordered by distribution and mean gap. Hatched bars: the
 # two medians' intervals overlap, the difference is not significant.
 # fig2.dat: I "LABEL" SP_AVG SP_P50 SP_P99 OV_AVG OV_P50 OV_P99
-# (OV: 1 overlap, 0 not, -1 unknown: single runs have no interval)
+# (OV: 1 overlap, 0 not, -1 unknown: single runs have no interval), then
+# per metric the paired effect PMED PLO PHI (wakebench stats: the median
+# of the ratios of runs of the same rep and its CI, coverage at least
+# 95 %; NaN: none),
+# drawn as a dot with whiskers on its bar.
 load d.'/fig1.vars'
+if (!exists('npaired')) npaired = 0
 w = 300 + 60 * npairs; if (w < 900) w = 900
 lpx = 6 * maxlab + 30
 h = 420 + lpx
 load plots.'/common.gp'
 set label 1 at screen 0.5, screen 1 - 18.0 / h center 'Speedup from pre-query (ratio of medians; '. \
 	(cilabel eq 'single runs, no interval' ? 'single runs: no interval, significance unknown)' : \
-	 'hatched: the intervals overlap, not significant)')
+	 'hatched: the intervals overlap, not significant)') . \
+	(npaired > 0 ? '; dots: the paired effect and its CI (at least 95 %)' : '')
 set ylabel 'speedup (without ÷ with pre-query)'
 set lmargin at screen 0.09
 set rmargin at screen 0.98
@@ -30,5 +36,9 @@ plot d.'/fig2.dat' using 1:(NaN):xtic(2) with points notitle, \
 	with boxes fs solid 0.85 border -1 lc rgb sc[k] notitle, \
      for [k=1:3] d.'/fig2.dat' using ($1+(k-2)*bw):(hatch(column(2+k), column(5+k))):(bw) \
 	with boxes fs pattern 4 border rgb sc[k] lc rgb sc[k] notitle, \
+     for [k=1:3] d.'/fig2.dat' using ($1+(k-2)*bw):(column(6+3*k)):(column(7+3*k)):(column(8+3*k)) \
+	with yerrorbars pt 7 ps 0.6 lw 1.5 lc rgb '#000000' notitle, \
      for [k=1:3] NaN with boxes fs solid 0.85 border -1 lc rgb sc[k] title word('avg p50 p99', k), \
-     NaN with boxes fs pattern 4 border rgb '#555555' lc rgb '#555555' title 'intervals overlap'
+     NaN with boxes fs pattern 4 border rgb '#555555' lc rgb '#555555' title 'intervals overlap', \
+     NaN with yerrorbars pt 7 ps 0.6 lw 1.5 lc rgb '#000000' \
+	title (npaired > 0 ? 'paired ratio and CI' : '')

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "clishared.h"
 #include "cpu.h"
+#include "csv.h"
 #include "csvtable.h"
 #include "figdist.h"
 #include "figsum.h"
@@ -170,6 +171,23 @@ static void done(struct out *o, FILE *f)
 		opt_die(PROG, "writing into %s failed", o->dir);
 }
 
+/* paired.csv: the paired effects of figure 2's pairs (the index's table) */
+static void write_paired(struct out *o, const struct figsum *sum)
+{
+	struct csv *c;
+
+	if ((size_t)snprintf(o->path, sizeof(o->path), "%s/paired.csv", o->dir) >=
+	    sizeof(o->path))
+		opt_die(PROG, "%s: path too long", o->dir);
+	c = csv_open(o->path);
+	if (!c)
+		opt_die(PROG, "cannot write %s: %s", o->path, strerror(errno));
+	if (figsum_write_paired(sum, c) < 0)
+		opt_die(PROG, "out of memory");
+	if (csv_close(c))
+		opt_die(PROG, "writing %s failed", o->path);
+}
+
 /* One figure's status line. */
 static void status(int fig, int n, const char *why, const char *err)
 {
@@ -308,6 +326,7 @@ static int figures(int argc, char **argv)
 		opt_die(PROG, "out of memory");
 	status(1, n, err, "");
 	status(2, n, err, "");
+	write_paired(&out, &sum);
 	a = create(&out, "fig7.dat");
 	v = create(&out, "fig7.vars");
 	n = figsum_write_load(&sum, a, v, &nloads);

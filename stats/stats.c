@@ -611,23 +611,6 @@ static void paired_cols(struct csv *out, const struct point *p,
 	}
 }
 
-/* "2.512 [2.301, 3.012] faster", "3.000 [-] undecided at n=5" */
-static void paired_cell(const struct stats_paired *e, char *buf, size_t len)
-{
-	char v[32];
-
-	if (e->verdict != STATS_UNDECIDED)
-		snprintf(v, sizeof(v), "%s", stats_verdict_name(e->verdict));
-	else
-		snprintf(v, sizeof(v), "undecided at n=%zu", e->n);
-	if (!e->n)
-		snprintf(buf, len, "- %s", v);
-	else if (!e->rank_lo)
-		snprintf(buf, len, "%.3f [-] %s", e->median, v);
-	else
-		snprintf(buf, len, "%.3f [%.3f, %.3f] %s", e->median, e->lo, e->hi, v);
-}
-
 /* The printed paired section: a line per point with a baseline */
 static void print_paired(const struct point *pts, const size_t *ord, size_t npts,
 			 int namew)
@@ -650,7 +633,7 @@ static void print_paired(const struct point *pts, const size_t *ord, size_t npts
 		if (!p->paired)
 			continue;
 		for (int m = 0; m < NPAIRED; m++)
-			paired_cell(&p->pe[m], c[m], sizeof(c[m]));
+			stats_paired_str(&p->pe[m], c[m], sizeof(c[m]));
 		if (p->pe[M_P50].rank_lo)
 			snprintf(cov, sizeof(cov), "%.1f%%", 100 * p->pe[M_P50].coverage);
 		if (p->pairs_behind || p->pairs_unmatched)

@@ -41,7 +41,10 @@ grep -q '^0 "exp 1 ms, lead 50 µs" 2 2 77.975 77.95 78 62.85 ' "$E/fig1.dat" ||
 grep -q "^cilabel = '50.0 % CI (min-max of n=2)'" "$E/fig1.vars" || fail "fig 1: the interval is not called min-max"
 # 2: ordered by distribution and mean, overlap flagged
 [ "$(awk '{ print $3 }' "$E/fig2.dat" | tr '\n' ' ')" = '1 2 1 2 ' ] || fail "fig 2: not ordered by mean"
-grep -q '^2 "fixed 1 ms, lead 50 µs" .* 0 0 1$' "$E/fig2.dat" || fail "fig 2: overlap of the p99 intervals not flagged"
+grep -q '^2 "fixed 1 ms, lead 50 µs" [0-9. ]* 0 0 1 ' "$E/fig2.dat" || fail "fig 2: overlap of the p99 intervals not flagged"
+# 2: then the paired effect; 2 pairs have a ratio but no interval
+grep -q '^0 "exp 1 ms, lead 50 µs" .* 0 0 0 1.2407 NaN NaN 1.267 NaN NaN 1.1141 NaN NaN$' "$E/fig2.dat" ||
+	fail "fig 2: paired effect: $(head -1 "$E/fig2.dat")"
 # 3: every point drawn (the sweep has 18 run directories: the report drew
 # the first 8), each curve ending at p = 1 - 1/n
 grep -q '^ncurves = 10$' "$E/fig3.vars" || fail "fig 3: not every sweep point and run"
@@ -185,4 +188,29 @@ grep -q '93.8 % CI (min-max of n=5)' "$S/report/fig1-latency-bars.svg" || fail "
 grep -q '95 % CI' "$S/report/"*.svg && fail "a figure still says 95 % CI"
 "$WB" report "$S" --include-behind --out "$TMP/bincl" > /dev/null 2>&1 || fail "report --include-behind"
 grep -q '96.9 % CI (min-max of n=6)' "$TMP/bincl/fig1-latency-bars.svg" || fail "--include-behind: not 6 runs"
+# The paired effect (issue 31): a table in both indexes; 5 pairs (rep 6
+# behind) bound no median at 95 %: undecided, no interval drawn.
+grep -q '^## Paired effects' "$S/report/index.md" || fail "index.md: no paired effects"
+grep -q '^| exp 1 ms, lead 20 µs \[!1_behind\] | 5 |  | 1\.[0-9]* \[-\] undecided at n=5 | ' "$S/report/index.md" ||
+	fail "index.md: 5 pairs: $(grep -A4 '^## Paired' "$S/report/index.md")"
+grep -q 'paired ratio and CI' "$S/report/fig2-speedup.svg" && fail "figure 2: paired key without an interval"
+# 9 pairs, one stalled: the medians' intervals overlap (hatched), the
+# paired interval [2.5, 3.125] lies above 1: faster, drawn on figure 2.
+P="$TMP/psweep"
+mkdir -p "$P"
+{
+	echo "point,rep,status,dist,interval_us,prequery,warmup,cstates,service_us,requests,seed,count,lat_avg_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,svc_p50_us,pace_p99_us,late_sends,prequeries_sent,prequeries_skipped,dir"
+	r=0
+	for v in 40 200 35 38 32 30.303 36 34 33; do
+		r=$((r + 1))
+		echo "off,$r,ok,exp,1000,off,0,on,0,1000,$r,1000,100,100,120,200,300,1,0.5,0,0,0,off/rep-$r"
+		echo "pq,$r,ok,exp,1000,20,0,on,0,1000,$r,1000,$v,$v,90,200,300,1,0.5,0,1000,0,pq/rep-$r"
+	done
+} > "$P/sweep.csv"
+"$WB" report "$P" > /dev/null 2> "$TMP/p.err" || fail "report on the paired sweep: $(cat "$TMP/p.err")"
+grep -q '^| exp 1 ms, lead 20 µs | 9 | 0.9609 | 2.857 \[2.500, 3.125\] faster | 2.857 \[2.500, 3.125\] faster | 1.000 \[1.000, 1.000\] undecided at n=9 |$' "$P/report/index.md" ||
+	fail "index.md: 9 pairs: $(grep -A4 '^## Paired' "$P/report/index.md")"
+grep -q '<h2>Paired effects</h2>' "$P/report/index.html" || fail "index.html: no paired effects"
+grep -q '2.857 \[2.500, 3.125\] faster' "$P/report/index.html" || fail "index.html: no paired row"
+grep -q 'paired ratio and CI' "$P/report/fig2-speedup.svg" || fail "figure 2: no paired interval drawn"
 exit 0

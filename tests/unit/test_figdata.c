@@ -13,6 +13,7 @@
 
 #include "unit.h"
 #include "cfgdiff.h"
+#include "csv.h"
 #include "csvtable.h"
 #include "figcfg.h"
 #include "figdist.h"
@@ -236,6 +237,93 @@ END_TEST
 	"energy_per_request_median_uj,energy_per_request_ci_lo_uj,energy_per_request_ci_hi_uj," \
 	"power_median_w,power_ci_lo_w,power_ci_hi_w\n"
 
+/* figure 2's paired columns where a pair has no paired effect */
+#define NOPAIRED " NaN NaN NaN NaN NaN NaN NaN NaN NaN"
+
+/* issue 31: a sweep point's paired effect (stats' paired_* columns) is
+ * drawn against its own sweep's baseline only, and tabulated. */
+#define PAIRED_HDR "point,dist,interval_us,prequery,warmup,cstates,service_us,n," \
+	"avg_median_us,avg_ci_lo_us,avg_ci_hi_us,p50_median_us,p50_ci_lo_us,p50_ci_hi_us," \
+	"p99_median_us,p99_ci_lo_us,p99_ci_hi_us,n_behind,ci_label,baseline,paired_n," \
+	"paired_speedup_avg,paired_speedup_avg_lo,paired_speedup_avg_hi,paired_verdict_avg," \
+	"paired_speedup_p50,paired_speedup_p50_lo,paired_speedup_p50_hi,paired_verdict_p50," \
+	"paired_speedup_p99,paired_speedup_p99_lo,paired_speedup_p99_hi,paired_verdict_p99," \
+	"paired_ci_coverage\n"
+
+START_TEST(figsum_paired)
+{
+	struct figsum s;
+	struct mem b, sp, v;
+	struct csv *c;
+	char *st, *vt;
+	const char *pt;
+
+	mkscratch();
+	put("sum.csv", PAIRED_HDR
+	    "a,exp,1000,off,0,on,0,9,100,90,110,100,90,110,200,150,250,0,x,,,,,,,,,,,,,,,\n"
+	    "b,exp,1000,50,0,on,0,9,50,40,120,35,30,200,200,150,250,0,x,prequery=off,9,"
+	    "2,1.5,2.5,faster,2.857,2.5,3.125,faster,1,0.9,1.1,undecided,0.9609\n"
+	    "c,exp,2000,off,0,on,0,5,100,90,110,100,90,110,200,150,250,0,x,,,,,,,,,,,,,,,\n"
+	    /* 5 pairs: a ratio, no interval */
+	    "d,exp,2000,50,0,on,0,5,50,40,120,35,30,200,200,150,250,0,x,prequery=off,5,"
+	    "2,,,undecided,3,,,undecided,1,,,undecided,0.9375\n"
+	    /* another baseline: not figure 2's comparison */
+	    "e,exp,4000,off,0,on,0,9,100,90,110,100,90,110,200,150,250,0,x,,,,,,,,,,,,,,,\n"
+	    "f,exp,4000,50,0,on,0,9,50,40,120,35,30,200,200,150,250,0,x,cstates=off,9,"
+	    "2,1.5,2.5,faster,2.857,2.5,3.125,faster,1,0.9,1.1,undecided,0.9609\n");
+	figsum_init(&s);
+	ck_assert_int_eq(figsum_add_sweep(&s, path_of("sum.csv"), figsum_side(&s, "x"),
+					  err, sizeof(err)), 0);
+	mopen(&b);
+	mopen(&sp);
+	mopen(&v);
+	ck_assert_int_eq(figsum_write_pairs(&s, b.f, sp.f, v.f), 3);
+	free(mtext(&b));
+	st = mtext(&sp);
+	vt = mtext(&v);
+	ck_assert_str_eq(st,
+		"0 \"exp 1 ms, lead 50 µs\" 2 2.85714 1 1 1 1 2 1.5 2.5 2.857 2.5 3.125 1 0.9 1.1\n"
+		"1 \"exp 2 ms, lead 50 µs\" 2 2.85714 1 1 1 1 2 NaN NaN 3 NaN NaN 1 NaN NaN\n"
+		"2 \"exp 4 ms, lead 50 µs\" 2 2.85714 1 1 1 1" NOPAIRED "\n");
+	ck_assert_ptr_nonnull(strstr(vt, "npaired = 1\n"));
+	free(st);
+	free(vt);
+	c = csv_open(path_of("paired.csv"));
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(figsum_write_paired(&s, c), 2);
+	ck_assert_int_eq(csv_close(c), 0);
+	pt = unit_slurp(path_of("paired.csv"));
+	ck_assert_str_eq(pt, "configuration,pairs,coverage,avg,p50,p99\n"
+		"\"exp 1 ms, lead 50 µs\",9,0.9609,\"2.000 [1.500, 2.500] faster\","
+		"\"2.857 [2.500, 3.125] faster\",\"1.000 [0.900, 1.100] undecided at n=9\"\n"
+		"\"exp 2 ms, lead 50 µs\",5,,2.000 [-] undecided at n=5,"
+		"3.000 [-] undecided at n=5,1.000 [-] undecided at n=5\n");
+	/* a second sweep's off point: another comparison, no paired effect */
+	figsum_free(&s);
+	figsum_init(&s);
+	put("off.csv", PAIRED_HDR
+	    "a,exp,1000,off,0,on,0,9,100,90,110,100,90,110,200,150,250,0,x,,,,,,,,,,,,,,,\n");
+	put("on.csv", PAIRED_HDR
+	    "b,exp,1000,50,0,on,0,9,50,40,120,35,30,200,200,150,250,0,x,prequery=off,9,"
+	    "2,1.5,2.5,faster,2.857,2.5,3.125,faster,1,0.9,1.1,undecided,0.9609\n");
+	ck_assert_int_eq(figsum_add_sweep(&s, path_of("off.csv"), figsum_side(&s, "x"),
+					  err, sizeof(err)), 0);
+	ck_assert_int_eq(figsum_add_sweep(&s, path_of("on.csv"), figsum_side(&s, "x"),
+					  err, sizeof(err)), 0);
+	mopen(&b);
+	mopen(&sp);
+	mopen(&v);
+	ck_assert_int_eq(figsum_write_pairs(&s, b.f, sp.f, v.f), 1);
+	free(mtext(&b));
+	free(mtext(&v));
+	st = mtext(&sp);
+	ck_assert_ptr_nonnull(strstr(st, NOPAIRED "\n"));
+	free(st);
+	figsum_free(&s);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
 START_TEST(figsum_pairs_from_a_sweep)
 {
 	struct figsum s;
@@ -268,8 +356,8 @@ START_TEST(figsum_pairs_from_a_sweep)
 		"1 \"exp 10 ms, lead 50 µs [!1_behind]\" 5 5 100 90 110 80 75 85 80 70 90 75 72 78 400 300 500 300 250 350\n");
 	/* speedups: the ratio of medians; 1 where the intervals overlap */
 	ck_assert_str_eq(st,
-		"0 \"exp 1 ms, lead 50 µs\" 1.2 1.25 1.33333 1 0 1\n"
-		"1 \"exp 10 ms, lead 50 µs [!1_behind]\" 1.25 1.06667 1.33333 0 1 1\n");
+		"0 \"exp 1 ms, lead 50 µs\" 1.2 1.25 1.33333 1 0 1" NOPAIRED "\n"
+		"1 \"exp 10 ms, lead 50 µs [!1_behind]\" 1.25 1.06667 1.33333 0 1 1" NOPAIRED "\n");
 	ck_assert_ptr_nonnull(strstr(vt, "npairs = 2\n"));
 	ck_assert_ptr_nonnull(strstr(vt, "cilabel = '93.8 % CI (min-max of n=5)'\n"));
 	ck_assert_ptr_nonnull(strstr(vt, "minmax = 1\n"));
@@ -397,7 +485,7 @@ START_TEST(figsum_runs_and_sides)
 	free(bt);
 	bt = mtext(&sp);
 	/* no interval: overlap unknown */
-	ck_assert_str_eq(bt, "0 \"B vs A: exp 5 ms, lead 100 µs\" 1.25 1.5 1.5 -1 -1 -1\n");
+	ck_assert_str_eq(bt, "0 \"B vs A: exp 5 ms, lead 100 µs\" 1.25 1.5 1.5 -1 -1 -1" NOPAIRED "\n");
 	free(bt);
 	bt = mtext(&v);
 	ck_assert_ptr_nonnull(strstr(bt, "cilabel = 'single runs, no interval'"));
@@ -928,6 +1016,7 @@ Suite *figdata_suite(void)
 	tcase_add_test(tc, figcfg_client_summary);
 	tcase_add_test(tc, figgp_quoting);
 	tcase_add_test(tc, figsum_pairs_from_a_sweep);
+	tcase_add_test(tc, figsum_paired);
 	tcase_add_test(tc, figsum_pairs_collapsed);
 	tcase_add_test(tc, figsum_load_series);
 	tcase_add_test(tc, figsum_runs_and_sides);

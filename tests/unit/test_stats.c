@@ -192,6 +192,7 @@ START_TEST(paired_ranks_and_verdicts)
 	double p9[9] = { 40, 200, 35, 38, 32, 30.303, 36, 34, 33 };
 	double b20[20], p20[20], b5[5] = { 3, 3, 3, 3, 3 }, p5[5] = { 1, 1, 1, 1, 1 };
 	struct stats_paired r;
+	char buf[64];
 
 	ck_assert_int_eq(stats_paired(b9, p9, 9, &r), 0);
 	ck_assert_uint_eq(r.n, 9);
@@ -204,6 +205,12 @@ START_TEST(paired_ranks_and_verdicts)
 	ck_assert_double_eq_tol(r.median, 100 / 35.0, 1e-12);
 	ck_assert_int_eq(r.verdict, STATS_FASTER);
 	ck_assert_str_eq(stats_verdict_name(r.verdict), "faster");
+	stats_paired_str(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2.857 [2.500, 3.125] faster");
+	ck_assert_int_eq(stats_verdict_parse("faster"), STATS_FASTER);
+	ck_assert_int_eq(stats_verdict_parse("slower"), STATS_SLOWER);
+	ck_assert_int_eq(stats_verdict_parse("undecided"), STATS_UNDECIDED);
+	ck_assert_int_eq(stats_verdict_parse("fast"), -1);
 	/* n = 20, ratios 0.6 .. 1.55: the CI [r6, r15] holds 1 */
 	for (int i = 0; i < 20; i++) {
 		b20[i] = 10 * (0.6 + 0.05 * ((i * 7) % 20));
@@ -233,6 +240,8 @@ START_TEST(paired_ranks_and_verdicts)
 	ck_assert(isnan(r.lo) && isnan(r.hi));
 	ck_assert_double_eq_tol(r.coverage, 30.0 / 32, 1e-12);
 	ck_assert_int_eq(r.verdict, STATS_UNDECIDED);
+	stats_paired_str(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "3.000 [-] undecided at n=5");
 	/* a zero latency has no ratio: left out and counted */
 	p9[4] = 0;
 	ck_assert_int_eq(stats_paired(b9, p9, 9, &r), 0);
@@ -242,6 +251,8 @@ START_TEST(paired_ranks_and_verdicts)
 	ck_assert_uint_eq(r.n, 0);
 	ck_assert(isnan(r.median));
 	ck_assert_int_eq(r.verdict, STATS_UNDECIDED);
+	stats_paired_str(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "- undecided at n=0");
 }
 END_TEST
 
