@@ -10,6 +10,7 @@
 #include "client.h"
 #include "clishared.h"
 #include "cpu.h"
+#include "cpuset.h"
 #include "hist.h"
 #include "opt.h"
 #include "kvkey.h"
@@ -43,19 +44,17 @@ static int parse_key_dist(const char *arg, void *dest)
 static int parse_cpus(const char *arg, void *dest)
 {
 	struct client_cpus *c = dest;
-	int n = cpu_count(), k;
-	unsigned char *mask = calloc((size_t)(n > 0 ? n : 1), 1);
+	struct cpuset *set = cpuset_possible_new();
+	int k = set ? cpuset_parse_list(set, arg) : -1;
 
-	k = mask ? cpu_parse_list(arg, mask, n) : -1;
 	if (k < 1 || k > CLIENT_MAX_THREADS) {
-		free(mask);
+		cpuset_free(set);
 		return -1;
 	}
 	c->n = 0;
-	for (int i = 0; i < n; i++)
-		if (mask[i])
-			c->cpu[c->n++] = i;
-	free(mask);
+	for (int i = cpuset_next(set, 0); i >= 0; i = cpuset_next(set, i + 1))
+		c->cpu[c->n++] = i;
+	cpuset_free(set);
 	return 0;
 }
 
@@ -525,22 +524,20 @@ static struct cstate_session *cstates_begin(const struct client_opts *o,
 					    char *err, size_t errlen)
 {
 	struct cstate_session *cs;
-	unsigned char *mask;
-	int n = cpu_count();
+	struct cpuset *mask;
 
 	if (o->cpus.n <= 1)
 		return cstate_run_begin(&o->cstates, o->cpu, o->cmdline, err,
 					errlen);
-	mask = calloc((size_t)n, 1);
+	mask = cpuset_possible_new();
 	if (!mask) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	for (int i = 0; i < o->cpus.n; i++)
-		mask[o->cpus.cpu[i]] = 1;
-	cs = cstate_run_begin_cpus(&o->cstates, mask, n, o->cmdline, err,
-				   errlen);
-	free(mask);
+		cpuset_set(mask, o->cpus.cpu[i]);
+	cs = cstate_run_begin_cpus(&o->cstates, mask, o->cmdline, err, errlen);
+	cpuset_free(mask);
 	return cs;
 }
 

@@ -19,6 +19,7 @@
 #include "client.h"
 #include "clock.h"
 #include "cpu.h"
+#include "cpuset.h"
 #include "hist.h"
 #include "ivstat.h"
 
@@ -116,26 +117,25 @@ static void *reporter_thread(void *arg)
  * or no --cpu: a pinned main thread must not pass its CPU on). */
 static void place(pthread_attr_t *attr, const struct client_opts *o)
 {
-	int n = cpu_count(), free_cpus = 0;
-	cpu_set_t set;
+	/* the running kernel's CPUs, whatever sysfs tree a test fakes */
+	struct cpuset *cpus = cpuset_new(cpuset_kernel_possible());
+	cpu_set_t *set = NULL;
+	size_t size;
 
-	if (n <= 0)
-		return;
-	CPU_ZERO(&set);
-	for (int c = 0; c < n && c < CPU_SETSIZE; c++) {
-		int used = 0;
-
-		for (int i = 0; i < o->cpus.n; i++)
-			used |= o->cpus.cpu[i] == c;
-		if (!used) {
-			CPU_SET(c, &set);
-			free_cpus++;
-		}
-	}
-	if (!free_cpus)
-		for (int c = 0; c < n && c < CPU_SETSIZE; c++)
-			CPU_SET(c, &set);
-	pthread_attr_setaffinity_np(attr, sizeof(set), &set);
+	if (!cpus)
+		return;	/* no memory: the thread runs anywhere */
+	for (int c = 0; c < cpus->n; c++)
+		cpuset_set(cpus, c);
+	for (int i = 0; i < o->cpus.n; i++)
+		cpuset_clear(cpus, o->cpus.cpu[i]);
+	if (!cpuset_count(cpus))
+		for (int c = 0; c < cpus->n; c++)
+			cpuset_set(cpus, c);
+	set = cpuset_affinity(cpus, &size);
+	if (set)
+		pthread_attr_setaffinity_np(attr, size, set);
+	CPU_FREE(set);
+	cpuset_free(cpus);
 }
 
 /* Frees rep and its first made ivstats (the thread joined, or never made). */

@@ -18,6 +18,7 @@
 #include "clishared.h"
 #include "cpu.h"
 #include "csv.h"
+#include "cpuset.h"
 #include "cstate.h"
 #include "idlestate.h"
 #include "opt.h"
@@ -28,7 +29,7 @@
 
 struct cmd_opts {
 	const char *cpus;	/* --cpus LIST as given */
-	unsigned char *mask;	/* NULL: all CPUs */
+	struct cpuset *mask;	/* NULL: all CPUs */
 	int ncpus;
 	int json;
 	int persist;
@@ -146,7 +147,7 @@ static int list_states(const struct cmd_opts *o)
 	for (int cpu = 0; cpu < o->ncpus; cpu++) {
 		int n;
 
-		if (o->mask && !o->mask[cpu])
+		if (o->mask && !cpuset_test(o->mask, cpu))
 			continue;
 		n = idlestate_count((unsigned int)cpu);
 		if (j) {
@@ -409,13 +410,13 @@ static int change_states(const struct cmd_opts *o, int disable, char *cmdline)
 	if (o->system)
 		opt_usage(PROG, "--system is for limit (and hold)");
 	for (int cpu = 0; cpu < o->ncpus; cpu++)
-		if (!o->mask || o->mask[cpu])
+		if (!o->mask || cpuset_test(o->mask, cpu))
 			total += idlestate_count((unsigned int)cpu);
 	if (!total)
 		opt_die(PROG, "no idle states to change: this kernel has no cpuidle driver (current_driver is none); use 'hold' for PM QoS");
 	/* Resolve every name on every CPU before changing anything. */
 	for (int cpu = 0; cpu < o->ncpus; cpu++) {
-		if (o->mask && !o->mask[cpu])
+		if (o->mask && !cpuset_test(o->mask, cpu))
 			continue;
 		for (int k = 0; k < o->nstates; k++) {
 			int idx = cstate_resolve((unsigned int)cpu, o->states[k]);
@@ -429,7 +430,7 @@ static int change_states(const struct cmd_opts *o, int disable, char *cmdline)
 	}
 	s = begin(o, cmdline);
 	for (int cpu = 0; cpu < o->ncpus; cpu++) {
-		if (o->mask && !o->mask[cpu])
+		if (o->mask && !cpuset_test(o->mask, cpu))
 			continue;
 		for (int k = 0; k < o->nstates; k++) {
 			int idx = cstate_resolve((unsigned int)cpu, o->states[k]);
@@ -458,7 +459,7 @@ static int run_limit(struct cmd_opts *o, char *cmdline)
 	if (o->nstates)
 		opt_usage(PROG, "limit takes no STATE");
 	s = begin(o, cmdline);
-	if (cstate_apply(s, &spec, o->mask, o->ncpus, err, sizeof(err))) {
+	if (cstate_apply(s, &spec, o->mask, err, sizeof(err))) {
 		cstate_end(s);
 		opt_die(PROG, "%s; nothing changed", err);
 	}
@@ -490,7 +491,7 @@ static int run_hold(struct cmd_opts *o, char *cmdline)
 	/* Per CPU: each CPU's PM QoS resume latency limit. */
 	cstate_resume_value(o->latency_us, val, sizeof(val));
 	for (int cpu = 0; cpu < o->ncpus; cpu++) {
-		if (!o->mask[cpu])
+		if (!cpuset_test(o->mask, cpu))
 			continue;
 		ret = cstate_set_resume(s, (unsigned int)cpu, val);
 		if (ret) {
@@ -571,6 +572,6 @@ int main(int argc, char **argv)
 			v->name);
 	rc = v->run(&o, cmdline);
 	free(cmdline);
-	free(o.mask);
+	cpuset_free(o.mask);
 	return rc;
 }

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "cpu.h"
+#include "cpuset.h"
 #include "opt.h"
 
 /* Widest help line the layout aims for. */
@@ -151,16 +152,15 @@ int cli_value(const struct cli_opt *o, const char *arg, void *base,
 			*(int *)dest = (int)u;
 		break;
 	case CLI_CPUS: {
-		int n = cpu_count();
-		unsigned char *mask = calloc((size_t)(n > 0 ? n : 1), 1);
+		struct cpuset *set = cpuset_possible_new();
 
-		bad = !mask || cpu_parse_list(arg, mask, n) < 0;
+		bad = !set || cpuset_parse_list(set, arg) < 0;
 		if (bad || !dest) {
-			free(mask);
+			cpuset_free(set);
 			break;
 		}
-		free(*(unsigned char **)dest);
-		*(unsigned char **)dest = mask;
+		cpuset_free(*(struct cpuset **)dest);
+		*(struct cpuset **)dest = set;
 		break;
 	}
 	case CLI_HOSTPORT: {

@@ -27,9 +27,10 @@ enum cli_kind {
 	CLI_UINT,	/* decimal integer in [min, max], times scale */
 	CLI_REAL,	/* finite decimal in [min, max], times scale */
 	CLI_CPU,	/* int: a CPU of this machine */
-	CLI_CPUS,	/* unsigned char *: a CPU list ("0,2-3") of this
-			 * machine as a mask of cpu_count() bytes, allocated
-			 * (the caller frees it; a later one replaces it) */
+	CLI_CPUS,	/* struct cpuset *: a CPU list ("0,2-3") of this
+			 * machine's possible CPUs, allocated (the caller
+			 * frees it with cpuset_free; a later one replaces
+			 * it) */
 	CLI_HOSTPORT,	/* struct cli_hostport; host defaults to 127.0.0.1 */
 	CLI_ENUM,	/* int: the index of the value in names[] */
 	CLI_STRING,	/* const char *, the argument itself */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cpuset.h"
 #include "cstate.h"
 #include "idlestate.h"
 #include "opt.h"
@@ -951,8 +952,7 @@ static const char *needs_root(int err)
 }
 
 int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
-		 const unsigned char *mask, int ncpus, char *err,
-		 size_t errlen)
+		 const struct cpuset *mask, char *err, size_t errlen)
 {
 	int from = s->ch.n, ret = 0, nrec = 0, fd;
 	int cpus = idlestate_cpu_count();
@@ -960,8 +960,8 @@ int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
 	char resume[VAL_LEN], cur[VAL_LEN];
 
 	s->err[0] = '\0';
-	if (mask && ncpus < cpus)
-		cpus = ncpus;
+	if (mask && mask->n < cpus)
+		cpus = mask->n;
 	/* on lifts a per-CPU limit: "0" is no constraint. */
 	if (spec->mode == CSTATE_ON)
 		snprintf(resume, sizeof(resume), "0");
@@ -988,7 +988,7 @@ int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
 					      .cpu = (unsigned int)cpu };
 			int n;
 
-			if (mask && !mask[cpu])
+			if (mask && !cpuset_test(mask, cpu))
 				continue;
 			n = idlestate_count((unsigned int)cpu);
 			for (int i = 0; i < n; i++) {
@@ -1236,8 +1236,8 @@ void cstate_run_signals(void)
 }
 
 struct cstate_session *cstate_run_begin_cpus(const struct cstate_spec *spec,
-					     const unsigned char *mask,
-					     int ncpus, const char *cmdline,
+					     const struct cpuset *mask,
+					     const char *cmdline,
 					     char *err, size_t errlen)
 {
 	struct cstate_session *s;
@@ -1249,7 +1249,7 @@ struct cstate_session *cstate_run_begin_cpus(const struct cstate_spec *spec,
 		return NULL;
 	}
 	cstate_end_at_exit(s);
-	if (cstate_apply(s, spec, mask, ncpus, err, errlen)) {
+	if (cstate_apply(s, spec, mask, err, errlen)) {
 		cstate_end(s);
 		s = NULL;
 	}
@@ -1261,21 +1261,18 @@ struct cstate_session *cstate_run_begin(const struct cstate_spec *spec,
 					char *err, size_t errlen)
 {
 	struct cstate_session *s;
-	unsigned char *mask = NULL;
-	int ncpus = idlestate_cpu_count();
+	struct cpuset *mask = NULL;
 
 	if (cpu >= 0) {
-		if (cpu >= ncpus)
-			ncpus = cpu + 1;
-		mask = calloc((size_t)ncpus, 1);
+		mask = cpuset_new(cpu + 1);
 		if (!mask) {
 			snprintf(err, errlen, "out of memory");
 			return NULL;
 		}
-		mask[cpu] = 1;
+		cpuset_set(mask, cpu);
 	}
-	s = cstate_run_begin_cpus(spec, mask, ncpus, cmdline, err, errlen);
-	free(mask);
+	s = cstate_run_begin_cpus(spec, mask, cmdline, err, errlen);
+	cpuset_free(mask);
 	return s;
 }
 

@@ -92,13 +92,13 @@ const char *cstate_error(const struct cstate_session *s);
  */
 int cstate_resolve(unsigned int cpu, const char *spec);
 /*
- * Applies a spec to the CPUs in mask[0..ncpus) (NULL: all). Checks
- * everything before changing anything; on a failure midway restores
- * what it changed. Returns 0 or -errno with a message in err.
+ * Applies a spec to the CPUs of mask (NULL: all). Checks everything
+ * before changing anything; on a failure midway restores what it
+ * changed. Returns 0 or -errno with a message in err.
  */
+struct cpuset;
 int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
-		 const unsigned char *mask, int ncpus, char *err,
-		 size_t errlen);
+		 const struct cpuset *mask, char *err, size_t errlen);
 /*
  * Restores the session's changes, releases PM QoS, removes the state
  * file, frees the session. Returns the number of states left alone
@@ -125,10 +125,10 @@ int cstate_changes(const struct cstate_session *s);
 struct cstate_session *cstate_run_begin(const struct cstate_spec *spec,
 					int cpu, const char *cmdline,
 					char *err, size_t errlen);
-/* The same on the CPUs of mask[0..ncpus) (the client's threads). */
+/* The same on the CPUs of mask (the client's threads). */
 struct cstate_session *cstate_run_begin_cpus(const struct cstate_spec *spec,
-					     const unsigned char *mask,
-					     int ncpus, const char *cmdline,
+					     const struct cpuset *mask,
+					     const char *cmdline,
 					     char *err, size_t errlen);
 const char *cstate_spec_name(const struct cstate_spec *spec, char *buf,
 			     size_t len);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpuset.h"
 #include "csvread.h"
 #include "csvtable.h"
 #include "errmsg.h"
@@ -223,7 +224,7 @@ static int first_requests(const char *dir, uint64_t start, int k, uint64_t *ref,
 
 static int cpu_wanted(const struct figtrace_window *w, unsigned c)
 {
-	return !w->cpus || (c < w->ncpus && w->cpus[c]);
+	return !w->cpus || cpuset_test(w->cpus, (int)c);
 }
 
 /* Whether CPU C of the trace has any state other than unknown. */

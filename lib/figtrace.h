@@ -27,10 +27,11 @@ struct figtrace_src {
 	const char *dir;
 };
 
+struct cpuset;
+
 struct figtrace_window {
 	double a_ms, b_ms;	/* a < b: the window, ms since the first request */
-	const unsigned char *cpus;	/* NULL: every CPU; else cpus[c] != 0 */
-	size_t ncpus;			/* entries in cpus */
+	const struct cpuset *cpus;	/* NULL: every CPU */
 	int requests;		/* default window: the first this many requests */
 };
 

@@ -132,10 +132,10 @@ int hwcstate_open(struct hwcstate **out, char *note, size_t notelen)
 	struct hwcstate *hw = calloc(1, sizeof(*hw));
 	char names[MAX_EVENTS][PERFPMU_NAME_LEN], err[600], why[800], first[800] = "";
 	int absent = 0, failed = 0, ret = 0;
-	int *cpus = malloc(PERFPMU_MAX_CPUS * sizeof(*cpus));
+	int *cpus = NULL;
 
 	*out = NULL;
-	if (!hw || !cpus) {
+	if (!hw) {
 		errmsg_set(note, notelen, "out of memory");
 		ret = -ENOMEM;
 		goto out;
@@ -162,9 +162,10 @@ int hwcstate_open(struct hwcstate **out, char *note, size_t notelen)
 			note_add(hw, why);
 			continue;
 		}
-		ncpu = perfpmu_cpumask(pmus[p], cpus, PERFPMU_MAX_CPUS, err, sizeof(err));
+		free(cpus);
+		ncpu = perfpmu_cpumask_all(pmus[p], &cpus, err, sizeof(err));
 		if (ncpu == -ENOENT)	/* no cpumask: every online CPU */
-			ncpu = perfpmu_online(cpus, PERFPMU_MAX_CPUS, err, sizeof(err));
+			ncpu = perfpmu_online_all(&cpus, err, sizeof(err));
 		if (ncpu < 0) {
 			errmsg_set(note, notelen, "%s: %s", pmus[p], err);
 			ret = ncpu;
@@ -595,11 +596,37 @@ out:
 	return n;
 }
 
-/* perf's msr/tsc/ counts, by CPU (0: none) */
+/* perf's msr/tsc/ counts, by CPU: grown to the highest CPU seen */
 struct tscs {
-	uint64_t v[PERFPMU_MAX_CPUS];
-	unsigned char have[PERFPMU_MAX_CPUS];
+	uint64_t *v;
+	unsigned char *have;
+	int n;
 };
+
+/* Room in ts for cpu (< PERFPMU_MAX_CPUS); 0 or -ENOMEM. */
+static int tscs_grow(struct tscs *ts, int cpu)
+{
+	int n = ts->n ? ts->n : 64;
+	uint64_t *v;
+	unsigned char *have;
+
+	if (cpu < ts->n)
+		return 0;
+	while (n <= cpu)
+		n *= 2;
+	v = realloc(ts->v, (size_t)n * sizeof(*v));
+	if (v)
+		ts->v = v;
+	have = realloc(ts->have, (size_t)n);
+	if (have)
+		ts->have = have;
+	if (!v || !have)
+		return -ENOMEM;
+	memset(ts->v + ts->n, 0, (size_t)(n - ts->n) * sizeof(*v));
+	memset(ts->have + ts->n, 0, (size_t)(n - ts->n));
+	ts->n = n;
+	return 0;
+}
 
 int hwcstate_parse_perf_stat(const char *path, struct hwcstate_row **rows,
 			     int *skipped, char *err, size_t errlen)
@@ -677,6 +704,11 @@ int hwcstate_parse_perf_stat(const char *path, struct hwcstate_row **rows,
 		if (!strcmp(pmu, "msr") && !strcmp(name, "tsc")) {
 			if (cpu < 0)
 				continue;	/* a total: no CPU's own */
+			if (tscs_grow(ts, cpu)) {
+				errmsg_set(err, errlen, "out of memory");
+				ret = -ENOMEM;
+				goto out;
+			}
 			if (ts->have[cpu]) {
 				errmsg_set(err, errlen, "%s:%u: a second msr/tsc/ count for CPU %d",
 					   path, l.no, cpu);
@@ -722,7 +754,7 @@ int hwcstate_parse_perf_stat(const char *path, struct hwcstate_row **rows,
 	for (int i = 0; i < n; i++) {
 		int c = (*rows)[i].cpu;
 
-		if (c >= 0 && ts->have[c] && ts->v[c])
+		if (c >= 0 && c < ts->n && ts->have[c] && ts->v[c])
 			(*rows)[i].percent = 100.0 * (double)(*rows)[i].count /
 					     (double)ts->v[c];
 	}
@@ -731,6 +763,8 @@ int hwcstate_parse_perf_stat(const char *path, struct hwcstate_row **rows,
 out:
 	free(l.buf);
 	fclose(l.f);
+	free(ts->v);
+	free(ts->have);
 	free(ts);
 	if (ret < 0) {
 		free(*rows);

@@ -12,11 +12,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "cpuset.h"
 
 #define IRQSTAT_LABEL_LEN 32
 #define IRQSTAT_DESC_LEN 128
-/* more CPU columns than this is not a /proc/interrupts we can trust */
-#define IRQSTAT_MAX_CPUS 8192
+/*
+ * More CPU columns (or a CPU number past this) is not a /proc/interrupts
+ * we can trust: a guard against hostile text only; the columns are held
+ * in arrays grown as the header is read.
+ */
+#define IRQSTAT_MAX_CPUS CPUSET_LIMIT
 
 struct irqstat_row {
 	char label[IRQSTAT_LABEL_LEN];	/* "24", "LOC", "NMI" */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
+#include "cpuset.h"
 #include "opt.h"
 
 int opt_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -168,17 +169,17 @@ int opt_split_command(const char *prog, int argc, char **argv, char ***cmd)
 	return argc;
 }
 
-unsigned char *opt_cpus(const char *prog, const char *arg, int ncpus)
+struct cpuset *opt_cpus(const char *prog, const char *arg, int ncpus)
 {
-	unsigned char *mask = calloc((size_t)(ncpus > 0 ? ncpus : 1), 1);
+	struct cpuset *set = cpuset_new(ncpus);
 
-	if (!mask)
+	if (!set)
 		opt_die(prog, "out of memory");
-	if (cpu_parse_list(arg, mask, ncpus) < 0) {
-		free(mask);
+	if (cpuset_parse_list(set, arg) < 0) {
+		cpuset_free(set);
 		opt_usage(prog, "invalid --cpus '%s' (CPUs 0-%d)", arg, ncpus - 1);
 	}
-	return mask;
+	return set;
 }
 
 static int needs_quotes(const char *s)

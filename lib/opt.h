@@ -38,10 +38,11 @@ void opt_die(const char *prog, const char *fmt, ...);
  */
 int opt_split_command(const char *prog, int argc, char **argv, char ***cmd);
 /*
- * The --cpus option: a CPU list ("0,2-3") of CPUs below ncpus, as a
- * calloc'ed mask[ncpus]; reports a usage error (exit 2) when invalid.
+ * The --cpus option: a CPU list ("0,2-3") of CPUs below ncpus, as a set
+ * of ncpus (cpuset_free it); reports a usage error (exit 2) when invalid.
  */
-unsigned char *opt_cpus(const char *prog, const char *arg, int ncpus);
+struct cpuset;
+struct cpuset *opt_cpus(const char *prog, const char *arg, int ncpus);
 
 /* The exact command line, shell-quoted where needed; caller frees. */
 char *opt_cmdline(int argc, char **argv);

@@ -299,13 +299,17 @@ int perfpmu_list(const char *pmu, const char *prefix, const char *suffix,
 	return n;
 }
 
-/* A CPU list file ("0-3,8") into cpus[], ascending. */
-static int cpu_file(const char *rel, int *cpus, int max, char *err, size_t errlen)
+/*
+ * A CPU list file ("0-3,8") into *cpus, ascending, allocated as large as
+ * the list: no fixed number of CPUs. Returns how many.
+ */
+static int cpu_file(const char *rel, int **cpus, char *err, size_t errlen)
 {
 	char buf[4096], path[512], sh[48];
-	unsigned char *mask;
+	struct cpuset *mask;
 	int n, k = 0;
 
+	*cpus = NULL;
 	n = rd(buf, sizeof(buf), path, sizeof(path), "%s", rel);
 	if (n == -ENOENT)
 		return -ENOENT;
@@ -313,23 +317,38 @@ static int cpu_file(const char *rel, int *cpus, int max, char *err, size_t errle
 		errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(-n));
 		return n;
 	}
-	mask = malloc(PERFPMU_MAX_CPUS);
-	if (!mask) {
-		errmsg_set(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	if (n < 0 || cpu_parse_list(buf, mask, PERFPMU_MAX_CPUS) <= 0) {
+	mask = n < 0 ? NULL : cpuset_new(cpuset_list_span(buf));
+	if (!mask || cpuset_parse_list(mask, buf) <= 0) {
 		errmsg_set(err, errlen, "%s: '%s' is not a CPU list (below %d)", path,
 			   n < 0 ? "(too long)" : shown(buf, sh, sizeof(sh)),
 			   PERFPMU_MAX_CPUS);
-		free(mask);
+		cpuset_free(mask);
 		return -EINVAL;
 	}
-	for (int c = 0; c < PERFPMU_MAX_CPUS && k < max; c++)
-		if (mask[c])
-			cpus[k++] = c;
-	free(mask);
+	*cpus = malloc((size_t)cpuset_count(mask) * sizeof(**cpus));
+	if (!*cpus) {
+		cpuset_free(mask);
+		errmsg_set(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (int c = cpuset_next(mask, 0); c >= 0; c = cpuset_next(mask, c + 1))
+		(*cpus)[k++] = c;
+	cpuset_free(mask);
 	return k;
+}
+
+/* At most max of the file's CPUs into cpus[]. */
+static int cpu_file_max(const char *rel, int *cpus, int max, char *err, size_t errlen)
+{
+	int *all, n = cpu_file(rel, &all, err, errlen);
+
+	if (n < 0)
+		return n;
+	if (n > max)
+		n = max;
+	memcpy(cpus, all, (size_t)n * sizeof(*cpus));
+	free(all);
+	return n;
 }
 
 int perfpmu_cpumask(const char *pmu, int *cpus, int max, char *err, size_t errlen)
@@ -339,15 +358,39 @@ int perfpmu_cpumask(const char *pmu, int *cpus, int max, char *err, size_t errle
 	if (!valid_name(pmu, 32))
 		return -EINVAL;
 	snprintf(rel, sizeof(rel), DEVICES "/%s/cpumask", pmu);
-	return cpu_file(rel, cpus, max, err, errlen);
+	return cpu_file_max(rel, cpus, max, err, errlen);
+}
+
+int perfpmu_cpumask_all(const char *pmu, int **cpus, char *err, size_t errlen)
+{
+	char rel[128];
+
+	*cpus = NULL;
+	if (!valid_name(pmu, 32))
+		return -EINVAL;
+	snprintf(rel, sizeof(rel), DEVICES "/%s/cpumask", pmu);
+	return cpu_file(rel, cpus, err, errlen);
+}
+
+int perfpmu_online_all(int **cpus, char *err, size_t errlen)
+{
+	int n = cpu_file("devices/system/cpu/online", cpus, err, errlen);
+
+	if (n == -ENOENT)
+		errmsg_set(err, errlen, "no %s/devices/system/cpu/online", sysfs_root());
+	return n;
 }
 
 int perfpmu_online(int *cpus, int max, char *err, size_t errlen)
 {
-	int n = cpu_file("devices/system/cpu/online", cpus, max, err, errlen);
+	int *all, n = perfpmu_online_all(&all, err, errlen);
 
-	if (n == -ENOENT)
-		errmsg_set(err, errlen, "no %s/devices/system/cpu/online", sysfs_root());
+	if (n < 0)
+		return n;
+	if (n > max)
+		n = max;
+	memcpy(cpus, all, (size_t)n * sizeof(*cpus));
+	free(all);
 	return n;
 }
 
@@ -364,14 +407,9 @@ int perfpmu_package_of(int cpu)
 
 int perfpmu_package_cpus(int *cpus, int *pkg, int max, char *err, size_t errlen)
 {
-	int *online = malloc(PERFPMU_MAX_CPUS * sizeof(*online));
-	int n, k = 0;
+	int *online, n, k = 0;
 
-	if (!online) {
-		errmsg_set(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	n = perfpmu_online(online, PERFPMU_MAX_CPUS, err, errlen);
+	n = perfpmu_online_all(&online, err, errlen);
 	for (int i = 0; i < n; i++) {
 		int p = perfpmu_package_of(online[i]), seen = 0;
 

@@ -20,10 +20,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "cpuset.h"
 
 #define PERFPMU_NAME_LEN 48
-/* CPU numbers accepted from cpumask and topology files */
-#define PERFPMU_MAX_CPUS 8192
+/*
+ * CPU numbers accepted from cpumask files and perf stat text: a guard
+ * against hostile text only (cpuset.h); arrays are sized from the CPUs
+ * the machine has.
+ */
+#define PERFPMU_MAX_CPUS CPUSET_LIMIT
 
 struct perf_event_attr;
 
@@ -67,6 +72,9 @@ int perfpmu_cpumask(const char *pmu, int *cpus, int max, char *err,
 		    size_t errlen);
 /* The online CPUs (devices/system/cpu/online), same returns. */
 int perfpmu_online(int *cpus, int max, char *err, size_t errlen);
+/* The same, every CPU listed, in an array allocated to fit (free it). */
+int perfpmu_cpumask_all(const char *pmu, int **cpus, char *err, size_t errlen);
+int perfpmu_online_all(int **cpus, char *err, size_t errlen);
 /* A CPU's topology/physical_package_id: >= 0, or -errno. */
 int perfpmu_package_of(int cpu);
 /*

@@ -9,30 +9,52 @@
 #include "residency.h"
 #include "sysfs.h"
 
+/* One line of /proc/stat; 1 when it was a CPU's of cpus[0..ncpus). */
+static int proc_stat_line(const char *p, struct res_cpu *cpus, int ncpus)
+{
+	unsigned long long v[10] = { 0 };
+	int cpu, n;
+
+	if (strncmp(p, "cpu", 3) || p[3] < '0' || p[3] > '9')
+		return 0;
+	n = sscanf(p, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+		   &v[7], &v[8], &v[9]);
+	if (n < 5 || cpu < 0 || cpu >= ncpus)
+		return 0;
+	/* user nice system idle iowait irq softirq steal guest guest_nice;
+	 * guest time is already inside user/nice. */
+	cpus[cpu].proc_idle = v[3] + v[4];
+	cpus[cpu].proc_total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] +
+			       v[6] + v[7];
+	return 1;
+}
+
 int residency_parse_proc_stat(const char *text, struct res_cpu *cpus,
 			      int ncpus)
 {
 	int found = 0;
 
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		unsigned long long v[10] = { 0 };
-		int cpu, n;
-
-		if (strncmp(p, "cpu", 3) || p[3] < '0' || p[3] > '9')
-			continue;
-		n = sscanf(p, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-			   &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-			   &v[7], &v[8], &v[9]);
-		if (n < 5 || cpu < 0 || cpu >= ncpus)
-			continue;
-		/* user nice system idle iowait irq softirq steal guest guest_nice;
-		 * guest time is already inside user/nice. */
-		cpus[cpu].proc_idle = v[3] + v[4];
-		cpus[cpu].proc_total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] +
-				       v[6] + v[7];
-		found++;
-	}
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		found += proc_stat_line(p, cpus, ncpus);
 	return found;
+}
+
+/*
+ * /proc/stat line by line: no buffer to outgrow (its intr line alone
+ * passes 1 MiB on hosts with thousands of interrupts, and a read into a
+ * fixed buffer lost the CPUs after it without a word).
+ */
+int residency_read_proc_stat(FILE *f, struct res_cpu *cpus, int ncpus)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int found = 0;
+
+	while (getline(&line, &cap, f) > 0)
+		found += proc_stat_line(line, cpus, ncpus);
+	free(line);
+	return ferror(f) ? -EIO : found;
 }
 
 long residency_user_hz(void)
@@ -44,17 +66,15 @@ long residency_user_hz(void)
 
 int residency_snap(struct res_snap *s)
 {
-	char *text = malloc(1 << 20);
+	FILE *f;
 	int ret = 0;
 
 	s->ncpus = idlestate_cpu_count();
 	if (s->ncpus < 1)
 		s->ncpus = 1;
 	s->cpu = calloc((size_t)s->ncpus, sizeof(*s->cpu));
-	if (!s->cpu || !text) {
-		free(text);
+	if (!s->cpu)
 		return -ENOMEM;
-	}
 	for (int c = 0; c < s->ncpus; c++) {
 		struct res_cpu *rc = &s->cpu[c];
 		int n = idlestate_count((unsigned int)c);
@@ -70,12 +90,15 @@ int residency_snap(struct res_snap *s)
 			rc->time_us[i] = st.time_us;
 		}
 	}
-	if (file_read("/proc/stat", text, 1 << 20) >= 0)
-		residency_parse_proc_stat(text, s->cpu, s->ncpus);
-	else
+	f = fopen("/proc/stat", "re");
+	if (f) {
+		ret = residency_read_proc_stat(f, s->cpu, s->ncpus);
+		ret = ret < 0 ? ret : 0;
+		fclose(f);
+	} else {
 		ret = -errno;
+	}
 	s->at_ns = clock_now_ns();
-	free(text);
 	return ret;
 }
 

@@ -10,6 +10,7 @@
 #define WB_RESIDENCY_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "idlestate.h"
 
@@ -62,5 +63,7 @@ void residency_colname(const char *state, char *out, size_t len);
  */
 int residency_parse_proc_stat(const char *text, struct res_cpu *cpus,
 			      int ncpus);
+/* The same from a stream (/proc/stat itself), any length; or -EIO. */
+int residency_read_proc_stat(FILE *f, struct res_cpu *cpus, int ncpus);
 
 #endif

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpuset.h"
 #include "cfgdiff.h"
 #include "cli.h"
 #include "clishared.h"
@@ -244,7 +245,7 @@ static int figures(int argc, char **argv)
 	struct figtrace_src *ts;
 	struct figtraj_src *js;
 	size_t nds = 0, nts = 0, njs = 0, nsum = 0, nloads = 0;
-	unsigned char *cpus = NULL;
+	struct cpuset *cpus = NULL;
 	struct out out;
 	char err[2048];
 	int first, n, nruns = 0;
@@ -258,13 +259,12 @@ static int figures(int argc, char **argv)
 	if (o.window)
 		parse_window(o.window, &w);
 	if (o.cpus) {
-		cpus = calloc(MAXCPU, 1);
+		cpus = cpuset_new(MAXCPU);
 		if (!cpus)
 			opt_die(PROG, "out of memory");
-		if (cpu_parse_list(o.cpus, cpus, MAXCPU) < 0)
+		if (cpuset_parse_list(cpus, o.cpus) < 0)
 			opt_usage(PROG, "--cpus wants a list like 0,2-3: '%s'", o.cpus);
 		w.cpus = cpus;
-		w.ncpus = MAXCPU;
 	}
 	w.requests = (int)o.requests;
 	out.dir = o.out;
@@ -409,7 +409,7 @@ static int figures(int argc, char **argv)
 	free(ds);
 	free(ts);
 	free(js);
-	free(cpus);
+	cpuset_free(cpus);
 	return 0;
 }
 

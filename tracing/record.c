@@ -30,6 +30,7 @@
 
 #include "clock.h"
 #include "cpu.h"
+#include "cpuset.h"
 #include "hwcstate.h"
 #include "idlestate.h"
 #include "opt.h"
@@ -540,7 +541,7 @@ int trace_cleanup(int argc, char **argv)
 
 struct record_opts {
 	const char *out;
-	unsigned char *mask;
+	struct cpuset *mask;
 	char *events;
 	int buffer_kb;
 	double duration;
@@ -661,14 +662,18 @@ static int hwres_end(struct hwres *h, struct rec *r)
  * checked and the mask read back; a failure exits, and the exit removes
  * the instance (record_exit).
  */
-static void set_cpumask(struct rec *r, const unsigned char *mask)
+static void set_cpumask(struct rec *r, const struct cpuset *mask)
 {
-	size_t len = cpu_mask_len(r->ncpus);
+	size_t len = cpuset_mask_len(r->ncpus);
+	struct cpuset *want = cpuset_new(r->ncpus), *got = NULL;
 	char *text = malloc(len), *back;
-	unsigned char *got = NULL;
 	int size = 0, n = 0, same = 1, ret;
 
-	if (!text || cpu_mask_format(mask, r->ncpus, text, len) < 0)
+	if (!text || !want)
+		opt_die(TRACE_PROG, "out of memory");
+	for (int c = cpuset_next(mask, 0); c >= 0; c = cpuset_next(mask, c + 1))
+		cpuset_set(want, c);
+	if (cpuset_format_mask(want, text, len) < 0)
 		opt_die(TRACE_PROG, "out of memory");
 	errno = 0;
 	ret = tracefs_instance_file_write(r->inst, "tracing_cpumask", text);
@@ -681,21 +686,20 @@ static void set_cpumask(struct rec *r, const unsigned char *mask)
 	if (back) {
 		for (int i = 0; i < size; i++)
 			n += back[i] == ',';
-		got = calloc((size_t)(n + 1) * 32, 1);
+		got = cpuset_new((n + 1) * 32);
 	}
-	if (!back || !got || cpu_mask_parse(back, got, (n + 1) * 32) < 0)
+	if (!back || !got || cpuset_parse_mask(got, back) < 0)
 		same = 0;
-	for (int c = 0; same && c < (n + 1) * 32 && c < r->ncpus; c++)
-		same &= got[c] == mask[c];
-	for (int c = r->ncpus; same && c < (n + 1) * 32; c++)
-		same &= !got[c];
+	for (int c = 0; same && c < (n + 1) * 32; c++)
+		same &= cpuset_test(got, c) == cpuset_test(want, c);
 	for (int c = (n + 1) * 32; same && c < r->ncpus; c++)
-		same &= !mask[c];
+		same &= !cpuset_test(want, c);
 	if (!same)
 		opt_die(TRACE_PROG, "%s/instances/%s/tracing_cpumask reads '%.*s' after '%s' was written",
 			tracefs_tracing_dir(), r->name,
 			back ? (int)strcspn(back, "\n") : 1, back ? back : "?", text);
-	free(got);
+	cpuset_free(got);
+	cpuset_free(want);
 	free(back);
 	free(text);
 }
@@ -727,7 +731,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	struct record_opts o = { .buffer_kb = 4096 };
 	const char *out;
 	char *events[48], *evlist, **cmd = NULL, *cmdline;
-	unsigned char *mask;
+	struct cpuset *mask;
 	int nevents = 0, rc = 1, buffer_kb, sig = 0, first;
 	double duration;
 	uint64_t start, end;
@@ -744,10 +748,14 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	/* The command line is taken whole before "--" is cut off. */
 	cmdline = opt_cmdline(full_argc, full_argv);
 	argc = opt_split_command(TRACE_PROG, argc, argv, &cmd);
-	r.ncpus = cpu_count();
+	/* the running kernel's CPUs, whatever sysfs tree a test fakes */
+	r.ncpus = cpuset_kernel_possible();
 	first = cli_parse(&trace_record_cmd, argc, argv, &o);
 	out = o.out;
 	mask = o.mask;
+	if (mask && cpuset_next(mask, r.ncpus) >= 0)
+		opt_usage(TRACE_PROG, "invalid --cpus: CPU %d (this kernel has CPUs 0-%d)",
+			  cpuset_next(mask, r.ncpus), r.ncpus - 1);
 	evlist = o.events;
 	buffer_kb = o.buffer_kb;
 	duration = o.duration;
@@ -868,7 +876,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	for (int cpu = 0; cpu < r.ncpus; cpu++) {
 		char name[32], tmp[4096];
 
-		if (mask && !mask[cpu])
+		if (mask && !cpuset_test(mask, cpu))
 			continue;
 		r.tcpu[cpu] = tracefs_cpu_open(r.inst, cpu, true);
 		if (!r.tcpu[cpu])
@@ -1038,7 +1046,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	free(r.page);
 	free(r.tcpu);
 	free(r.fds);
-	free(mask);
+	cpuset_free(mask);
 	free(cmdline);
 	live = NULL;
 	if (failed)

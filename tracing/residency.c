@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cpu.h"
+#include "cpuset.h"
 #include "errmsg.h"
 #include "csv.h"
 #include "opt.h"
@@ -39,20 +40,25 @@ static int run_window(const struct window *w)
 	return 0;
 }
 
-static int residency_window(const struct window *w, const unsigned char *mask,
-			    int ncpus, const char *out)
+static int residency_window(const struct window *w, const struct cpuset *mask,
+			    const char *out)
 {
 	struct res_snap a, b;
-	struct res_row rows[1024];
+	struct res_row *rows;
 	struct csv *c = NULL;
-	int rc, n;
+	int rc, n, max;
 
 	if (residency_snap(&a))
 		opt_die(TRACE_PROG, "cannot read the idle counters");
 	rc = run_window(w);
 	if (residency_snap(&b))
 		opt_die(TRACE_PROG, "cannot read the idle counters");
-	n = residency_diff(&a, &b, rows, 1024);
+	/* every state and C0 of every CPU: no fixed number of rows */
+	max = (a.ncpus > b.ncpus ? a.ncpus : b.ncpus) * (RES_MAX_STATES + 2);
+	rows = calloc((size_t)max, sizeof(*rows));
+	if (!rows)
+		opt_die(TRACE_PROG, "out of memory");
+	n = residency_diff(&a, &b, rows, max);
 	if (out) {
 		c = csv_open(out);
 		if (!c)
@@ -64,7 +70,7 @@ static int residency_window(const struct window *w, const unsigned char *mask,
 	       "/proc/stat idle time: this kernel has no cpuidle states");
 	printf("%-4s %-12s %8s %10s %14s\n", "cpu", "state", "percent", "usage", "time_us");
 	for (int i = 0; i < n; i++) {
-		if (mask && (rows[i].cpu >= ncpus || !mask[rows[i].cpu]))
+		if (mask && !cpuset_test(mask, rows[i].cpu))
 			continue;
 		printf("%-4d %-12s %8.3f %10llu %14llu\n", rows[i].cpu, rows[i].state,
 		       rows[i].percent, (unsigned long long)rows[i].usage,
@@ -85,13 +91,14 @@ static int residency_window(const struct window *w, const unsigned char *mask,
 		rc = rc ? rc : 1;
 	residency_free(&a);
 	residency_free(&b);
+	free(rows);
 	return rc;
 }
 
 struct window_opts {
 	double duration;
 	const char *out;
-	unsigned char *mask;
+	struct cpuset *mask;
 };
 
 #define WINDOW_DURATION							\
@@ -169,8 +176,8 @@ int trace_residency(int argc, char **argv)
 	int rc;
 
 	parse_window_opts(&trace_residency_cmd, argc, argv, &w, &o);
-	rc = residency_window(&w, o.mask, cpu_count(), o.out);
-	free(o.mask);
+	rc = residency_window(&w, o.mask, o.out);
+	cpuset_free(o.mask);
 	return rc;
 }
 
@@ -264,7 +271,7 @@ int trace_turbostat(int argc, char **argv)
 	char msg[4096], outfile[4096], dur[32];
 	char *probe[] = { "turbostat", "--quiet", "--num_iterations", "1",
 			  "--interval", "0.1", NULL };
-	int ncpus = cpu_count(), rc;
+	int rc;
 
 	parse_window_opts(&trace_turbostat_cmd, argc, argv, &w, &o);
 	out = o.out;
@@ -278,7 +285,7 @@ int trace_turbostat(int argc, char **argv)
 			TRACE_PROG, msg[0] ? msg : "not installed (Debian: linux-cpupower)");
 		if (out)
 			snprintf(outfile, sizeof(outfile), "%s/residency.csv", out);
-		return residency_window(&w, NULL, ncpus, out ? outfile : NULL);
+		return residency_window(&w, NULL, out ? outfile : NULL);
 	}
 	/* turbostat runs the window itself and writes its table to a file. */
 	snprintf(outfile, sizeof(outfile), "%s/turbostat.txt", out ? out : ".");

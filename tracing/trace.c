@@ -16,6 +16,7 @@
 
 #include "attrib.h"
 #include "cpu.h"
+#include "cpuset.h"
 #include "csv.h"
 #include "hist.h"
 #include "hwcstate.h"
@@ -268,7 +269,7 @@ struct cpu_out {
 
 struct tl_writer {
 	const struct trace_meta *m;
-	const unsigned char *mask;	/* NULL: every CPU */
+	const struct cpuset *mask;	/* NULL: every CPU */
 	struct timeline *t;
 	uint64_t start;
 	struct cpu_out *cpu;
@@ -334,7 +335,7 @@ static int tw_irq(void *ctx, const struct tl_irq *q, const char *name)
 {
 	struct tl_writer *tw = ctx;
 
-	if (tw->mask && (q->cpu >= tw->m->ncpus || !tw->mask[q->cpu]))
+	if (tw->mask && !cpuset_test(tw->mask, (int)q->cpu))
 		return 0;
 	csv_u64(tw->irq, ++tw->irq_sample);
 	csv_fixed(tw->irq, q->ts - tw->start, 6);
@@ -446,7 +447,7 @@ int trace_timeline(int argc, char **argv)
 	struct tl_writer tw = { 0 };
 	struct tl_sink sink = { .ctx = &tw, .wake = tw_wake, .interval = tw_interval,
 				.irq = tw_irq, .marker = tw_marker };
-	unsigned char *mask = NULL;
+	struct cpuset *mask = NULL;
 	struct csv *res, *wk;
 	struct tl_event e;
 	char buf[32], file[64], err[6000];
@@ -479,7 +480,7 @@ int trace_timeline(int argc, char **argv)
 		       in.cpus, in.m.ncpus);
 	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++) {
 		tl_restab_init(&tw.cpu[cpu].res, in.m.start_ns, o.from, o.to);
-		if (mask && !mask[cpu])
+		if (mask && !cpuset_test(mask, (int)cpu))
 			continue;
 		if (!in.recorded[cpu]) {
 			if (mask)
@@ -573,7 +574,7 @@ int trace_timeline(int argc, char **argv)
 	free(tw.cpu);
 	timeline_free(tw.t);
 	trace_close(&in);
-	free(mask);
+	cpuset_free(mask);
 	return rc;
 }
 

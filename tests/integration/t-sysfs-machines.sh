@@ -78,6 +78,19 @@ EOF
 	[ "$(cat "$(cpu_dir $last)/cpuidle/state$i/disable")" = 0 ] || fail "$m: restore"
 	[ -z "$(ls "$WAKEBENCH_STATE_DIR" 2>/dev/null)" ] || fail "$m: state file left"
 
+	# CPU lists are bounded by the tree's possible CPUs (no fixed limit,
+	# not this VM's 2): residency on CPUs past 256, one past refused.
+	[ "$(cat "$root/devices/system/cpu/possible")" = "0-$last" ] ||
+		fail "$m: possible is $(cat "$root/devices/system/cpu/possible")"
+	$WB trace residency --cpus "$cpus,$last" --duration 0.01 > "$TMP/res" 2>&1 ||
+		fail "$m: residency --cpus $cpus,$last: $(tail -n 2 "$TMP/res")"
+	grep -q "^$last  *$deep " "$TMP/res" || fail "$m: residency: no $deep row of cpu$last"
+	grep -q "^$first  *C0 " "$TMP/res" || fail "$m: residency: no C0 row of cpu$first"
+	! grep -q "^0  *C0 " "$TMP/res" || fail "$m: residency: cpu0 not in --cpus but shown"
+	$WB trace residency --cpus "$ncpu" --duration 0.01 > "$TMP/res" 2>&1 &&
+		fail "$m: residency --cpus $ncpu accepted"
+	grep -q "(CPUs 0-$last)" "$TMP/res" || fail "$m: residency --cpus $ncpu: $(cat "$TMP/res")"
+
 	# snapshot: valid JSON, the driver, every CPU and state as named.
 	$WB snapshot --out "$TMP/$m.snap.json" || fail "$m: snapshot"
 	got=$(python3 - "$TMP/$m.snap.json" <<'EOF'

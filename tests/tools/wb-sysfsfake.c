@@ -12,7 +12,8 @@
  * "physical id" and "core id" lines) the tool also writes every CPU's
  * topology/physical_package_id, core_id, thread_siblings_list,
  * core_cpus_list and package_cpus_list, lists in the kernel's "0-3,8"
- * form. ROOT must not exist yet (it is created); a path with ".." or a
+ * form. Without a cpu/possible in the dump, possible is written as
+ * present. ROOT must not exist yet (it is created); a path with ".." or a
  * path outside /sys is refused. Exit 0, 1 on an error, 2 on usage.
  */
 #include <errno.h>
@@ -215,6 +216,35 @@ static int cpuinfo(const char *file, const char *root)
 	return ret;
 }
 
+/*
+ * pepc's dumps keep cpu/present and online but not possible, which sizes
+ * wakebench's CPU sets: where the dump has none, possible is present
+ * (as on these servers, without hot-plug slots).
+ */
+static int possible_from_present(const char *root)
+{
+	char path[4096], list[4096];
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/possible", root);
+	if (!access(path, F_OK))
+		return 0;
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/present", root);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;	/* no CPU lists at all: nothing to copy */
+	if (!fgets(list, sizeof(list), f))
+		list[0] = 0;
+	fclose(f);
+	list[strcspn(list, "\n")] = 0;
+	err = put(root, "devices/system/cpu/possible", list);
+	if (err)
+		fprintf(stderr, "%s: devices/system/cpu/possible: %s\n", prog,
+			strerror(-err));
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3 && argc != 4) {
@@ -225,7 +255,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s: %s\n", prog, argv[2], strerror(errno));
 		return 1;
 	}
-	if (inlinefiles(argv[1], argv[2]))
+	if (inlinefiles(argv[1], argv[2]) || possible_from_present(argv[2]))
 		return 1;
 	return argc == 4 ? cpuinfo(argv[3], argv[2]) : 0;
 }

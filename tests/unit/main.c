@@ -21,6 +21,7 @@ int main(void)
 		hwcstate_suite, sweepmerge_suite, spectrum_suite, ivstat_suite,
 		gof_suite,
 		wake_suite,
+		cpuset_suite,
 	};
 	SRunner *sr;
 	int failed;

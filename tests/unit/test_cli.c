@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "clishared.h"
 #include "cpu.h"
+#include "cpuset.h"
 #include "hillclimb.h"
 
 struct t_opts {
@@ -176,35 +177,35 @@ START_TEST(bad_values_and_hints)
 }
 END_TEST
 
-/* A CPU list lands as a mask of cpu_count() bytes; a later one replaces
+/* A CPU list lands as a set of cpu_count() CPUs; a later one replaces
  * it; a bad one stores nothing and names the machine's CPUs. */
 START_TEST(cpu_lists)
 {
 	static const struct cli_opt o = { .name = "cpus", .kind = CLI_CPUS,
 					  .off = 1 };
-	unsigned char *mask = NULL;
+	struct cpuset *mask = NULL;
 	char err[256], want[64];
 	int n = cpu_count();
 
 	ck_assert_int_eq(cli_value(&o, "0", &mask, err, sizeof(err)), 0);
 	ck_assert_ptr_nonnull(mask);
-	ck_assert_int_eq(mask[0], 1);
-	for (int i = 1; i < n; i++)
-		ck_assert_int_eq(mask[i], 0);
+	ck_assert_int_eq(mask->n, n);
+	ck_assert_int_eq(cpuset_test(mask, 0), 1);
+	ck_assert_int_eq(cpuset_count(mask), 1);
 	if (n > 1) {
-		unsigned char *old = mask;
+		struct cpuset *old = mask;
 
 		ck_assert_int_eq(cli_value(&o, "1", &mask, err, sizeof(err)), 0);
 		ck_assert_ptr_ne(mask, old);
-		ck_assert_int_eq(mask[0], 0);
-		ck_assert_int_eq(mask[1], 1);
+		ck_assert_int_eq(cpuset_test(mask, 0), 0);
+		ck_assert_int_eq(cpuset_test(mask, 1), 1);
 	}
 	snprintf(want, sizeof(want), "invalid --cpus '%d' (CPUs 0-%d)", n,
 		 n - 1);
 	snprintf(err, sizeof(err), "x");
 	{
 		char arg[16];
-		unsigned char *keep = mask;
+		struct cpuset *keep = mask;
 
 		snprintf(arg, sizeof(arg), "%d", n);
 		ck_assert_int_eq(cli_value(&o, arg, &mask, err, sizeof(err)), -1);
@@ -212,7 +213,7 @@ START_TEST(cpu_lists)
 		ck_assert_ptr_eq(mask, keep);
 		ck_assert_int_eq(cli_value(&o, "0-", &mask, err, sizeof(err)), -1);
 	}
-	free(mask);
+	cpuset_free(mask);
 }
 END_TEST
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "unit.h"
+#include "cpuset.h"
 #include "cstate.h"
 #include "fake_sysfs.h"
 #include "idlestate.h"
@@ -175,12 +176,12 @@ START_TEST(apply_specs)
 {
 	struct cstate_spec off = { CSTATE_OFF, 0 }, on = { CSTATE_ON, 0 };
 	struct cstate_spec lim = { CSTATE_MAXLAT, 10 };
-	unsigned char mask[2] = { 0, 1 };
+	struct cpuset *mask = cpuset_new(2);
 	struct cstate_session *s = cstate_begin("x");
 	char err[256];
 	struct stat sb;
 
-	ck_assert_int_eq(cstate_apply(s, &off, NULL, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(cstate_apply(s, &off, NULL, err, sizeof(err)), 0);
 	for (int cpu = 0; cpu < 2; cpu++) {
 		ck_assert_int_eq(fake_sysfs_disabled(cpu, 0), 0);	/* POLL */
 		ck_assert_int_eq(fake_sysfs_disabled(cpu, 1), 1);
@@ -199,8 +200,9 @@ START_TEST(apply_specs)
 	}
 
 	/* max-latency on CPU 1 only: C6 (120 us) off, C1 (2 us) on. */
+	cpuset_set(mask, 1);
 	s = cstate_begin("x");
-	ck_assert_int_eq(cstate_apply(s, &lim, mask, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(cstate_apply(s, &lim, mask, err, sizeof(err)), 0);
 	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);
 	ck_assert_int_eq(fake_sysfs_disabled(1, 2), 1);
 	ck_assert_int_eq(fake_sysfs_disabled(1, 1), 0);
@@ -213,12 +215,13 @@ START_TEST(apply_specs)
 	fake_sysfs_set(0, 2, "disable", "1");
 	fake_sysfs_set_resume(0, "30");
 	s = cstate_begin("x");
-	ck_assert_int_eq(cstate_apply(s, &on, NULL, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(cstate_apply(s, &on, NULL, err, sizeof(err)), 0);
 	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 0);
 	ck_assert_str_eq(fake_sysfs_resume(0), "0");
 	cstate_end(s);
 	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 1);
 	ck_assert_str_eq(fake_sysfs_resume(0), "30");
+	cpuset_free(mask);
 }
 END_TEST
 
@@ -234,7 +237,7 @@ START_TEST(apply_failure_rolls_back)
 		 getenv("WAKEBENCH_SYSFS"));
 	unlink(path);
 	mkdir(path, 0755);
-	ck_assert_int_lt(cstate_apply(s, &off, NULL, 2, err, sizeof(err)), 0);
+	ck_assert_int_lt(cstate_apply(s, &off, NULL, err, sizeof(err)), 0);
 	ck_assert_ptr_nonnull(strstr(err, "cpu1 state2"));
 	for (int i = 0; i < 3; i++)
 		ck_assert_int_eq(fake_sysfs_disabled(0, i), 0);
@@ -329,7 +332,7 @@ START_TEST(no_cpuidle_driver)
 	ck_assert_int_eq(idlestate_resolve(0, "C1"), -ENOENT);
 	/* off still limits each CPU's resume latency. */
 	s = cstate_begin("x");
-	ck_assert_int_eq(cstate_apply(s, &off, NULL, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(cstate_apply(s, &off, NULL, err, sizeof(err)), 0);
 	ck_assert_int_eq(cstate_changes(s), 2);
 	ck_assert_str_eq(fake_sysfs_resume(0), "n/a");
 	cstate_end(s);
@@ -573,12 +576,13 @@ END_TEST
 START_TEST(two_holders)
 {
 	struct cstate_spec off = { CSTATE_OFF, 0 }, on = { CSTATE_ON, 0 };
-	unsigned char cpu0[2] = { 1, 0 };
+	struct cpuset *cpu0 = cpuset_new(2);
 	struct cstate_session *a = cstate_begin("wakebench server --cstates off");
 	struct cstate_session *b = cstate_begin("wakebench cstate disable C6");
 	char err[1024], want[128];
 
-	ck_assert_int_eq(cstate_apply(a, &off, cpu0, 2, err, sizeof(err)), 0);
+	cpuset_set(cpu0, 0);
+	ck_assert_int_eq(cstate_apply(a, &off, cpu0, err, sizeof(err)), 0);
 	ck_assert_int_eq(cstate_set(b, 0, 2, 1), 0);	/* joins A */
 	ck_assert_int_eq(cstate_end(a), 0);
 	ck_assert_int_eq(fake_sysfs_disabled(0, 2), 1);	/* B still holds it */
@@ -590,8 +594,8 @@ START_TEST(two_holders)
 	/* B asks "on" where A holds "off": refused, naming A; nothing changes. */
 	a = cstate_begin("wakebench server --cstates off");
 	b = cstate_begin("wakebench client --cstates on");
-	ck_assert_int_eq(cstate_apply(a, &off, cpu0, 2, err, sizeof(err)), 0);
-	ck_assert_int_eq(cstate_apply(b, &on, NULL, 2, err, sizeof(err)), -EBUSY);
+	ck_assert_int_eq(cstate_apply(a, &off, cpu0, err, sizeof(err)), 0);
+	ck_assert_int_eq(cstate_apply(b, &on, NULL, err, sizeof(err)), -EBUSY);
 	snprintf(want, sizeof(want), "by pid %d (wakebench server --cstates off)",
 		 (int)getpid());
 	ck_assert_msg(strstr(err, want) != NULL, "%s", err);
@@ -622,6 +626,7 @@ START_TEST(two_holders)
 	cstate_end(a);
 	cstate_end(b);
 	ck_assert_int_eq(state_files(), 0);
+	cpuset_free(cpu0);
 }
 END_TEST
 

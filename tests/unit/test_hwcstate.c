@@ -412,7 +412,7 @@ START_TEST(csv_hostile)
 		{ "scope,cpu,state,percent\n", ":1: no count column" },
 		{ "scope,cpu,state,percent,count\ncpu,0,C6,1,1\n", ":2: scope is not core or package" },
 		{ "scope,cpu,state,percent,count\ncore,-1,C6,1,1\n", ":2: " },
-		{ "scope,cpu,state,percent,count\ncore,99999,C6,1,1\n", ":2: " },
+		{ "scope,cpu,state,percent,count\ncore,99999999,C6,1,1\n", ":2: " },
 		{ "scope,cpu,state,percent,count\ncore,0,c6,1,1\n", ":2: state is not" },
 		{ "scope,cpu,state,percent,count\ncore,0,C6AAAAAAAAAAAAAAAAA,1,1\n", ":2: state is not" },
 		{ "scope,cpu,state,percent,count\ncore,0,C6,1e3,1\n", ":2: percent is not" },
@@ -489,7 +489,7 @@ START_TEST(perf_stat_odd)
 		const char *text, *says;
 	} bad[] = {
 		{ "CPUx,1,,cstate_core/c6-residency/,1,100.00,,\n", ":1: CPU field 'CPUx'" },
-		{ "CPU99999,1,,cstate_core/c6-residency/,1,100.00,,\n", ":1: CPU field" },
+		{ "CPU99999999,1,,cstate_core/c6-residency/,1,100.00,,\n", ":1: CPU field" },
 		{ "CPU0,12a,,cstate_core/c6-residency/,1,100.00,,\n",
 		  ":1: count of cstate_core/c6-residency/" },
 		{ "CPU0,-1,,cstate_core/c6-residency/,1,100.00,,\n", ":1: count of" },

@@ -92,103 +92,6 @@ START_TEST(cmdline_quoting)
 }
 END_TEST
 
-START_TEST(cpu_lists)
-{
-	unsigned char m[8];
-
-	ck_assert_int_eq(cpu_parse_list("0", m, 8), 1);
-	ck_assert_int_eq(cpu_parse_list("0-3,6", m, 8), 5);
-	ck_assert(m[0] && m[3] && !m[4] && m[6] && !m[7]);
-	ck_assert_int_eq(cpu_parse_list("1,1,0-1", m, 8), 2);
-	ck_assert_int_eq(cpu_parse_list("8", m, 8), -1);
-	ck_assert_int_eq(cpu_parse_list("3-1", m, 8), -1);
-	ck_assert_int_eq(cpu_parse_list("1,", m, 8), -1);
-	ck_assert_int_eq(cpu_parse_list("a", m, 8), -1);
-	ck_assert_int_eq(cpu_parse_list("", m, 8), -1);
-	ck_assert_int_eq(cpu_parse_list("1-", m, 8), -1);
-}
-END_TEST
-
-/*
- * tracing_cpumask text: comma-separated 32-bit groups for any number of
- * CPUs (one 64-bit word dropped CPUs >= 64, and its 9 to 16 digits
- * without a comma the kernel refuses with EOVERFLOW).
- */
-static char *mask_text(int n, const int *cpus, size_t k)
-{
-	unsigned char *m = calloc((size_t)n, 1);
-	size_t len = cpu_mask_len(n);
-	char *buf = malloc(len);
-
-	for (size_t i = 0; i < k; i++)
-		m[cpus[i]] = 1;
-	ck_assert_int_eq(cpu_mask_format(m, n, buf, len), (int)len - 1);
-	ck_assert_int_eq(cpu_mask_format(m, n, buf, len - 1), -ENOSPC);
-	/* and back */
-	ck_assert_int_eq(cpu_mask_parse(buf, m, n), (int)k);
-	for (size_t i = 0; i < k; i++)
-		ck_assert(m[cpus[i]]);
-	free(m);
-	return buf;
-}
-
-START_TEST(cpu_mask_text)
-{
-	static const int one[] = { 0 }, c33[] = { 0, 32 }, c512[] = { 0, 511 };
-	static const int c8192[] = { 0, 31, 32, 4100, 8191 };
-	int all65[65];
-	char *s, want[2400];
-	unsigned char m[64];
-
-	for (int i = 0; i < 65; i++)
-		all65[i] = i;
-	s = mask_text(1, one, 1);
-	ck_assert_str_eq(s, "1");
-	free(s);
-	s = mask_text(33, c33, 2);
-	ck_assert_str_eq(s, "1,00000001");
-	free(s);
-	s = mask_text(33, c33 + 1, 1);
-	ck_assert_str_eq(s, "1,00000000");
-	free(s);
-	s = mask_text(65, all65, 65);
-	ck_assert_str_eq(s, "1,ffffffff,ffffffff");
-	free(s);
-	s = mask_text(40, all65 + 32, 8);	/* CPUs 32-39 */
-	ck_assert_str_eq(s, "ff,00000000");
-	free(s);
-	s = mask_text(512, c512, 2);
-	ck_assert_str_eq(s, "80000000,00000000,00000000,00000000,00000000,00000000,"
-			 "00000000,00000000,00000000,00000000,00000000,00000000,"
-			 "00000000,00000000,00000000,00000001");
-	free(s);
-	/* 8192 CPUs: 256 groups; CPU 4100 is bit 4 of group 128 */
-	s = mask_text(8192, c8192, 5);
-	ck_assert_uint_eq(strlen(s), 256 * 9 - 1);
-	strcpy(want, "80000000,");
-	for (int g = 254; g >= 2; g--)
-		strcat(want, g == 128 ? "00000010," : "00000000,");
-	strcat(want, "00000001,80000001");
-	ck_assert_str_eq(s, want);
-	ck_assert_str_eq(s + strlen(s) - 17, "00000001,80000001");
-	free(s);
-	ck_assert_int_eq(cpu_mask_format(m, 0, want, sizeof(want)), -EINVAL);
-
-	/* what the kernel shows: a newline, leading groups, too many bits */
-	ck_assert_int_eq(cpu_mask_parse("3\n", m, 2), 2);
-	ck_assert_int_eq(cpu_mask_parse("00000000,00000003", m, 2), 2);
-	ck_assert_int_eq(cpu_mask_parse("4", m, 2), -EOVERFLOW);
-	ck_assert_int_eq(cpu_mask_parse("1,00000000", m, 32), -EOVERFLOW);
-	ck_assert_int_eq(cpu_mask_parse("100000000", m, 64), -EINVAL);
-	ck_assert_int_eq(cpu_mask_parse(",1", m, 64), -EINVAL);
-	ck_assert_int_eq(cpu_mask_parse("1,,1", m, 64), -EINVAL);
-	ck_assert_int_eq(cpu_mask_parse("x", m, 64), -EINVAL);
-	ck_assert_int_eq(cpu_mask_parse("", m, 64), -EINVAL);
-	ck_assert_int_eq(cpu_mask_parse("F,0000000a", m, 64), 6);
-	ck_assert(m[1] && m[3] && m[32] && m[35] && !m[36] && !m[0]);
-}
-END_TEST
-
 START_TEST(cpu_pinning)
 {
 	ck_assert_int_eq(cpu_pin_self(0), 0);
@@ -240,8 +143,6 @@ Suite *opt_suite(void)
 	tcase_add_test(tc, parse_double);
 	tcase_add_test(tc, parse_hostport);
 	tcase_add_test(tc, cmdline_quoting);
-	tcase_add_test(tc, cpu_lists);
-	tcase_add_test(tc, cpu_mask_text);
 	tcase_add_test(tc, cpu_pinning);
 	tcase_add_test(tc, net_loopback);
 	suite_add_tcase(s, tc);

@@ -434,7 +434,7 @@ START_TEST(irq_bad)
 {
 	struct irqstat s;
 	const char *bad[] = {
-		"", "CPU0\n 0 10\n", "  CPUx\n", "CPU0 CPU99999\n",
+		"", "CPU0\n 0 10\n", "  CPUx\n", "CPU0 CPU99999999\n",
 		"CPU0\n:  1\n", "CPU0\nthis-label-is-longer-than-thirty-one-bytes: 1\n",
 	};
 

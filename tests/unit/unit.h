@@ -50,5 +50,6 @@ Suite *spectrum_suite(void);
 Suite *ivstat_suite(void);
 Suite *gof_suite(void);
 Suite *wake_suite(void);
+Suite *cpuset_suite(void);
 
 #endif
