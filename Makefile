@@ -4,7 +4,8 @@
 #   make check      unit tests (Check) and integration tests (shell)
 #   make asan       the same tests under ASan + UBSan, in O=build-asan (ASAN_O=)
 #   make deps       install the Debian packages we need (root), else print the line
-#   make demo       loopback experiment with and without pre-query, with a report
+#   make demo       pairs of loopback runs without and with pre-query: the paired
+#                   effect with its CI and verdict, the workload tests, a report
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make uninstall  the same PREFIX/DESTDIR: removes what install put there
 #   make fuzz       libFuzzer harnesses (clang) for FUZZ_SECONDS each

@@ -41,8 +41,16 @@
 # - 'sweep --server-exec 'ip netns exec srv' ...' gets the namespaces srv
 #   and cli, joined by a veth pair with 169.254.77.1/.2, made here (as
 #   root, and only if neither exists) and removed afterwards.
-# - Not run: 'make ...' (make deps demo, make check): CI runs those
-#   (.ci/run), and make check runs this test.
+# - Not run: 'make ...' (make deps, make check): CI runs those
+#   (.ci/run), and make check runs this test. But 'make ... demo' (the
+#   quick start) runs the demo itself, scripts/demo.sh, scaled down to
+#   WB_README_DEMO_PAIRS (6) pairs of WB_README_DEMO_REQUESTS (50)
+#   requests, and checks what it prints: the paired effect of avg, p50
+#   and p99, each with its CI over the pairs (or [-] below 6) and a
+#   verdict; no single run's ratio ("speedup"); no WARNING when every run
+#   passed its gap and independence tests and kept its schedule, and
+#   each WARNING naming the pair, the side and the test with its numbers;
+#   the result directory describing itself, its runs in alternating pairs.
 # WB_README_LIST=1 only lists the examples as they would run;
 # WB_README_DOCS="README.md docs/tracing.md ..." runs only those
 # documents (paths from the top of the tree).
@@ -59,6 +67,8 @@ MAXREQ=${WB_README_REQUESTS:-200}
 MAXDUR=${WB_README_DURATION:-2}
 SWREPS=${WB_README_SWEEP_REPS:-1}
 SWREQ=${WB_README_SWEEP_REQUESTS:-50}
+DEMOPAIRS=${WB_README_DEMO_PAIRS:-6}
+DEMOREQ=${WB_README_DEMO_REQUESTS:-50}
 ROOT=0; [ "$(id -u)" = 0 ] && ROOT=1
 T=/sys/kernel/tracing
 nfail=0 npass=0 nskip=0 nnot=0 failed=()
@@ -362,10 +372,65 @@ leftovers() {	# pids with cwd $DIR that are not in this test's process group
 	echo $pids
 }
 
+# demo_check LOG DIR: what is wrong with the demo's output LOG and its
+# result directory DIR, one line each; nothing when it is right.
+demo_check() {
+	local log=$1 d=$2 m failed=0 s w pts
+	grep -q '^paired effect, without / with pre-query' "$log" || echo "no paired effect"
+	for m in avg p50 p99; do
+		grep -Eq "^  $m +([0-9.]+  \[[0-9.]+, [0-9.]+\]  (faster|slower|undecided at n=[0-9]+)|([0-9.]+|-)  \[-\]  undecided at n=[0-5])\$" "$log" ||
+			echo "no paired $m with its CI and verdict"
+	done
+	grep -qi 'speedup' "$log" && echo "a single run's ratio: $(grep -i -m1 speedup "$log")"
+	ls "$d"/*/rep-*/client/summary.txt > /dev/null 2>&1 || echo "no runs in the result directory"
+	# what the runs' own workload tests and schedule rule said
+	for s in "$d"/*/rep-*/client/summary.txt; do
+		[ -f "$s" ] || continue
+		grep -Eq '^test (gaps|independence) +(misfits|fails) ' "$s" && failed=1
+		[ "$(csv_col "${s%.txt}.csv" behind_schedule)" = 1 ] && failed=1
+	done
+	grep -q '^workload tests' "$log" || echo "no workload tests"
+	if [ $failed = 0 ]; then
+		grep -q WARNING "$log" && echo "a WARNING though every run passed: $(grep -m1 WARNING "$log")"
+	fi
+	while IFS= read -r w; do
+		[[ $w =~ ^\ \ WARNING:\ pair\ [0-9]+,\ with(out)?\ pre-query:\ .*(test\ failed\ \(.*[0-9]|behind\ schedule:\ .*[0-9]|the\ run\ ) ]] ||
+			echo "a WARNING that does not name its test and numbers: $w"
+	done < <(grep WARNING "$log")
+	for m in cmdline.txt sweep.spec plan.txt sweep.csv summary.csv report.txt; do
+		[ -s "$d/$m" ] || echo "no $m in the result directory"
+	done
+	# pairs back to back, without first in odd pairs, with first in even
+	pts=$(awk '{ printf "%s:%s ", $2, ($1 ~ /_pq-off_/ ? "off" : "on") }' "$d/plan.txt" 2>/dev/null)
+	[[ $pts == "1:off 1:on 2:on 2:off 3:off 3:on "* ]] || echo "runs not in alternating pairs: $pts"
+	if [ $ROOT = 1 ] && [ -d $T/events/power/cpu_idle ]; then
+		grep -q '^requests that found cpu[0-9]* idle (pair 1, with pre-query)' "$log" || echo "no traced pair"
+	fi
+}
+
+# 'make ... demo': the demo, scaled down, and its output checked
+run_demo() {	# AT
+	local at=$1 log="$TMP/demo.log" d="$TMP/demo" rc t0=$SECONDS bad
+	new_port
+	( cd "$DIR" && exec env WB_DEMO_OUT="$d" WB_DEMO_PAIRS="$DEMOPAIRS" WB_DEMO_REQUESTS="$DEMOREQ" \
+		WB_DEMO_PORT="$FP" timeout -k 5 "$TIMEOUT" "$WB_TOP/scripts/demo.sh" ) > "$log" 2>&1 < /dev/null
+	rc=$?
+	bad=$(demo_check "$log" "$d")
+	if [ $rc != 0 ] || [ -n "$bad" ]; then
+		report FAIL "$at" "the demo: exit $rc${bad:+; ${bad//$'\n'/; }}"; tail_of "$log"
+	else
+		report PASS "$at" "$(printf '%3d s ' $((SECONDS - t0)))the demo ($DEMOPAIRS pairs of $DEMOREQ requests)"
+	fi
+}
+
 run_example() {	# EXFILE
 	local ex=$1 at cmd log why rc miss states env=() fake= ports p
 	at=$(cat "$ex.at")
 	cmd="$ex.run"; log="$ex.log"
+	if norm "$ex" | grep -Eq '^[[:space:]]*make\b[^#]*[[:space:]]demo\b'; then
+		run_demo "$at"
+		return
+	fi
 	if norm "$ex" | grep -q '^[[:space:]]*make\b'; then
 		report "NOT RUN" "$at" "'$(head -1 "$ex" | sed 's/[[:space:]]*#.*//')': CI runs it (.ci/run); make check runs this test"
 		return
