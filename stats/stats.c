@@ -615,20 +615,27 @@ static void paired_cols(struct csv *out, const struct point *p,
 static void print_paired(const struct point *pts, const size_t *ord, size_t npts,
 			 int namew)
 {
-	int any = 0;
+	int any = 0, w[NPAIRED] = { 3, 3, 3 };	/* the cells' widths */
+	char c[NPAIRED][64];
 
-	for (size_t i = 0; i < npts; i++)
+	for (size_t i = 0; i < npts; i++) {
 		any |= pts[i].paired;
+		for (int m = 0; m < NPAIRED && pts[i].paired; m++) {
+			stats_paired_str(&pts[i].pe[m], c[m], sizeof(c[m]));
+			if ((int)strlen(c[m]) > w[m])
+				w[m] = (int)strlen(c[m]);
+		}
+	}
 	if (!any)
 		return;
 	printf("\npaired effect: baseline / point of the runs with the same rep (the same "
 	       "seed): the median ratio [its distribution-free CI over the pairs, coverage "
 	       "at least 95 %%]\n");
-	printf("%-*s %5s %6s  %-34s %-34s %s\n", namew, "point", "pairs", "cover",
-	       "avg", "p50", "p99");
+	printf("%-*s %5s %6s  %-*s  %-*s  %s\n", namew, "point", "pairs", "cover",
+	       w[0], "avg", w[1], "p50", "p99");
 	for (size_t i = 0; i < npts; i++) {
 		const struct point *p = &pts[ord[i]];
-		char c[NPAIRED][64], cov[16] = "-", out[96] = "";
+		char cov[16] = "-", out[96] = "";
 
 		if (!p->paired)
 			continue;
@@ -639,8 +646,8 @@ static void print_paired(const struct point *pts, const size_t *ord, size_t npts
 		if (p->pairs_behind || p->pairs_unmatched)
 			snprintf(out, sizeof(out), "  (left out: %zu behind, %zu unmatched)",
 				 p->pairs_behind, p->pairs_unmatched);
-		printf("%-*s %5zu %6s  %-34s %-34s %s%s\n", namew, p->name, p->npairs, cov,
-		       c[0], c[1], c[2], out);
+		printf("%-*s %5zu %6s  %-*s  %-*s  %s%s\n", namew, p->name, p->npairs, cov,
+		       w[0], c[0], w[1], c[1], c[2], out);
 	}
 	printf("pairs: reps with an ok run at both points (a pair with a run behind "
 	       "schedule is left out unless --include-behind; a rep whose run at either "
