@@ -213,4 +213,15 @@ grep -q '^| exp 1 ms, lead 20 µs | 9 | 0.9609 | 2.857 \[2.500, 3.125\] faster |
 grep -q '<h2>Paired effects</h2>' "$P/report/index.html" || fail "index.html: no paired effects"
 grep -q '2.857 \[2.500, 3.125\] faster' "$P/report/index.html" || fail "index.html: no paired row"
 grep -q 'paired ratio and CI' "$P/report/fig2-speedup.svg" || fail "figure 2: no paired interval drawn"
+grep -q 'Within-run' "$P/report/index.md" && fail "index.md: within-run note without within-run CIs"
+# Within-run intervals wider than +-10 %: named in both indexes.
+awk -F, -v OFS=, 'NR == 1 { print $0, "lat_p50_lo_us,lat_p50_hi_us,lat_p99_lo_us,lat_p99_hi_us"; next }
+	{ print $0, $14 * 0.99, $14 * 1.01, ($1 == "pq" ? 100 : 190), ($1 == "pq" ? 300 : 210) }' "$P/sweep.csv" > "$TMP/w.csv"
+mv "$TMP/w.csv" "$P/sweep.csv"
+"$WB" report "$P" --out "$TMP/pw" > /dev/null 2> "$TMP/pw.err" || fail "report with within-run CIs: $(cat "$TMP/pw.err")"
+grep -qx -- '- pq: p99: within-run 95 % CIs are wide (median +-50 %): more requests per run' "$TMP/pw/index.md" ||
+	fail "index.md: within-run note: $(grep -A6 'Within-run' "$TMP/pw/index.md")"
+grep -q 'off: p99' "$TMP/pw/index.md" && fail "index.md: a narrow point called wide"
+grep -q '<li>pq: p99: within-run 95 % CIs are wide (median +-50 %): more requests per run</li>' "$TMP/pw/index.html" ||
+	fail "index.html: within-run note"
 exit 0
