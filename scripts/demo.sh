@@ -271,7 +271,8 @@ effect() {
 	echo "[its distribution-free 95 % CI over the pairs${cov:+, exact coverage $cov}] (wakebench stats):"
 	paired avg; paired p50; paired p99
 	[ -n "$(sel paired_speedup_p50_lo)" ] || echo "  ([-]: fewer than 6 pairs cannot bound a median at 95 %)"
-	[ "$(sel paired_n_unmatched)" = 0 ] || echo "  (pairs with a failed run: $(sel paired_n_unmatched), left out)"
+	# the pairs neither kept nor left out as behind: a run of theirs failed
+	[ $((PAIRS - n - ${behind:-0})) = 0 ] || echo "  ($((PAIRS - n - ${behind:-0})) pairs with a failed run left out)"
 	if [ -n "$behind" ] && [ "$behind" != 0 ]; then
 		# what the left-out pairs would change, said beside the headline
 		"$WB" stats --include-behind --out "$all" "$out" > /dev/null 2>&1 || return 0
@@ -279,6 +280,19 @@ effect() {
 			"p50 $(sel paired_speedup_p50 "$LEAD" "$all") [$(sel paired_speedup_p50_lo "$LEAD" "$all")," \
 			"$(sel paired_speedup_p50_hi "$LEAD" "$all")] $(sel paired_verdict_p50 "$LEAD" "$all"))"
 	fi
+}
+
+# within: wakebench stats' notes on the runs' own CIs (a percentile that
+# n requests bound only loosely, or not at all), from the last stats
+# output of the sweeps, with sides for point names
+within() {
+	local l
+	l=$(awk '/ runs -> /{ n = 0 } /: within-run 95 % CIs/ { l[++n] = $0 }
+		 END { for (i = 1; i <= n; i++) print l[i] }' "$out/sweep.log" |
+		sed -E 's/^[^:]*_pq-off_[^:]*:/  without pre-query:/; s/^[^:]*_pq-[^:]*:/  with pre-query:/')
+	[ -n "$l" ] || return 0
+	echo "within each run (wakebench stats; a run bounds its p99 at 95 % from 299 requests on):"
+	printf '%s\n' "$l"
 }
 
 # ci PREFIX PREQUERY: "median [lo, hi]" of PREFIX (avg, p50, p99) for
@@ -330,6 +344,7 @@ demo_report() {
 	echo "alternating), $REQUESTS requests a run, exp gaps of 5 ms, 20 us service, server CPU $scpu, client CPU $ccpu"
 	workload_tests
 	sides
+	within
 	effect
 	found
 }
