@@ -595,6 +595,9 @@ int main(int argc, char **argv)
 		cs = cstates_begin(&o, err, sizeof(err));
 		if (!cs)
 			opt_die(PROG, "--cstates: %s", err);
+		if (cstate_warning(cs)[0])
+			fprintf(stderr, "%s: warning: --cstates: %s\n", PROG,
+				cstate_warning(cs));
 	}
 	ret = run_init(&r, &o);
 	if (ret == -EINTR) {

@@ -124,11 +124,27 @@ static void parse(int argc, char **argv, struct cmd_opts *o, const char *verb)
 			  verb);
 }
 
-static int list_states(const struct cmd_opts *o)
+/* "0": no constraint; "n/a": no latency tolerated (the kernel's words). */
+static const char *resume_words(const char *v)
+{
+	if (!strcmp(v, "0"))
+		return " (no constraint)";
+	if (!strcmp(v, "n/a"))
+		return " (no exit latency tolerated)";
+	return " us";
+}
+
+/*
+ * The header: driver, governor, and the PM QoS limits in force beside
+ * the states (without a cpuidle driver they are all that can be set,
+ * and nothing reads them).
+ */
+static struct json *list_header(const struct cmd_opts *o)
 {
 	char drv[64], gov[64];
 	struct json *j = NULL;
-	int any = 0;
+	int32_t us;
+	int have = !cstate_pmqos_read(&us);
 
 	idlestate_driver(drv, sizeof(drv));
 	idlestate_governor(gov, sizeof(gov));
@@ -137,63 +153,104 @@ static int list_states(const struct cmd_opts *o)
 		json_obj_begin(j, NULL);
 		json_str(j, "driver", drv);
 		json_str(j, "governor", gov);
+		json_obj_begin(j, "pm_qos");
+		if (have)
+			json_u64(j, "cpu_dma_latency_us", (uint64_t)us);
+		else
+			json_str(j, "cpu_dma_latency_us", NULL);
+		json_bool(j, "read_by_governor", strcmp(drv, "none") != 0);
+		json_obj_end(j);
 		json_arr_begin(j, "cpus");
-	} else {
-		printf("cpuidle driver: %s, governor: %s\n", drv, gov);
-		printf("%-4s %-5s %-14s %9s %9s %12s %14s %-8s %s\n", "cpu",
-		       "state", "name", "latency", "residency", "usage",
-		       "time_us", "disabled", "description");
+		return j;
 	}
-	for (int cpu = 0; cpu < o->ncpus; cpu++) {
-		int n;
+	printf("cpuidle driver: %s, governor: %s\n", drv, gov);
+	if (have)
+		printf("PM QoS: %s %d us%s%s\n", CSTATE_PMQOS_DEV, (int)us,
+		       us == CSTATE_PMQOS_NONE ? " (no constraint)" : "",
+		       strcmp(drv, "none") ? "" : "; nothing reads PM QoS without a cpuidle driver");
+	else
+		printf("PM QoS: %s unreadable%s\n", CSTATE_PMQOS_DEV,
+		       strcmp(drv, "none") ? "" : "; nothing reads PM QoS without a cpuidle driver");
+	printf("%-4s %-5s %-14s %9s %9s %12s %14s %-8s %-9s %s\n", "cpu",
+	       "state", "name", "latency", "residency", "usage",
+	       "time_us", "disabled", "resume_us", "description");
+	return NULL;
+}
 
-		if (o->mask && !cpuset_test(o->mask, cpu))
+static void list_state(struct json *j, int cpu, const struct idlestate *st,
+		       const char *resume)
+{
+	if (!j) {
+		printf("%-4d %-5u %-14s %9llu %9llu %12llu %14llu %-8s %-9s %s\n",
+		       cpu, st->index, st->name,
+		       (unsigned long long)st->latency_us,
+		       (unsigned long long)st->residency_us,
+		       (unsigned long long)st->usage,
+		       (unsigned long long)st->time_us,
+		       st->disabled ? "yes" : "no", resume, st->desc);
+		return;
+	}
+	json_obj_begin(j, NULL);
+	json_u64(j, "index", st->index);
+	json_str(j, "name", st->name);
+	json_str(j, "desc", st->desc);
+	json_u64(j, "latency_us", st->latency_us);
+	json_u64(j, "residency_us", st->residency_us);
+	json_u64(j, "usage", st->usage);
+	json_u64(j, "time_us", st->time_us);
+	json_bool(j, "disabled", st->disabled);
+	json_obj_end(j);
+}
+
+/* One CPU: its states, its resume latency limit; 1 when it has states. */
+static int list_cpu(struct json *j, int cpu)
+{
+	int n = idlestate_count((unsigned int)cpu), any = 0;
+	char resume[32];
+
+	if (cstate_resume_read((unsigned int)cpu, resume, sizeof(resume)))
+		snprintf(resume, sizeof(resume), "-");
+	if (j) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "cpu", (uint64_t)cpu);
+		json_str(j, "resume_latency_us", strcmp(resume, "-") ? resume : NULL);
+		json_arr_begin(j, "states");
+	}
+	for (int i = 0; i < n; i++) {
+		struct idlestate st;
+
+		if (idlestate_get((unsigned int)cpu, (unsigned int)i, &st))
 			continue;
-		n = idlestate_count((unsigned int)cpu);
-		if (j) {
-			json_obj_begin(j, NULL);
-			json_u64(j, "cpu", (uint64_t)cpu);
-			json_arr_begin(j, "states");
-		}
-		for (int i = 0; i < n; i++) {
-			struct idlestate st;
-
-			if (idlestate_get((unsigned int)cpu, (unsigned int)i, &st))
-				continue;
-			any = 1;
-			if (!j) {
-				printf("%-4d %-5u %-14s %9llu %9llu %12llu %14llu %-8s %s\n",
-				       cpu, st.index, st.name,
-				       (unsigned long long)st.latency_us,
-				       (unsigned long long)st.residency_us,
-				       (unsigned long long)st.usage,
-				       (unsigned long long)st.time_us,
-				       st.disabled ? "yes" : "no", st.desc);
-				continue;
-			}
-			json_obj_begin(j, NULL);
-			json_u64(j, "index", st.index);
-			json_str(j, "name", st.name);
-			json_str(j, "desc", st.desc);
-			json_u64(j, "latency_us", st.latency_us);
-			json_u64(j, "residency_us", st.residency_us);
-			json_u64(j, "usage", st.usage);
-			json_u64(j, "time_us", st.time_us);
-			json_bool(j, "disabled", st.disabled);
-			json_obj_end(j);
-		}
-		if (j) {
-			json_arr_end(j);
-			json_obj_end(j);
-		}
+		any = 1;
+		list_state(j, cpu, &st, resume);
 	}
+	if (j) {
+		json_arr_end(j);
+		json_obj_end(j);
+	} else if (!any) {
+		printf("%-4d %-5s %-14s %9s %9s %12s %14s %-8s %-9s no idle states; resume latency limit %s%s\n",
+		       cpu, "-", "(no states)", "-", "-", "-", "-", "-", resume,
+		       strcmp(resume, "-") ? resume : "none",
+		       strcmp(resume, "-") ? resume_words(resume) : "");
+	}
+	return any;
+}
+
+static int list_states(const struct cmd_opts *o)
+{
+	struct json *j = list_header(o);
+	int any = 0;
+
+	for (int cpu = 0; cpu < o->ncpus; cpu++)
+		if (!o->mask || cpuset_test(o->mask, cpu))
+			any |= list_cpu(j, cpu);
 	if (j) {
 		json_arr_end(j);
 		json_obj_end(j);
 		json_close(j);
 	} else if (!any) {
-		printf("(no idle states: this kernel has no cpuidle driver; "
-		       "only PM QoS 'hold' applies)\n");
+		printf("(no idle states: this kernel has no cpuidle driver; PM QoS "
+		       "can be set ('hold', 'limit', --cstates) but nothing reads it)\n");
 	}
 	return 0;
 }
@@ -463,6 +520,8 @@ static int run_limit(struct cmd_opts *o, char *cmdline)
 		cstate_end(s);
 		opt_die(PROG, "%s; nothing changed", err);
 	}
+	if (cstate_warning(s)[0])
+		fprintf(stderr, "%s: warning: %s\n", PROG, cstate_warning(s));
 	return hold_and_restore(s, o);
 }
 

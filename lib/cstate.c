@@ -48,6 +48,7 @@ struct cstate_session {
 	int32_t pmqos_us;
 	int force;
 	char err[512];
+	char warning[600];	/* what its changes cannot do ("": none) */
 };
 
 /* A state file read back. */
@@ -65,6 +66,8 @@ struct record {
 };
 
 static struct cstate_session *live_sessions;
+/* What this process's last cstate_apply() could change (cstate_effect). */
+static char run_effect[64];
 
 int cstate_spec_parse(const char *s, struct cstate_spec *spec)
 {
@@ -762,6 +765,25 @@ static const char *pmqos_dev(void)
 	return dev && *dev ? dev : CSTATE_PMQOS_DEV;
 }
 
+int cstate_pmqos_read(int32_t *us)
+{
+	int fd = open(pmqos_dev(), O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (read(fd, us, sizeof(*us)) != sizeof(*us))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+int cstate_resume_read(unsigned int cpu, char *buf, size_t len)
+{
+	int n = sysfs_read(buf, len, RESUME_FILE, cpu);
+
+	return n < 0 ? n : 0;
+}
+
 /* Call under the lock. */
 static int pmqos_take(struct cstate_session *s, struct record *rs, int nrec,
 		      int32_t us)
@@ -951,17 +973,73 @@ static const char *needs_root(int err)
 	return err == -EACCES || err == -EPERM ? " (needs root)" : "";
 }
 
+/*
+ * What an applied spec can do here. Without a cpuidle driver the CPUs
+ * have no idle states to disable, and the PM QoS limits set are read by
+ * no one (the governors that read them come with the driver): the
+ * change succeeds and acts on nothing, so it is said, in the session's
+ * warning and in the effect the run's snapshot records.
+ */
+static void note_effect(struct cstate_session *s, const struct cstate_spec *spec,
+			int nstates, const struct cpuset *resumed,
+			const char *resume)
+{
+	char drv[64], list[128] = "", sys[96] = "";
+
+	if (spec->mode == CSTATE_ON) {
+		run_effect[0] = '\0';
+		return;
+	}
+	if (nstates) {
+		snprintf(run_effect, sizeof(run_effect), "idle_states_and_pm_qos");
+		return;
+	}
+	snprintf(run_effect, sizeof(run_effect), "pm_qos_only: no cpuidle driver");
+	idlestate_driver(drv, sizeof(drv));
+	if (cpuset_format_list(resumed, list, sizeof(list)) < 0)
+		snprintf(list, sizeof(list), "%d CPUs", cpuset_count(resumed));
+	if (spec->system)
+		snprintf(sys, sizeof(sys), "%s%s held at %d us",
+			 list[0] ? ", " : "", CSTATE_PMQOS_DEV,
+			 spec->mode == CSTATE_OFF ? 0 : (int)spec->max_latency_us);
+	snprintf(s->warning, sizeof(s->warning),
+		 "no cpuidle driver (current_driver: %s): no idle state was disabled; only PM QoS changed (%s%s%s%s%s), which nothing reads without a cpuidle driver",
+		 drv[0] ? drv : "none", list[0] ? "pm_qos_resume_latency_us of CPUs " : "",
+		 list, list[0] ? " to " : "", list[0] ? resume : "", sys);
+	if (!list[0] && !sys[0])
+		snprintf(s->warning, sizeof(s->warning),
+			 "no cpuidle driver (current_driver: %s): nothing changed (no idle states, no pm_qos_resume_latency_us files)",
+			 drv[0] ? drv : "none");
+}
+
+const char *cstate_warning(const struct cstate_session *s)
+{
+	return s ? s->warning : "";
+}
+
+const char *cstate_effect(void)
+{
+	return run_effect;
+}
+
 int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
 		 const struct cpuset *mask, char *err, size_t errlen)
 {
-	int from = s->ch.n, ret = 0, nrec = 0, fd;
+	int from = s->ch.n, ret = 0, nrec = 0, fd, nstates = 0;
 	int cpus = idlestate_cpu_count();
 	struct record *rs = NULL;
+	struct cpuset *resumed;
 	char resume[VAL_LEN], cur[VAL_LEN];
 
 	s->err[0] = '\0';
+	s->warning[0] = '\0';
 	if (mask && mask->n < cpus)
 		cpus = mask->n;
+	resumed = cpuset_new(cpus > 0 ? cpus : 1);
+	if (!resumed) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	/* on lifts a per-CPU limit: "0" is no constraint. */
 	if (spec->mode == CSTATE_ON)
 		snprintf(resume, sizeof(resume), "0");
@@ -991,6 +1069,7 @@ int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
 			if (mask && !cpuset_test(mask, cpu))
 				continue;
 			n = idlestate_count((unsigned int)cpu);
+			nstates += pass ? n : 0;
 			for (int i = 0; i < n; i++) {
 				struct idlestate st;
 
@@ -1036,6 +1115,7 @@ int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
 					 strerror(-ret), needs_root(ret));
 				goto fail;
 			}
+			cpuset_set(resumed, cpu);
 		}
 	}
 	if (spec->system && spec->mode != CSTATE_ON) {
@@ -1050,11 +1130,13 @@ int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
 			goto fail;
 		}
 	}
+	note_effect(s, spec, nstates, resumed, resume);
 	goto out;
 fail:
 	restore_changes(s, from, rs, nrec);
 	save(s);
 out:
+	cpuset_free(resumed);
 	free_records(rs, nrec);
 	unlock_dir(fd);
 	return ret;

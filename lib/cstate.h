@@ -80,6 +80,14 @@ int cstate_set_resume(struct cstate_session *s, unsigned int cpu,
 const char *cstate_resume_value(uint64_t us, char *buf, size_t len);
 /* Holds /dev/cpu_dma_latency (or $WAKEBENCH_PMQOS_DEV) at us. */
 int cstate_pmqos_hold(struct cstate_session *s, int32_t us);
+/*
+ * The PM QoS limits in force: /dev/cpu_dma_latency's value (the kernel's
+ * 2000000000: no constraint), and a CPU's pm_qos_resume_latency_us text
+ * ("0": no constraint, "n/a": none tolerated). 0 or -errno.
+ */
+#define CSTATE_PMQOS_NONE 2000000000
+int cstate_pmqos_read(int32_t *us);
+int cstate_resume_read(unsigned int cpu, char *buf, size_t len);
 /* Later changes override other sessions' holds instead of failing. */
 void cstate_force(struct cstate_session *s, int force);
 /* The message of the last failed change (-EBUSY: the holder), or "". */
@@ -99,6 +107,18 @@ int cstate_resolve(unsigned int cpu, const char *spec);
 struct cpuset;
 int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
 		 const struct cpuset *mask, char *err, size_t errlen);
+/*
+ * After cstate_apply: "" when its changes act, else one line saying what
+ * was and was not changed and why it does not act (no cpuidle driver:
+ * no idle state to disable, PM QoS read by no one). The caller warns.
+ */
+const char *cstate_warning(const struct cstate_session *s);
+/*
+ * What this process's last applied spec could change, for its snapshot:
+ * "" (none applied, or "on"), "idle_states_and_pm_qos", or
+ * "pm_qos_only: no cpuidle driver".
+ */
+const char *cstate_effect(void);
 /*
  * Restores the session's changes, releases PM QoS, removes the state
  * file, frees the session. Returns the number of states left alone

@@ -294,6 +294,9 @@ static void emit_all(struct emit *e, const char *role, const char *cmdline,
 	e_sysfs(e, "cpus_online", "devices/system/cpu/online");
 	e_sysfs(e, "smt_control", "devices/system/cpu/smt/control");
 	e_str(e, "sysfs_root", sysfs_root());
+	/* what this process's --cstates could change (none: no key) */
+	if (cstate_effect()[0])
+		e_str(e, "cstates_effect", cstate_effect());
 	emit_cpuidle(e);
 	emit_cpufreq(e);
 	emit_pmqos(e);

@@ -1346,6 +1346,9 @@ static int setup(struct mt *m, char *msg, size_t msglen)
 					 msglen);
 		if (!m->cs)
 			return -EINVAL;
+		if (cstate_warning(m->cs)[0])
+			fprintf(stderr, "%s: warning: --cstates: %s\n", PROG,
+				cstate_warning(m->cs));
 	}
 	ret = serve_listen(m->loop, NET_TCP, o->bind, o->port, 0, &bound,
 			   why, sizeof(why));

@@ -439,6 +439,9 @@ static int setup(struct server *s, char *msg, size_t msglen)
 					 msglen);
 		if (!s->cs)
 			return -EINVAL;
+		if (cstate_warning(s->cs)[0])
+			fprintf(stderr, "%s: warning: --cstates: %s\n", PROG,
+				cstate_warning(s->cs));
 	}
 	ret = serve_listen(s->loop, o->proto, o->bind, o->port, PORT_REQUEST,
 			   &bound, why, sizeof(why));
