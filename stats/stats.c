@@ -271,6 +271,7 @@ struct stats_opts {
 	const char *collect, *run_ok, *pairs;	/* the other modes' dirs */
 	const char *merge;	/* --merge OUTDIR AGENTDIR... */
 	int rule;		/* its --percentile-rule */
+	double confirm_pct;	/* the repetitions' target: +-R % (0: 1) */
 };
 
 static const char *const rule_names[] = { "nearest-rank", "floor-index", NULL };
@@ -312,6 +313,11 @@ static const struct cli_opt stats_options[] = {
 		  "the same other parameters (default: prequery=off,\n"
 		  "with three tiers delay=off)",
 	  .off = AT(bl) },
+	{ .name = "confirm-pct", .kind = CLI_REAL, .store = CLI_DOUBLE,
+	  .arg = "R", .min = 0.01, .max = 100, .hint = CLI_RANGE,
+	  .help = "the reps columns: repetitions needed for +-R %\n"
+		  "of the median (default 1)",
+	  .off = AT(confirm_pct) },
 	{ .name = "collect", .kind = CLI_STRING, .arg = "DIR",
 	  .help = "build DIR/sweep.csv from DIR/plan.txt, DIR/sweep.spec\n"
 		  "and every run's client/summary.csv (wakebench sweep\n"
@@ -355,8 +361,9 @@ static const struct cli_cmd stats_cmd = {
 "its non-parametric CI from order statistics and that interval's exact\n"
 "coverage (ci_coverage: 95 % or more from n = 6; with n < 6 the interval\n"
 "is the min-max range, 93.8 % for n = 5), mean, standard deviation,\n"
-"repetitions needed for +-1 % (parametric, and CONFIRM: random subsets\n"
-"without replacement; \">n\" when no subset size up to n gets there), and\n"
+"repetitions needed for +-1 % or --confirm-pct's R (parametric, and\n"
+"CONFIRM: random subsets without replacement; \">n\" when no subset size\n"
+"up to n gets there), and\n"
 "the speedup against the same point with prequery=off (delay=off with\n"
 "three tiers; any KEY=VALUE with --baseline), with ci_overlap_* = 1 when\n"
 "the two CIs overlap (not significant). The thesis' columns follow:\n"
@@ -704,6 +711,8 @@ int main(int argc, char **argv)
 	    (outpath || include_behind || o.bl.key >= 0))
 		opt_usage(PROG, "--out, --include-behind and --baseline are for the "
 			  "summary, not --collect, --run-ok, --pairs or --merge");
+	if (!(o.confirm_pct > 0))
+		o.confirm_pct = 1;
 	if (o.rule && !o.merge)
 		opt_usage(PROG, "--percentile-rule is for --merge");
 	if (o.pairs)
@@ -763,7 +772,8 @@ int main(int argc, char **argv)
 				if (isfinite(p->val[m][j]))
 					v[k++] = p->val[m][j];
 			p->nm[m] = k;
-			if (k && stats_summarize(v, k, 1, i + 1, &p->s[m]))
+			if (k && stats_summarize(v, k, o.confirm_pct, i + 1,
+						 &p->s[m]))
 				opt_die(PROG, "out of memory");
 			for (size_t j = 0; m == M_P99 && j < k; j++)
 				if (!(v[j] <= p->max_p99))
@@ -897,9 +907,9 @@ int main(int argc, char **argv)
 		opt_die(PROG, "writing %s failed", outpath);
 	printf("%zu points, %zu runs -> %s\n", npts, rows, outpath);
 	printf("n: runs in the medians; cover: the CI's exact coverage of the median "
-	       "(min-max of all n when n < 6); reps: CONFIRM repetitions for +-1 %% of the p50 "
+	       "(min-max of all n when n < 6); reps: CONFIRM repetitions for +-%g %% of the p50 "
 	       "median (>n: not reached with n); speedup: p50 of the baseline / this, "
-	       "~ = CIs overlap\n");
+	       "~ = CIs overlap\n", o.confirm_pct);
 	if (behind)
 		printf("%zu run%s fell behind schedule (behind: ! = left out of the "
 		       "medians%s)\n", behind, behind == 1 ? "" : "s",
