@@ -56,7 +56,7 @@ static void count_pcts(const char *why, struct counts *c)
 		int hit = !strncmp(s, pct_names[i], l) && s[l] == ' ';
 
 		for (s = also; !hit && s && (s = strstr(s, pct_names[i])); s += l)
-			hit = s[l] == ',' || s[l] == ')';
+			hit = s[l] == '/' || s[l] == ')';
 		c->pct[i] += hit;
 	}
 }
