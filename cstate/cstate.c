@@ -80,6 +80,7 @@ static const struct cli_cmd cstate_cmd = {
 "                              [--persist] [-- COMMAND...]\n"
 "       wakebench cstate hold --max-latency-us N [--cpus LIST | --system] [--force]\n"
 "                             [-- COMMAND...]\n"
+"       wakebench cstate governor [NAME] [--force] [--persist] [-- COMMAND...]\n"
 "       wakebench cstate restore [STATEFILE...]",
 	.about =
 "STATE is an index (2) or the kernel's name ('haltpoll idle', C1E;\n"
@@ -94,9 +95,10 @@ static const struct cli_cmd cstate_cmd = {
 "without sysfs writes), or with --cpus the CPUs' resume latency limit.\n"
 "A setting another live session holds at another value is refused unless\n"
 "--force. 'restore' with no file undoes every state file left by a dead\n"
-"process. disable, enable, limit and hold change the machine: on the\n"
-"real /sys they need root. hold --latency-us is the old spelling of\n"
-"--max-latency-us.\n",
+"process. governor shows the available and current cpuidle governors, or\n"
+"sets NAME (one of them) the same way. disable, enable, limit, hold and\n"
+"governor NAME change the machine: on the real /sys they need root.\n"
+"hold --latency-us is the old spelling of --max-latency-us.\n",
 	.footer =
 "Exit status: COMMAND's, or 0; 1 on runtime errors; 2 on usage errors.\n",
 	.col = 26,
@@ -562,6 +564,73 @@ static int run_hold(struct cmd_opts *o, char *cmdline)
 	return hold_and_restore(s, o);
 }
 
+/* The governors: available, current, whether it can be switched. */
+static int show_governor(const struct cmd_opts *o, const char *avail,
+			 const char *cur, int writable)
+{
+	if (o->json) {
+		struct json *j = json_open("-");
+		char words[256], *w, *save = NULL;
+
+		json_obj_begin(j, NULL);
+		json_str(j, "current", cur);
+		json_bool(j, "writable", writable);
+		json_arr_begin(j, "available");
+		snprintf(words, sizeof(words), "%s", avail);
+		for (w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+			json_str(j, NULL, w);
+		json_arr_end(j);
+		json_obj_end(j);
+		return json_close(j) ? 1 : 0;
+	}
+	printf("current cpuidle governor: %s%s\n", cur,
+	       writable ? "" : " (read-only: this kernel has no cpuidle/current_governor)");
+	printf("available: %s\n", avail[0] ? avail : "(not listed: no cpuidle/available_governors)");
+	return 0;
+}
+
+/*
+ * governor [NAME]: shows the cpuidle governor, or sets it for the
+ * session (held, restored on exit and by 'restore', as the states).
+ */
+static int run_governor(struct cmd_opts *o, char *cmdline)
+{
+	char avail[256], cur[64], probe[64];
+	struct cstate_session *s;
+	int writable, ret;
+
+	if (o->nstates > 1)
+		opt_usage(PROG, "governor takes one NAME");
+	if (o->cpus || o->system || o->have_latency)
+		opt_usage(PROG, "governor is machine-wide: no --cpus, --system or --max-latency-us");
+	idlestate_governors(avail, sizeof(avail));
+	writable = sysfs_read(probe, sizeof(probe),
+			      "devices/system/cpu/cpuidle/current_governor") >= 0;
+	idlestate_governor(cur, sizeof(cur));
+	if (!o->nstates) {
+		if (o->cmd || o->persist)
+			opt_usage(PROG, "governor: a COMMAND or --persist needs a NAME");
+		return show_governor(o, avail, cur, writable);
+	}
+	if (!idlestate_governor_listed(avail, o->states[0]))
+		opt_usage(PROG, "unknown cpuidle governor '%s' (this kernel has: %s)",
+			  o->states[0], avail[0] ? avail : "none listed");
+	if (!writable)
+		opt_die(PROG, "this kernel cannot switch the cpuidle governor (no %s/devices/system/cpu/cpuidle/current_governor); nothing changed",
+			sysfs_root());
+	if (geteuid() != 0 && sysfs_is_real())
+		opt_die(PROG, "governor changes the machine's idle settings: needs root");
+	s = begin(o, cmdline);
+	ret = cstate_set_governor(s, o->states[0]);
+	if (ret) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "set the cpuidle governor to %s", o->states[0]);
+		die_change(s, what, ret);
+	}
+	return hold_and_restore(s, o);
+}
+
 static int run_list(struct cmd_opts *o, char *cmdline)
 {
 	(void)cmdline;
@@ -601,6 +670,7 @@ static const struct cstate_verb {
 	{ "limit", run_limit, 1 },
 	{ "hold", run_hold, 1 },
 	{ "restore", run_restore, 0 },	/* fails where it has work and no right */
+	{ "governor", run_governor, 0 },	/* checks root itself: NAME only */
 };
 
 int main(int argc, char **argv)
@@ -611,7 +681,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc < 2)
-		opt_usage(PROG, "which command? list, disable, enable, limit, hold or restore");
+		opt_usage(PROG, "which command? list, disable, enable, limit, hold, governor or restore");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		cli_help(&cstate_cmd, stdout);
 		return 0;

@@ -21,9 +21,11 @@
 
 #define STATE_MAGIC "wakebench-cstate 1"
 #define RESUME_FILE "devices/system/cpu/cpu%u/power/pm_qos_resume_latency_us"
+#define GOVERNOR_FILE "devices/system/cpu/cpuidle/current_governor"
 #define VAL_LEN 24
 
-enum kind { K_STATE, K_RESUME };
+/* K_GOVERNOR: the machine's cpuidle governor (cpu 0, one per machine) */
+enum kind { K_STATE, K_RESUME, K_GOVERNOR };
 
 /* One setting and the values around a change of it. */
 struct change {
@@ -249,6 +251,19 @@ const char *cstate_resume_value(uint64_t us, char *buf, size_t len)
 	return buf;
 }
 
+/* A governor's name as the kernel has them (CPUIDLE_NAME_LEN 16). */
+static int valid_governor(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (!n || n > 15)
+		return 0;
+	for (const char *c = v; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+			return 0;
+	return 1;
+}
+
 static int valid_resume(const char *v)
 {
 	if (!strcmp(v, "n/a"))
@@ -302,6 +317,8 @@ static const char *setting_desc(const struct change *c, char *buf,
 {
 	if (c->kind == K_RESUME)
 		snprintf(buf, len, "cpu%u pm_qos_resume_latency_us", c->cpu);
+	else if (c->kind == K_GOVERNOR)
+		snprintf(buf, len, "cpuidle governor");
 	else if (c->name[0])
 		snprintf(buf, len, "cpu%u state%u (%s)", c->cpu, c->idx,
 			 c->name);
@@ -343,6 +360,10 @@ static int setting_get(const struct change *c, char *val, size_t len)
 		err = sysfs_read(val, len, RESUME_FILE, c->cpu);
 		return err < 0 ? err : 0;
 	}
+	if (c->kind == K_GOVERNOR) {
+		err = sysfs_read(val, len, GOVERNOR_FILE);
+		return err < 0 ? err : 0;
+	}
 	err = idlestate_get(c->cpu, c->idx, &st);
 	if (err)
 		return err;
@@ -354,13 +375,15 @@ static int setting_put(const struct change *c, const char *val)
 {
 	if (c->kind == K_RESUME)
 		return sysfs_write(val, RESUME_FILE, c->cpu);
+	if (c->kind == K_GOVERNOR)
+		return sysfs_write(val, GOVERNOR_FILE);
 	return idlestate_set_disabled(c->cpu, c->idx, !strcmp(val, "1"));
 }
 
 static int same_setting(const struct change *a, const struct change *b)
 {
 	return a->kind == b->kind && a->cpu == b->cpu &&
-	       (a->kind == K_RESUME || a->idx == b->idx);
+	       (a->kind != K_STATE || a->idx == b->idx);
 }
 
 static struct change *changes_add(struct changes *cs)
@@ -464,6 +487,17 @@ static int parse_line(struct record *r, char *line)
 			return -ENOMEM;
 		c->kind = K_RESUME;
 		c->cpu = cpu;
+		snprintf(c->orig, sizeof(c->orig), "%s", a);
+		snprintf(c->set, sizeof(c->set), "%s", b);
+		return 0;
+	}
+	n = -1;
+	if (sscanf(line, "governor %23s %23s%n", a, b, &n) == 2 &&
+	    n == (int)strlen(line) && valid_governor(a) && valid_governor(b)) {
+		c = changes_add(&r->ch);
+		if (!c)
+			return -ENOMEM;
+		c->kind = K_GOVERNOR;
 		snprintf(c->orig, sizeof(c->orig), "%s", a);
 		snprintf(c->set, sizeof(c->set), "%s", b);
 		return 0;
@@ -613,6 +647,8 @@ static int save(struct cstate_session *s)
 
 		if (c->kind == K_RESUME)
 			fprintf(f, "resume %u %s %s\n", c->cpu, c->orig, c->set);
+		else if (c->kind == K_GOVERNOR)
+			fprintf(f, "governor %s %s\n", c->orig, c->set);
 		else if (c->name[0])
 			fprintf(f, "state %u %u %s %s %s\n", c->cpu, c->idx,
 				c->orig, c->set, c->name);
@@ -746,6 +782,15 @@ int cstate_set(struct cstate_session *s, unsigned int cpu, unsigned int idx,
 	if (err)
 		return err;
 	return take_locked(s, &key, disabled ? "1" : "0");
+}
+
+int cstate_set_governor(struct cstate_session *s, const char *name)
+{
+	struct change key = { .kind = K_GOVERNOR };
+
+	if (!valid_governor(name))
+		return -EINVAL;
+	return take_locked(s, &key, name);
 }
 
 int cstate_set_resume(struct cstate_session *s, unsigned int cpu,
@@ -1199,6 +1244,9 @@ int cstate_restore_file(const char *path, void (*report)(const char *msg))
 		} else if (c->kind == K_RESUME) {
 			snprintf(msg, sizeof(msg), "cpu%u pm_qos_resume_latency_us %s",
 				 c->cpu, c->orig);
+			restored++;
+		} else if (c->kind == K_GOVERNOR) {
+			snprintf(msg, sizeof(msg), "cpuidle governor %s", c->orig);
 			restored++;
 		} else {
 			/* "cpuN stateI disabled (name)" */

@@ -74,6 +74,12 @@ int cstate_set(struct cstate_session *s, unsigned int cpu, unsigned int idx,
  * no latency tolerated, "N" microseconds), saving the original first.
  * Returns 0 or -errno (-ENOENT: the CPU has no such file).
  */
+/*
+ * The cpuidle governor (cpuidle/current_governor) set to name (checked
+ * as a name only: the caller checks it is available), recorded and
+ * restored like every other setting. 0 or -errno.
+ */
+int cstate_set_governor(struct cstate_session *s, const char *name);
 int cstate_set_resume(struct cstate_session *s, unsigned int cpu,
 		      const char *val);
 /* The resume latency value that allows at most us of exit latency. */

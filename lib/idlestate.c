@@ -147,6 +147,31 @@ void idlestate_governor(char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
+int idlestate_governors(char *buf, size_t len)
+{
+	int n = sysfs_read(buf, len, "devices/system/cpu/cpuidle/available_governors");
+
+	if (n < 0)
+		buf[0] = '\0';
+	return n < 0 ? n : 0;
+}
+
+int idlestate_governor_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p;) {
+		size_t w;
+
+		p += strspn(p, " \t");
+		w = strcspn(p, " \t");
+		if (w && w == n && !strncmp(p, name, n))
+			return 1;
+		p += w;
+	}
+	return 0;
+}
+
 int idlestate_resolve(unsigned int cpu, const char *spec)
 {
 	int n = idlestate_count(cpu);

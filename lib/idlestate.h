@@ -36,6 +36,13 @@ int idlestate_set_disabled(unsigned int cpu, unsigned int idx,
 void idlestate_driver(char *buf, size_t len);
 void idlestate_governor(char *buf, size_t len);
 /*
+ * The governors the kernel offers (cpuidle/available_governors: "ladder
+ * menu teo haltpoll"), "" where it does not say; 0 or -errno.
+ */
+int idlestate_governors(char *buf, size_t len);
+/* 1 when name is one of the words of the list. */
+int idlestate_governor_listed(const char *list, const char *name);
+/*
  * State by index ("2") or name ("C1E", case-insensitive) on @cpu.
  * Returns the index or -ENOENT.
  */

@@ -335,8 +335,73 @@ START_TEST(no_cpuidle_driver)
 	ck_assert_int_eq(cstate_apply(s, &off, NULL, err, sizeof(err)), 0);
 	ck_assert_int_eq(cstate_changes(s), 2);
 	ck_assert_str_eq(fake_sysfs_resume(0), "n/a");
+	/* ...and says it cannot act (issue 33): what changed, what not */
+	ck_assert_str_eq(cstate_effect(), "pm_qos_only: no cpuidle driver");
+	ck_assert_ptr_nonnull(strstr(cstate_warning(s), "no cpuidle driver"));
+	ck_assert_ptr_nonnull(strstr(cstate_warning(s), "no idle state was disabled"));
+	ck_assert_ptr_nonnull(strstr(cstate_warning(s),
+				     "pm_qos_resume_latency_us of CPUs 0-1 to n/a"));
 	cstate_end(s);
 	ck_assert_str_eq(fake_sysfs_resume(0), "0");
+}
+END_TEST
+
+/* With idle states the same spec acts: no warning. */
+START_TEST(effect_with_states)
+{
+	struct cstate_spec off = { CSTATE_OFF, 0 }, on = { CSTATE_ON, 0 };
+	struct cstate_session *s = cstate_begin("x");
+	char err[256];
+
+	ck_assert_int_eq(cstate_apply(s, &off, NULL, err, sizeof(err)), 0);
+	ck_assert_str_eq(cstate_warning(s), "");
+	ck_assert_str_eq(cstate_effect(), "idle_states_and_pm_qos");
+	ck_assert_int_eq(cstate_apply(s, &on, NULL, err, sizeof(err)), 0);
+	ck_assert_str_eq(cstate_effect(), "");
+	cstate_end(s);
+}
+END_TEST
+
+/*
+ * The cpuidle governor as a setting: recorded ("governor ORIG SET"),
+ * restored at the end and from the file of a dead process, conflicts
+ * named, names checked.
+ */
+START_TEST(governor_setting)
+{
+	struct cstate_session *a, *b;
+	char gov[600], path[600];
+
+	snprintf(gov, sizeof(gov), "%s/devices/system/cpu/cpuidle/current_governor",
+		 getenv("WAKEBENCH_SYSFS"));
+	unit_put(gov, "menu\n");
+	a = cstate_begin("wakebench cstate governor teo");
+	ck_assert_int_eq(cstate_set_governor(a, "teo"), 0);
+	ck_assert_str_eq(unit_slurp(gov), "teo");
+	snprintf(path, sizeof(path), "%s/cstate.%d.state", cstate_state_dir(),
+		 (int)getpid());
+	ck_assert_ptr_nonnull(strstr(unit_slurp(path), "\ngovernor menu teo\n"));
+	/* another session asking for another governor: refused, named */
+	b = cstate_begin("other");
+	ck_assert_int_eq(cstate_set_governor(b, "ladder"), -EBUSY);
+	ck_assert_ptr_nonnull(strstr(cstate_error(b), "cpuidle governor is held at teo"));
+	cstate_end(b);
+	ck_assert_int_eq(cstate_set_governor(a, "bad name"), -EINVAL);
+	ck_assert_int_eq(cstate_set_governor(a, ""), -EINVAL);
+	ck_assert_int_eq(cstate_end(a), 0);
+	ck_assert_str_eq(unit_slurp(gov), "menu");
+	ck_assert_int_eq(state_files(), 0);
+	/* a dead process's file: restored from it */
+	unit_put(gov, "teo");
+	snprintf(path, sizeof(path), "%s/cstate.999999.state", cstate_state_dir());
+	unit_put(path, "wakebench-cstate 1\npid 999999 start 1\ncommand x\n"
+		 "governor menu teo\n");
+	ck_assert_int_eq(cstate_restore_file(path, NULL), 1);
+	ck_assert_str_eq(unit_slurp(gov), "menu");
+	/* a hostile governor line is not understood, and not written */
+	unit_put(path, "wakebench-cstate 1\npid 999999 start 1\ngovernor ../x teo\n");
+	ck_assert_int_eq(cstate_restore_file(path, NULL), -EBADMSG);
+	ck_assert_str_eq(unit_slurp(gov), "menu");
 }
 END_TEST
 
@@ -697,6 +762,8 @@ Suite *cstate_suite(void)
 	tcase_add_test(tc, restore_file_of_dead_process);
 	tcase_add_test(tc, snapshot_records_states);
 	tcase_add_test(tc, no_cpuidle_driver);
+	tcase_add_test(tc, effect_with_states);
+	tcase_add_test(tc, governor_setting);
 	tcase_add_test(tc, cpu_scope_is_per_cpu);
 	tcase_add_test(tc, system_spelling);
 	tcase_add_test(tc, names_with_spaces);
