@@ -51,6 +51,8 @@
 #define SW_MAX_LINE 4096	/* bytes in a line */
 #define SW_MAX_FIELD 255	/* characters in a field, a title */
 #define SW_MAX_STATE 31		/* characters in a C-state (a trace's names) */
+/* CPU numbers a SoC Watch file may give: a guard against hostile text
+ * (the files are data), not a limit of the machines it records */
 #define SW_MAX_CPUS 4096
 
 enum sw_kind {

@@ -37,32 +37,23 @@ struct trace_in {
 	 * the others out: nothing is known of them); partial: some lack it */
 	unsigned char *recorded;
 	int partial;
-	char cpus[256];		/* the recorded CPUs, "0,2-3" */
+	char *cpus;		/* the recorded CPUs, "0,2-3" */
 };
 
-/* "0,2-3" of the CPUs set in mask (n of them), cut short with "..." */
-static void cpu_list(const unsigned char *mask, uint32_t n, int set, char *buf,
-		     size_t len)
+/* "0,2-3" of the CPUs whose mask[] is set (or, !set, clear), whole. */
+static char *cpu_list(const unsigned char *mask, uint32_t n, int set)
 {
-	size_t off = 0;
+	struct cpuset *s = cpuset_new((int)n);
+	char *text = s ? malloc(cpuset_list_len(s)) : NULL;
 
-	buf[0] = '\0';
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t j = i;
-
-		if (!mask[i] != !set)
-			continue;
-		while (j + 1 < n && !mask[j + 1] == !set)
-			j++;
-		if (off + 32 >= len) {
-			snprintf(buf + off, len - off, ",...");
-			return;
-		}
-		off += (size_t)snprintf(buf + off, len - off, off ? ",%u" : "%u", i);
-		if (j > i)
-			off += (size_t)snprintf(buf + off, len - off, "-%u", j);
-		i = j;
-	}
+	if (!text)
+		opt_die(TRACE_PROG, "out of memory");
+	for (uint32_t i = 0; i < n; i++)
+		if (!mask[i] == !set)
+			cpuset_set(s, (int)i);
+	cpuset_format_list(s, text, cpuset_list_len(s));
+	cpuset_free(s);
+	return text;
 }
 
 static void trace_open(struct trace_in *in, const char *dir, int skip_corrupt)
@@ -90,7 +81,7 @@ static void trace_open(struct trace_in *in, const char *dir, int skip_corrupt)
 		in->recorded[cpu] = !(lstat(path, &sb) && errno == ENOENT);
 		in->partial |= !in->recorded[cpu];
 	}
-	cpu_list(in->recorded, in->m.ncpus, 1, in->cpus, sizeof(in->cpus));
+	in->cpus = cpu_list(in->recorded, in->m.ncpus, 1);
 }
 
 /* A stream error ends the command, naming the page when it was one. */
@@ -106,6 +97,7 @@ static void trace_close(struct trace_in *in)
 	tracefile_stream_close(in->s);
 	tracefile_meta_free(&in->m);
 	free(in->recorded);
+	free(in->cpus);
 }
 
 /* What a pass found that a user must know: skipped pages, lost events. */
@@ -1037,12 +1029,12 @@ int trace_attribute(int argc, char **argv)
 			TRACE_PROG);
 
 	if (ao.uncertain) {
-		char missing[256];
+		char *missing = cpu_list(in.recorded, in.m.ncpus, 0);
 
-		cpu_list(in.recorded, in.m.ncpus, 0, missing, sizeof(missing));
 		fprintf(stderr, "%s: warning: %llu of %llu requests found cpu%d idle with no sched_wakeup of the server's thread in the trace, and the trace has only CPUs %s: the CPU that woke the thread may be one not recorded, so the core may have been busy (woken for something else); their state at arrival is uncertain (column uncertain). Record CPUs %s too (trace record without --cpus records all)\n",
 			TRACE_PROG, (unsigned long long)ao.uncertain,
 			(unsigned long long)ao.n, st.cpu, in.cpus, missing);
+		free(missing);
 	}
 	if (ao.unsent)
 		printf("%llu requests found cpu%d busy: its last idle exit came before the client sent them (requests.csv sent_ns), so it was not their wake\n",

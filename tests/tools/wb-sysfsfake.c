@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* processor numbers of a dump's cpuinfo: Linux's largest NR_CPUS, a
+ * guard against a broken dump (the arrays are static: a test tool) */
 #define MAX_CPUS 8192
 
 static const char *prog = "wb-sysfsfake";
