@@ -527,6 +527,23 @@ static int run_limit(struct cmd_opts *o, char *cmdline)
 	return hold_and_restore(s, o);
 }
 
+/*
+ * hold sets PM QoS and nothing else; without a cpuidle driver nothing
+ * reads it: said, as for limit (the held value is in what).
+ */
+static void hold_warning(const struct cmd_opts *o, const char *what)
+{
+	char drv[64];
+
+	for (int cpu = 0; cpu < o->ncpus; cpu++)
+		if ((!o->mask || cpuset_test(o->mask, cpu)) &&
+		    idlestate_count((unsigned int)cpu) > 0)
+			return;
+	idlestate_driver(drv, sizeof(drv));
+	fprintf(stderr, "%s: warning: no cpuidle driver (current_driver: %s): %s held, which nothing reads without a cpuidle driver\n",
+		PROG, drv, what);
+}
+
 static int run_hold(struct cmd_opts *o, char *cmdline)
 {
 	struct cstate_session *s;
@@ -547,6 +564,9 @@ static int run_hold(struct cmd_opts *o, char *cmdline)
 			snprintf(what, sizeof(what), "hold %s", CSTATE_PMQOS_DEV);
 			die_change(s, what, ret);
 		}
+		snprintf(what, sizeof(what), "%s at %llu us", CSTATE_PMQOS_DEV,
+			 (unsigned long long)o->latency_us);
+		hold_warning(o, what);
 		return hold_and_restore(s, o);
 	}
 	/* Per CPU: each CPU's PM QoS resume latency limit. */
@@ -561,6 +581,9 @@ static int run_hold(struct cmd_opts *o, char *cmdline)
 			die_change(s, what, ret);
 		}
 	}
+	snprintf(what, sizeof(what), "pm_qos_resume_latency_us of CPUs %s at %s",
+		 o->cpus, val);
+	hold_warning(o, what);
 	return hold_and_restore(s, o);
 }
 

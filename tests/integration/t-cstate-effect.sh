@@ -44,6 +44,11 @@ grep -q "^1  *-  *(no states) .* 5  *no idle states; resume latency limit 5 us" 
 grep -q "warning: no cpuidle driver (current_driver: none): no idle state was disabled; only PM QoS changed (pm_qos_resume_latency_us of CPUs 1 to 5), which nothing reads without a cpuidle driver" "$TMP/err" ||
 	fail "limit warning: $(cat "$TMP/err")"
 [ "$(resume 1)" = 0 ] || fail "limit not restored"
+# hold: PM QoS by design, inert here all the same: said once.
+$C hold --max-latency-us 3 --cpus 0-1 -- true 2> "$TMP/err" || fail "hold: $(cat "$TMP/err")"
+[ "$(grep -c warning "$TMP/err")" = 1 ] &&
+	grep -q "warning: no cpuidle driver (current_driver: none): pm_qos_resume_latency_us of CPUs 0-1 at 3 held, which nothing reads" "$TMP/err" ||
+	fail "hold warning: $(cat "$TMP/err")"
 
 # --cstates off (and system-off) of a client and a server: warned once,
 # recorded in the snapshots.
@@ -79,6 +84,8 @@ $C limit --max-latency-us 5 --cpus 1 -- cat "$FAKE/devices/system/cpu/cpu1/cpuid
 	> "$TMP/during" 2> "$TMP/err" || fail "limit (intel_idle)"
 [ "$(cat "$TMP/during")" = 1 ] || fail "limit (intel_idle): C6 not disabled"
 grep -q warning "$TMP/err" && fail "limit (intel_idle) warned: $(cat "$TMP/err")"
+$C hold --max-latency-us 3 --cpus 1 -- true 2> "$TMP/err" || fail "hold (intel_idle)"
+grep -q warning "$TMP/err" && fail "hold (intel_idle) warned: $(cat "$TMP/err")"
 start_server -q
 "$WB" client --server 127.0.0.1:$PORT --cpu 1 --cstates off --requests 5 \
 	--interval-us 500 --out "$TMP/idle" -q 2> "$TMP/cerr" || fail "client (intel_idle)"
