@@ -233,8 +233,12 @@ size_t cpuset_list_len(const struct cpuset *s)
 
 	for (int v = s->n; v >= 10; v /= 10)
 		digits++;
-	/* at worst every other id alone: "0,2,4": digits and a comma each */
-	return ((size_t)s->n / 2 + 1) * (size_t)(digits + 1) + 1;
+	/*
+	 * The longest lists are pairs ("0-1,3-4,...": two ids and two
+	 * separators every 3 CPUs) and lone ids ("0,2,...": one every 2):
+	 * never more than an id and a separator per CPU.
+	 */
+	return ((size_t)s->n + 1) * (size_t)(digits + 1) + 1;
 }
 
 int cpuset_format_list(const struct cpuset *s, char *buf, size_t len)

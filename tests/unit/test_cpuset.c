@@ -187,11 +187,19 @@ START_TEST(cpu_sizes)
 	for (int c = 0; c < n; c++)
 		ck_assert_int_eq(!!CPU_ISSET_S((size_t)c, size, aff), cpuset_test(s, c));
 	CPU_FREE(aff);
-	/* a set of every other CPU fits cpuset_list_len() */
+	/* the longest lists fit cpuset_list_len(): pairs, lone CPUs */
+	for (int c = 0; c < n; c++)
+		if (c % 3 == 2)
+			cpuset_clear(back, c);
+	ck_assert_int_ge(cpuset_format_list(back, text, cpuset_list_len(back)), 1);
+	ck_assert_int_eq(cpuset_parse_list(s, text), cpuset_count(back));
 	for (int c = 0; c < n; c++)
 		if (c % 2)
 			cpuset_clear(back, c);
+		else
+			cpuset_set(back, c);
 	ck_assert_int_ge(cpuset_format_list(back, text, cpuset_list_len(back)), 1);
+	ck_assert_int_eq(cpuset_parse_list(s, text), cpuset_count(back));
 	ck_assert_int_eq(cpuset_next(back, 1), n > 2 ? 2 : -1);
 	free(text);
 	free(mask);
