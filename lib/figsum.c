@@ -9,6 +9,7 @@
 #include "csvtable.h"
 #include "errmsg.h"
 #include "figgp.h"
+#include "figref.h"
 #include "figsum.h"
 #include "stats.h"
 
@@ -32,6 +33,8 @@ void figsum_free(struct figsum *s)
 {
 	for (int i = 0; i < s->nsides; i++)
 		free(s->side[i]);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->p[i].point);
 	free(s->side);
 	free(s->p);
 	memset(s, 0, sizeof(*s));
@@ -160,6 +163,15 @@ int figsum_add_sweep(struct figsum *s, const char *path, int side, char *err,
 			goto out;
 		}
 		figcfg_from_sweep_row(&p->cfg, &t, r);
+		/* the name a reference file gives (figref) */
+		if (csvtable_col(&t, "point") >= 0) {
+			p->point = strdup(csvtable_get(&t, r, csvtable_col(&t, "point")));
+			if (!p->point) {
+				errmsg_set(err, errlen, "out of memory");
+				ret = -ENOMEM;
+				goto out;
+			}
+		}
 		p->side = side;
 		p->src = s->nsrc;
 		p->n = n;
@@ -439,12 +451,43 @@ static int paired_cols(FILE *f, const struct pair *p)
 	return ci;
 }
 
+/*
+ * Figure 2's reference columns of pair P (the values S->ref gives its
+ * point, marked used); how many it has.
+ */
+static int ref_cols(FILE *f, const struct figsum *s, const struct pair *p)
+{
+	int k = 0;
+
+	for (int m = FIGSUM_AVG; m <= FIGSUM_P99; m++) {
+		struct figref_row *x = figref_find(s->ref, p->on->point, m);
+
+		fputc(' ', f);
+		figgp_num(f, x ? x->value : NAN);
+		if (x) {
+			x->used = 1;
+			k++;
+		}
+	}
+	return k;
+}
+
+/* fig1.vars' reference variables: nref, refsrc */
+static void ref_vars(FILE *vars, const struct figsum *s, size_t nref)
+{
+	char src[1024];
+
+	figref_sources(s->ref, 1, src, sizeof(src));
+	figgp_var_num(vars, "nref", (double)nref);
+	figgp_var_str(vars, "refsrc", src);
+}
+
 int figsum_write_pairs(const struct figsum *s, FILE *bars, FILE *speedup,
 		       FILE *vars)
 {
 	unsigned char mask[FIGCFG_NPARAMS];
 	char lab[1024], ci[512];
-	size_t np, maxlab = 0, npaired = 0;
+	size_t np, maxlab = 0, npaired = 0, nref = 0;
 	int oom, minmax;
 	struct pair *pp = make_pairs(s, &np, &oom);
 
@@ -478,6 +521,8 @@ int figsum_write_pairs(const struct figsum *s, FILE *bars, FILE *speedup,
 			fprintf(speedup, " %d", ov);
 		}
 		npaired += paired_cols(speedup, &pp[i]);
+		if (s->ref)
+			nref += (size_t)ref_cols(speedup, s, &pp[i]);
 		fputc('\n', speedup);
 	}
 	if (pair_ci_labels(pp, np, ci, sizeof(ci), &minmax)) {
@@ -489,14 +534,49 @@ int figsum_write_pairs(const struct figsum *s, FILE *bars, FILE *speedup,
 	figgp_var_num(vars, "minmax", minmax);
 	figgp_var_num(vars, "maxlab", (double)maxlab);
 	figgp_var_num(vars, "npaired", (double)npaired);
+	if (s->ref)
+		ref_vars(vars, s, nref);
 	free(pp);
 	return (int)np;
+}
+
+/*
+ * The reference cell of point P: its values grouped by source, "avg
+ * 1.967, p99 1.099: SOURCE", groups "; "-joined ("" without any).
+ */
+static void ref_cell(const struct figsum *s, const struct figsum_point *p,
+		     char *buf, size_t len)
+{
+	const struct figref_row *x[FIGSUM_P99 + 1];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int m = FIGSUM_AVG; m <= FIGSUM_P99; m++)
+		x[m] = figref_find(s->ref, p->point, m);
+	for (int m = FIGSUM_AVG; m <= FIGSUM_P99; m++) {
+		int first = 1;
+
+		/* a group starts at the first metric of its source */
+		for (int k = FIGSUM_AVG; x[m] && k < m && first; k++)
+			first = !x[k] || strcmp(x[k]->source, x[m]->source);
+		if (!first)
+			continue;
+		for (int k = m; x[m] && k <= FIGSUM_P99 && off < len; k++) {
+			if (!x[k] || strcmp(x[k]->source, x[m]->source))
+				continue;
+			off += (size_t)snprintf(buf + off, len - off, "%s%s %g",
+						k == m ? (off ? "; " : "") : ", ",
+						figref_metric_name(k), x[k]->value);
+		}
+		if (x[m] && off < len)
+			off += (size_t)snprintf(buf + off, len - off, ": %s", x[m]->source);
+	}
 }
 
 int figsum_write_paired(const struct figsum *s, struct csv *out)
 {
 	unsigned char mask[FIGCFG_NPARAMS];
-	char lab[1024], cell[96];
+	char lab[1024], cell[96], rc[1024];
 	size_t np, k = 0;
 	int oom;
 	struct pair *pp = make_pairs(s, &np, &oom);
@@ -505,7 +585,8 @@ int figsum_write_paired(const struct figsum *s, struct csv *out)
 		free(pp);
 		return -ENOMEM;
 	}
-	csv_header(out, "configuration,pairs,coverage,avg,p50,p99");
+	csv_header(out, s->ref ? "configuration,pairs,coverage,avg,p50,p99,reference" :
+		   "configuration,pairs,coverage,avg,p50,p99");
 	for (size_t i = 0; i < np; i++) {
 		const struct figsum_paired *e = pair_paired(&pp[i]);
 
@@ -525,6 +606,10 @@ int figsum_write_paired(const struct figsum *s, struct csv *out)
 
 			stats_paired_str(&sp, cell, sizeof(cell));
 			csv_str(out, cell);
+		}
+		if (s->ref) {
+			ref_cell(s, pp[i].on, rc, sizeof(rc));
+			csv_str(out, rc);
 		}
 		csv_end_row(out);
 		k++;

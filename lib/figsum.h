@@ -26,6 +26,8 @@
 
 #include "figcfg.h"
 
+struct figref;
+
 enum { FIGSUM_AVG, FIGSUM_P50, FIGSUM_P99, FIGSUM_EPR, FIGSUM_POWER, FIGSUM_NM };
 
 /*
@@ -42,6 +44,7 @@ struct figsum_paired {
 
 struct figsum_point {
 	struct figcfg cfg;
+	char *point;			/* a sweep point's name, else NULL */
 	int side;
 	int src;			/* the input it came from */
 	struct figsum_paired paired;	/* a sweep point's, else n = 0 */
@@ -60,6 +63,8 @@ struct figsum {
 	size_t behind_points;		/* sweep points left without a run:
 					 * all of theirs fell behind */
 	int nsrc;			/* inputs added */
+	struct figref *ref;		/* reference speedups to draw (set by
+					 * the caller), or NULL */
 };
 
 void figsum_init(struct figsum *s);
@@ -97,6 +102,10 @@ int figsum_add_run(struct figsum *s, const char *path, int side,
  * interval"), minmax (1 when an interval is the min-max of n < 6 runs),
  * maxlab (the longest label's characters, for the figure's margin),
  * npaired (the pairs with a paired interval).
+ * With a reference (s->ref), each line ends in REF_AVG REF_P50 REF_P99,
+ * the reference speedups of the pair's point (NaN: none), the rows drawn
+ * get their used flag, and VARS gets nref (the values drawn) and refsrc
+ * (their distinct sources). Without one, neither.
  * Returns the number of pairs, or -ENOMEM.
  */
 int figsum_write_pairs(const struct figsum *s, FILE *bars, FILE *speedup,
@@ -105,7 +114,9 @@ int figsum_write_pairs(const struct figsum *s, FILE *bars, FILE *speedup,
 /*
  * The paired effects of the pairs that have one (as figure 2), as CSV
  * for the report's table: configuration,pairs,coverage,avg,p50,p99, each
- * metric "2.857 [2.500, 3.125] faster" (lib/stats' stats_paired_str).
+ * metric "2.857 [2.500, 3.125] faster" (lib/stats' stats_paired_str);
+ * with a reference (s->ref) a last column reference, "avg 1.967, p99
+ * 1.099: SOURCE" (grouped by source, "; " between groups).
  * Returns the number of rows, or -ENOMEM.
  */
 struct csv;

@@ -26,6 +26,7 @@
 #include "csv.h"
 #include "csvtable.h"
 #include "figdist.h"
+#include "figref.h"
 #include "figsum.h"
 #include "figtable.h"
 #include "figtrace.h"
@@ -40,7 +41,7 @@
 #define MAX_TABLE (256u << 20)
 
 struct figures_opts {
-	const char *out, *window, *cpus;
+	const char *out, *window, *cpus, *reference;
 	int include_behind;
 	uint64_t requests;
 };
@@ -64,6 +65,10 @@ static const struct cli_opt figures_options[] = {
 	{ .name = "cpus", .kind = CLI_STRING, .arg = "LIST",
 	  .help = "figure 5: only these CPUs (e.g. 0,2-3)",
 	  .off = AT(cpus) },
+	{ .name = "reference", .kind = CLI_STRING, .arg = "FILE",
+	  .help = "figure 2 and paired.csv: reference speedups\n"
+		  "(CSV point,metric,value,source)",
+	  .off = AT(reference) },
 	CLI_OPT_HELP,
 	{ .kind = CLI_END }
 };
@@ -189,6 +194,23 @@ static void write_paired(struct out *o, const struct figsum *sum)
 		opt_die(PROG, "writing %s failed", o->path);
 }
 
+/* The reference rows no bar of figure 2 drew, as one note line. */
+static void ref_unmatched(const struct figref *r)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct figref_row *x = &r->row[i];
+
+		if (x->used)
+			continue;
+		printf("%s%s %s (%s:%zu)", k++ ? ", " : "note reference rows that match no point: ",
+		       x->point, figref_metric_name(x->metric), r->name, x->line);
+	}
+	if (k)
+		printf("\n");
+}
+
 /* One figure's status line. */
 static void status(int fig, int n, const char *why, const char *err)
 {
@@ -241,6 +263,7 @@ static int figures(int argc, char **argv)
 	struct figures_opts o = { .requests = 3 };
 	struct figtrace_window w = { 0 };
 	struct figsum sum;
+	struct figref ref;
 	struct figdist_src *ds;
 	struct figtrace_src *ts;
 	struct figtraj_src *js;
@@ -275,6 +298,12 @@ static int figures(int argc, char **argv)
 	if (!ds || !ts || !js)
 		opt_die(PROG, "out of memory");
 	figsum_init(&sum);
+	/* a bad reference file stops the report before anything is drawn */
+	if (o.reference) {
+		if (figref_read(o.reference, &ref, err, sizeof(err)))
+			opt_die(PROG, "%s", err);
+		sum.ref = &ref;
+	}
 	for (int i = first; i < argc; i += 4) {
 		const char *kind = argv[i], *side = argv[i + 1], *arg = argv[i + 2],
 			   *path = argv[i + 3];
@@ -327,6 +356,8 @@ static int figures(int argc, char **argv)
 	status(1, n, err, "");
 	status(2, n, err, "");
 	write_paired(&out, &sum);
+	if (o.reference)
+		ref_unmatched(&ref);
 	a = create(&out, "fig7.dat");
 	v = create(&out, "fig7.vars");
 	n = figsum_write_load(&sum, a, v, &nloads);
@@ -406,6 +437,8 @@ static int figures(int argc, char **argv)
 	       "window is --window requests)" : "no adaptive trajectory "
 	       "(prequery-trajectory.csv or *.trajectory.csv) found", err);
 	figsum_free(&sum);
+	if (o.reference)
+		figref_free(&ref);
 	free(ds);
 	free(ts);
 	free(js);

@@ -224,4 +224,43 @@ grep -qx -- '- pq: p99: within-run 95 % CIs are wide (median +-50 %): more reque
 grep -q 'off: p99' "$TMP/pw/index.md" && fail "index.md: a narrow point called wide"
 grep -q '<li>pq: p99: within-run 95 % CIs are wide (median +-50 %): more requests per run</li>' "$TMP/pw/index.html" ||
 	fail "index.html: within-run note"
+
+# Reference speedups (issue 31: the thesis' numbers beside the paired
+# CIs): --reference FILE draws them on figure 2 and adds a column to the
+# Paired effects table; rows of no point are a note; a bad file stops the
+# report naming FILE:LINE; a symbolic link is refused.
+printf 'point,metric,value,source\npq,avg,1.967,"thesis table 5.3 (100 ms gaps)"\npq,p99,1.099,thesis table 5.3 (100 ms gaps)\nnosuch,p50,2,somewhere\n' > "$TMP/ref.csv"
+"$WB" stats --out "$TMP/ps.csv" "$P" > /dev/null || fail "stats on the paired sweep"
+mkdir "$TMP/fdref"
+"$FD" figures --out "$TMP/fdref" --reference "$TMP/ref.csv" sweep p "$TMP/ps.csv" "$P" > "$TMP/fdref.out" 2>&1 ||
+	fail "figdata --reference: $(cat "$TMP/fdref.out")"
+grep -q '^0 "exp 1 ms, lead 20 µs" .* 1.967 NaN 1.099$' "$TMP/fdref/fig2.dat" || fail "fig2.dat: no reference columns: $(cat "$TMP/fdref/fig2.dat")"
+grep -q '^nref = 2$' "$TMP/fdref/fig1.vars" && grep -q "^refsrc = 'thesis table 5.3 (100 ms gaps)'$" "$TMP/fdref/fig1.vars" ||
+	fail "fig1.vars: no reference variables: $(cat "$TMP/fdref/fig1.vars")"
+grep -q "^note reference rows that match no point: nosuch p50 ($TMP/ref.csv:4)$" "$TMP/fdref.out" || fail "figdata: unmatched row not noted: $(cat "$TMP/fdref.out")"
+"$WB" report "$P" --out "$TMP/pref" --reference "$TMP/ref.csv" > /dev/null 2> "$TMP/pref.err" || fail "report --reference: $(cat "$TMP/pref.err")"
+valid "$TMP/pref" 2
+grep -q '^| configuration | pairs | coverage | avg | p50 | p99 | reference |$' "$TMP/pref/index.md" || fail "index.md: no reference column: $(grep -A4 '^## Paired' "$TMP/pref/index.md")"
+grep -q '^| exp 1 ms, lead 20 µs | 9 | 0.9609 | .* | avg 1.967, p99 1.099: thesis table 5.3 (100 ms gaps) |$' "$TMP/pref/index.md" ||
+	fail "index.md: reference cell: $(grep -A4 '^## Paired' "$TMP/pref/index.md")"
+grep -q '<td>avg 1.967, p99 1.099: thesis table 5.3 (100 ms gaps)</td>' "$TMP/pref/index.html" || fail "index.html: no reference cell"
+grep -q 'reference rows that match no point: nosuch p50' "$TMP/pref/index.md" || fail "index.md: unmatched reference row not noted"
+grep -q 'reference value' "$TMP/pref/fig2-speedup.svg" && grep -q 'reference: thesis table 5.3 (100 ms gaps)' "$TMP/pref/fig2-speedup.svg" ||
+	fail "figure 2: no reference key or sources"
+grep -q 'reference' "$P/report/fig2-speedup.svg" && fail "figure 2 without --reference names a reference"
+# several DIRs: each one's point matched
+cp -r "$P" "$TMP/P2"
+"$WB" report "$P" "$TMP/P2" --out "$TMP/pref2" --reference "$TMP/ref.csv" > /dev/null 2>&1 || fail "report of two DIRs --reference"
+[ "$(grep -c ' | avg 1.967, p99 1.099: thesis table 5.3 (100 ms gaps) |$' "$TMP/pref2/index.md")" = 2 ] ||
+	fail "two DIRs: not both points matched: $(grep -A5 '^## Paired' "$TMP/pref2/index.md")"
+# a bad row: exit 1, FILE:LINE and the cause
+printf 'point,metric,value,source\npq,avg,1.967,x\npq,p50,fast,x\n' > "$TMP/badref.csv"
+out=$("$WB" report "$P" --out "$TMP/pbad" --reference "$TMP/badref.csv" 2>&1); [ $? = 1 ] || fail "bad reference file: exit"
+echo "$out" | grep -q "$TMP/badref.csv:3: the value is not a number: 'fast'" || fail "bad reference file: message: $out"
+ln -s "$TMP/ref.csv" "$TMP/linkref.csv"
+out=$("$WB" report "$P" --out "$TMP/plink" --reference "$TMP/linkref.csv" 2>&1); [ $? = 1 ] || fail "symlinked reference file: exit"
+echo "$out" | grep -q "linkref.csv: a symbolic link" || fail "symlinked reference file: message: $out"
+# the thesis' reference file is well-formed
+"$FD" figures --out "$TMP/fdref" --reference "$WB_TOP/scripts/examples/thesis-headline.ref.csv" > "$TMP/th.out" 2>&1 ||
+	fail "scripts/examples/thesis-headline.ref.csv: $(cat "$TMP/th.out")"
 exit 0

@@ -2,7 +2,7 @@
 /*
  * The data of wakebench report's figures and pages: lib/csvtable,
  * lib/figcfg, lib/figgp, lib/figsum, lib/figdist, lib/figtrace,
- * lib/figtraj, lib/figtable, lib/jsonflat, lib/cfgdiff.
+ * lib/figtraj, lib/figtable, lib/jsonflat, lib/cfgdiff, lib/figref.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "cfgdiff.h"
@@ -18,6 +19,7 @@
 #include "figcfg.h"
 #include "figdist.h"
 #include "figgp.h"
+#include "figref.h"
 #include "figsum.h"
 #include "figtable.h"
 #include "figtrace.h"
@@ -320,6 +322,156 @@ START_TEST(figsum_paired)
 	ck_assert_ptr_nonnull(strstr(st, NOPAIRED "\n"));
 	free(st);
 	figsum_free(&s);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* figref_read of TEXT: its return, the message in err. */
+static int ref_of(const char *text, struct figref *r)
+{
+	put("ref.csv", text);
+	err[0] = '\0';
+	return figref_read(path_of("ref.csv"), r, err, sizeof(err));
+}
+
+/* issue 31: reference speedups (wakebench report --reference), read
+ * strictly: every bad row named by FILE:LINE. */
+START_TEST(figref_parse)
+{
+	struct figref r;
+	char src[256];
+	const char *e;
+
+	mkscratch();
+	ck_assert_int_eq(ref_of("point,metric,value,source\n"
+				"b,avg,1.967,\"thesis table 5.3 (100 ms gaps)\"\n"
+				"b,p99,1.099,thesis table 5.3 (100 ms gaps)\n"
+				"\n"
+				"d,p50,2e0,thesis table 5.5\n", &r), 0);
+	ck_assert_uint_eq(r.n, 3);
+	ck_assert_str_eq(r.row[0].point, "b");
+	ck_assert_int_eq(r.row[0].metric, FIGREF_AVG);
+	ck_assert_double_eq(r.row[0].value, 1.967);
+	ck_assert_str_eq(r.row[0].source, "thesis table 5.3 (100 ms gaps)");
+	ck_assert_uint_eq(r.row[2].line, 5);
+	ck_assert_ptr_eq(figref_find(&r, "b", FIGREF_P99), &r.row[1]);
+	ck_assert_ptr_null(figref_find(&r, "b", FIGREF_P50));
+	ck_assert_ptr_null(figref_find(&r, "B", FIGREF_AVG));
+	ck_assert_uint_eq(figref_sources(&r, 0, src, sizeof(src)), 2);
+	ck_assert_str_eq(src, "thesis table 5.3 (100 ms gaps); thesis table 5.5");
+	r.row[2].used = 1;
+	ck_assert_uint_eq(figref_sources(&r, 1, src, sizeof(src)), 1);
+	ck_assert_str_eq(src, "thesis table 5.5");
+	figref_free(&r);
+
+	/* each bad file: -EINVAL, FILE:LINE and the cause */
+	ck_assert_int_eq(ref_of("point,metric,value,source\nb,avg,2,x\nb,p90,2,x\n", &r), -EINVAL);
+	e = strstr(err, "ref.csv:3: the metric is not avg, p50 or p99: 'p90'");
+	ck_assert_msg(e, "%s", err);
+	ck_assert_int_eq(ref_of("point,metric,value,source\nb,avg,1.9x,x\n", &r), -EINVAL);
+	ck_assert_msg(strstr(err, "ref.csv:2: the value is not a number: '1.9x'"), "%s", err);
+	ck_assert_int_eq(ref_of("point,metric,value,source\nb,avg,nan,x\n", &r), -EINVAL);
+	ck_assert_int_eq(ref_of("point,metric,value,source\nb,avg,0,x\n", &r), -EINVAL);
+	ck_assert_msg(strstr(err, "ref.csv:2: the value is not a positive speedup: '0'"), "%s", err);
+	ck_assert_int_eq(ref_of("point,metric,value,source\nb,avg,-2,x\n", &r), -EINVAL);
+	/* a missing column: in the header, or in a row */
+	ck_assert_int_eq(ref_of("point,metric,value\nb,avg,2\n", &r), -EINVAL);
+	ck_assert_msg(strstr(err, "ref.csv:1: the header must be point,metric,value,source"),
+		      "%s", err);
+	ck_assert_int_eq(ref_of("point,metric,value,source\nb,avg,2,x\nc,avg,2\n", &r), -EINVAL);
+	ck_assert_msg(strstr(err, "ref.csv:3: 3 fields, not 4"), "%s", err);
+	ck_assert_int_eq(ref_of("point,metric,value,source\nb,avg,2,x,y\n", &r), -EINVAL);
+	ck_assert_msg(strstr(err, "ref.csv:2: 5 fields, not 4"), "%s", err);
+	ck_assert_int_eq(ref_of("point,metric,value,source\nb,avg,2,\n", &r), -EINVAL);
+	ck_assert_msg(strstr(err, "ref.csv:2: an empty source"), "%s", err);
+	ck_assert_int_eq(ref_of("point,metric,value,source\n,avg,2,x\n", &r), -EINVAL);
+	ck_assert_msg(strstr(err, "ref.csv:2: an empty point"), "%s", err);
+	/* the same point and metric twice, whatever the value */
+	ck_assert_int_eq(ref_of("point,metric,value,source\nb,avg,2,x\nb,p99,2,x\n"
+				"b,avg,2.5,y\n", &r), -EINVAL);
+	ck_assert_msg(strstr(err, "ref.csv:4: avg of point 'b' again (line 2 has it)"), "%s", err);
+	ck_assert_int_eq(ref_of("point,metric,value,source\n", &r), -EINVAL);
+	ck_assert_msg(strstr(err, "no reference row"), "%s", err);
+	/* opened as every input: no symbolic link */
+	ck_assert_int_eq(ref_of("point,metric,value,source\nb,avg,2,x\n", &r), 0);
+	figref_free(&r);
+	ck_assert_int_eq(symlink(path_of("ref.csv"), path_of("link.csv")), 0);
+	ck_assert_int_eq(figref_read(path_of("link.csv"), &r, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "link.csv"), "%s", err);
+	ck_assert_int_eq(figref_read(path_of("none.csv"), &r, err, sizeof(err)), -ENOENT);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* The references of the pairs' points on figure 2 and in paired.csv;
+ * none without a reference file. */
+START_TEST(figsum_reference)
+{
+	struct figsum s;
+	struct figref r;
+	struct mem b, sp, v;
+	struct csv *c;
+	char *st, *vt;
+	const char *pt;
+
+	mkscratch();
+	put("sum.csv", PAIRED_HDR
+	    "a,exp,1000,off,0,on,0,9,100,90,110,100,90,110,200,150,250,0,x,,,,,,,,,,,,,,,\n"
+	    "b,exp,1000,50,0,on,0,9,50,40,120,35,30,200,200,150,250,0,x,prequery=off,9,"
+	    "2,1.5,2.5,faster,2.857,2.5,3.125,faster,1,0.9,1.1,undecided,0.9609\n"
+	    "c,exp,2000,off,0,on,0,5,100,90,110,100,90,110,200,150,250,0,x,,,,,,,,,,,,,,,\n"
+	    "d,exp,2000,50,0,on,0,5,50,40,120,35,30,200,200,150,250,0,x,prequery=off,5,"
+	    "2,,,undecided,3,,,undecided,1,,,undecided,0.9375\n");
+	ck_assert_int_eq(ref_of("point,metric,value,source\n"
+				"b,avg,1.967,t5.3\nb,p99,1.099,t5.3\nd,p50,2.5,t5.5 p50\n"
+				"d,avg,2.25,t5.5\nd,p99,1.5,t5.5\n"
+				/* the baseline has no bar; z no point */
+				"a,avg,1,t0\nz,p50,3,t9\n", &r), 0);
+	figsum_init(&s);
+	ck_assert_int_eq(figsum_add_sweep(&s, path_of("sum.csv"), figsum_side(&s, "x"),
+					  err, sizeof(err)), 0);
+	s.ref = &r;
+	mopen(&b);
+	mopen(&sp);
+	mopen(&v);
+	ck_assert_int_eq(figsum_write_pairs(&s, b.f, sp.f, v.f), 2);
+	free(mtext(&b));
+	st = mtext(&sp);
+	vt = mtext(&v);
+	ck_assert_str_eq(st,
+		"0 \"exp 1 ms, lead 50 µs\" 2 2.85714 1 1 1 1 2 1.5 2.5 2.857 2.5 3.125 1 0.9 1.1"
+		" 1.967 NaN 1.099\n"
+		"1 \"exp 2 ms, lead 50 µs\" 2 2.85714 1 1 1 1 2 NaN NaN 3 NaN NaN 1 NaN NaN"
+		" 2.25 2.5 1.5\n");
+	ck_assert_msg(strstr(vt, "nref = 5\nrefsrc = 't5.3; t5.5 p50; t5.5'\n"), "%s", vt);
+	free(st);
+	free(vt);
+	ck_assert(r.row[0].used && r.row[4].used);
+	ck_assert(!r.row[5].used && !r.row[6].used);
+	c = csv_open(path_of("paired.csv"));
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(figsum_write_paired(&s, c), 2);
+	ck_assert_int_eq(csv_close(c), 0);
+	pt = unit_slurp(path_of("paired.csv"));
+	ck_assert_msg(strstr(pt, "configuration,pairs,coverage,avg,p50,p99,reference\n"), "%s", pt);
+	ck_assert_msg(strstr(pt, "undecided at n=9\",\"avg 1.967, p99 1.099: t5.3\"\n"), "%s", pt);
+	ck_assert_msg(strstr(pt, "undecided at n=5,\"avg 2.25, p99 1.5: t5.5; p50 2.5: t5.5 p50\"\n"),
+		      "%s", pt);
+	/* without a reference: no column, no variable */
+	s.ref = NULL;
+	mopen(&b);
+	mopen(&sp);
+	mopen(&v);
+	ck_assert_int_eq(figsum_write_pairs(&s, b.f, sp.f, v.f), 2);
+	free(mtext(&b));
+	st = mtext(&sp);
+	vt = mtext(&v);
+	ck_assert_ptr_null(strstr(st, "1.967"));
+	ck_assert_ptr_null(strstr(vt, "nref"));
+	free(st);
+	free(vt);
+	figsum_free(&s);
+	figref_free(&r);
 	ck_assert_int_eq(unit_rmtree(dir), 0);
 }
 END_TEST
@@ -1017,6 +1169,8 @@ Suite *figdata_suite(void)
 	tcase_add_test(tc, figgp_quoting);
 	tcase_add_test(tc, figsum_pairs_from_a_sweep);
 	tcase_add_test(tc, figsum_paired);
+	tcase_add_test(tc, figref_parse);
+	tcase_add_test(tc, figsum_reference);
 	tcase_add_test(tc, figsum_pairs_collapsed);
 	tcase_add_test(tc, figsum_load_series);
 	tcase_add_test(tc, figsum_runs_and_sides);
