@@ -181,6 +181,9 @@ static long walk_list(const char *text, struct cpuset *s, int *err)
 
 		if (item(&p, &lo, &hi, &used, &group))
 			return -EINVAL;
+		/* the span alone needs no walk id by id, but of a stride */
+		if (!s && used == group)
+			lo = hi;
 		for (long c = lo; c <= hi; c++) {
 			if ((c - lo) % group >= used)
 				continue;

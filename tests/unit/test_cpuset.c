@@ -41,6 +41,7 @@ START_TEST(cpu_lists)
 	ck_assert_int_eq(cpuset_parse_list(m, "99999999999"), -EINVAL);
 	ck_assert_int_eq(cpuset_list_span("0-511\n"), 512);
 	ck_assert_int_eq(cpuset_list_span("0-3,8"), 9);
+	ck_assert_int_eq(cpuset_list_span("0-7:1/4"), 5);	/* 0 and 4 */
 	ck_assert_int_eq(cpuset_list_span("0-4294967295"), 0);	/* hostile */
 	ck_assert_ptr_null(cpuset_new(0));
 	ck_assert_ptr_null(cpuset_new(CPUSET_LIMIT + 1));
