@@ -383,14 +383,10 @@ int perfpmu_online_all(int **cpus, char *err, size_t errlen)
 
 int perfpmu_online(int *cpus, int max, char *err, size_t errlen)
 {
-	int *all, n = perfpmu_online_all(&all, err, errlen);
+	int n = cpu_file_max("devices/system/cpu/online", cpus, max, err, errlen);
 
-	if (n < 0)
-		return n;
-	if (n > max)
-		n = max;
-	memcpy(cpus, all, (size_t)n * sizeof(*cpus));
-	free(all);
+	if (n == -ENOENT)
+		errmsg_set(err, errlen, "no %s/devices/system/cpu/online", sysfs_root());
 	return n;
 }
 
