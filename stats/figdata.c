@@ -194,18 +194,42 @@ static void write_paired(struct out *o, const struct figsum *sum)
 		opt_die(PROG, "writing %s failed", o->path);
 }
 
-/* The reference rows no bar of figure 2 drew, as one note line. */
+/* Whether an unused row before I of R has I's point. */
+static int ref_point_seen(const struct figref *r, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!r->row[j].used && !strcmp(r->row[j].point, r->row[i].point))
+			return 1;
+	return 0;
+}
+
+/*
+ * The reference rows no bar of figure 2 drew, as one note line, by
+ * point: "POINT: avg, p99 (lines 6, 7); ...".
+ */
 static void ref_unmatched(const struct figref *r)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
 		const struct figref_row *x = &r->row[i];
+		size_t m = 0, l = 0;
 
-		if (x->used)
+		if (x->used || ref_point_seen(r, i))
 			continue;
-		printf("%s%s %s (%s:%zu)", k++ ? ", " : "note reference rows that match no point: ",
-		       x->point, figref_metric_name(x->metric), r->name, x->line);
+		if (!k++)
+			printf("note reference rows of %s that match no point: ", r->name);
+		else
+			printf("; ");
+		printf("%s: ", x->point);
+		for (size_t j = i; j < r->n; j++)
+			if (!r->row[j].used && !strcmp(r->row[j].point, x->point))
+				printf("%s%s", m++ ? ", " : "", figref_metric_name(r->row[j].metric));
+		printf(" (line%s ", m > 1 ? "s" : "");
+		for (size_t j = i; j < r->n; j++)
+			if (!r->row[j].used && !strcmp(r->row[j].point, x->point))
+				printf("%s%zu", l++ ? ", " : "", r->row[j].line);
+		printf(")");
 	}
 	if (k)
 		printf("\n");

@@ -237,14 +237,14 @@ mkdir "$TMP/fdref"
 grep -q '^0 "exp 1 ms, lead 20 µs" .* 1.967 NaN 1.099$' "$TMP/fdref/fig2.dat" || fail "fig2.dat: no reference columns: $(cat "$TMP/fdref/fig2.dat")"
 grep -q '^nref = 2$' "$TMP/fdref/fig1.vars" && grep -q "^refsrc = 'thesis table 5.3 (100 ms gaps)'$" "$TMP/fdref/fig1.vars" ||
 	fail "fig1.vars: no reference variables: $(cat "$TMP/fdref/fig1.vars")"
-grep -q "^note reference rows that match no point: nosuch p50 ($TMP/ref.csv:4)$" "$TMP/fdref.out" || fail "figdata: unmatched row not noted: $(cat "$TMP/fdref.out")"
+grep -q "^note reference rows of $TMP/ref.csv that match no point: nosuch: p50 (line 4)$" "$TMP/fdref.out" || fail "figdata: unmatched row not noted: $(cat "$TMP/fdref.out")"
 "$WB" report "$P" --out "$TMP/pref" --reference "$TMP/ref.csv" > /dev/null 2> "$TMP/pref.err" || fail "report --reference: $(cat "$TMP/pref.err")"
 valid "$TMP/pref" 2
 grep -q '^| configuration | pairs | coverage | avg | p50 | p99 | reference |$' "$TMP/pref/index.md" || fail "index.md: no reference column: $(grep -A4 '^## Paired' "$TMP/pref/index.md")"
 grep -q '^| exp 1 ms, lead 20 µs | 9 | 0.9609 | .* | avg 1.967, p99 1.099: thesis table 5.3 (100 ms gaps) |$' "$TMP/pref/index.md" ||
 	fail "index.md: reference cell: $(grep -A4 '^## Paired' "$TMP/pref/index.md")"
 grep -q '<td>avg 1.967, p99 1.099: thesis table 5.3 (100 ms gaps)</td>' "$TMP/pref/index.html" || fail "index.html: no reference cell"
-grep -q 'reference rows that match no point: nosuch p50' "$TMP/pref/index.md" || fail "index.md: unmatched reference row not noted"
+grep -q 'reference rows of .*ref.csv that match no point: nosuch: p50 (line 4)' "$TMP/pref/index.md" || fail "index.md: unmatched reference row not noted"
 grep -q 'reference value' "$TMP/pref/fig2-speedup.svg" && grep -q 'reference: thesis table 5.3 (100 ms gaps)' "$TMP/pref/fig2-speedup.svg" ||
 	fail "figure 2: no reference key or sources"
 grep -q 'reference' "$P/report/fig2-speedup.svg" && fail "figure 2 without --reference names a reference"
