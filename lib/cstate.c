@@ -1067,24 +1067,82 @@ const char *cstate_effect(void)
 	return run_effect;
 }
 
+/* What cstate_apply() carries from CPU to CPU. */
+struct apply {
+	struct cstate_session *s;
+	const struct cstate_spec *spec;
+	struct record *rs;	/* the other sessions */
+	int nrec;
+	const char *resume;	/* the resume latency limit to set */
+	char *err;
+	size_t errlen;
+	int nstates;		/* idle states seen (pass 1) */
+	struct cpuset *resumed;	/* CPUs whose resume latency limit was set */
+};
+
+/*
+ * One CPU of cstate_apply(): its states, then its resume latency limit
+ * where it has one. Pass 0 only checks; pass 1 changes. 0 or -errno
+ * with the message in a->err.
+ */
+static int apply_cpu(struct apply *a, int cpu, int pass)
+{
+	struct cstate_session *s = a->s;
+	struct change key;
+	char cur[VAL_LEN];
+	int n = idlestate_count((unsigned int)cpu), ret;
+
+	a->nstates += pass ? n : 0;
+	for (int i = 0; i < n; i++) {
+		struct idlestate st;
+
+		ret = idlestate_get((unsigned int)cpu, (unsigned int)i, &st);
+		if (ret) {
+			snprintf(a->err, a->errlen, "cpu%d state%d: %s", cpu, i,
+				 strerror(-ret));
+			return ret;
+		}
+		if (!pass)
+			continue;
+		ret = state_key((unsigned int)cpu, (unsigned int)i, &key);
+		if (!ret)
+			ret = take(s, a->rs, a->nrec, &key,
+				   want_state(a->spec, &st) ? "1" : "0");
+		if (ret) {
+			snprintf(a->err, a->errlen, "cannot %s cpu%d state%d (%s): %s%s",
+				 want_state(a->spec, &st) ? "disable" : "enable",
+				 cpu, i, st.name, ret == -EBUSY ? s->err :
+				 strerror(-ret), needs_root(ret));
+			return ret;
+		}
+	}
+	key = (struct change){ .kind = K_RESUME, .cpu = (unsigned int)cpu };
+	if (setting_get(&key, cur, sizeof(cur)) || !pass)
+		return 0;
+	ret = take(s, a->rs, a->nrec, &key, a->resume);
+	if (ret) {
+		snprintf(a->err, a->errlen,
+			 "cannot set cpu%d pm_qos_resume_latency_us to %s: %s%s",
+			 cpu, a->resume, ret == -EBUSY ? s->err : strerror(-ret),
+			 needs_root(ret));
+		return ret;
+	}
+	cpuset_set(a->resumed, cpu);
+	return 0;
+}
+
 int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
 		 const struct cpuset *mask, char *err, size_t errlen)
 {
-	int from = s->ch.n, ret = 0, nrec = 0, fd, nstates = 0;
+	struct apply a = { .s = s, .spec = spec, .err = err, .errlen = errlen };
+	int from = s->ch.n, ret = 0, fd;
 	int cpus = idlestate_cpu_count();
-	struct record *rs = NULL;
-	struct cpuset *resumed;
-	char resume[VAL_LEN], cur[VAL_LEN];
+	char resume[VAL_LEN];
 
 	s->err[0] = '\0';
 	s->warning[0] = '\0';
 	if (mask && mask->n < cpus)
 		cpus = mask->n;
-	resumed = cpuset_new(cpus > 0 ? cpus : 1);
-	if (!resumed) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
 	/* on lifts a per-CPU limit: "0" is no constraint. */
 	if (spec->mode == CSTATE_ON)
 		snprintf(resume, sizeof(resume), "0");
@@ -1092,14 +1150,21 @@ int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
 		cstate_resume_value(spec->mode == CSTATE_OFF ? 0 :
 				    spec->max_latency_us, resume,
 				    sizeof(resume));
+	a.resume = resume;
+	a.resumed = cpuset_new(cpus > 0 ? cpus : 1);
+	if (!a.resumed) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	fd = lock_dir();
 	if (fd < 0 && fd != -ENOENT) {
 		ret = fd;
 		snprintf(err, errlen, "cannot lock %s: %s%s", cstate_state_dir(),
 			 strerror(-ret), needs_root(ret));
+		cpuset_free(a.resumed);
 		return ret;
 	}
-	ret = load_others(s->path, &rs, &nrec);
+	ret = load_others(s->path, &a.rs, &a.nrec);
 	if (ret) {
 		snprintf(err, errlen, "cannot read %s: %s", cstate_state_dir(),
 			 strerror(-ret));
@@ -1107,67 +1172,18 @@ int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		for (int cpu = 0; cpu < cpus; cpu++) {
-			struct change key = { .kind = K_RESUME,
-					      .cpu = (unsigned int)cpu };
-			int n;
-
 			if (mask && !cpuset_test(mask, cpu))
 				continue;
-			n = idlestate_count((unsigned int)cpu);
-			nstates += pass ? n : 0;
-			for (int i = 0; i < n; i++) {
-				struct idlestate st;
-
-				ret = idlestate_get((unsigned int)cpu,
-						    (unsigned int)i, &st);
-				if (ret) {
-					snprintf(err, errlen, "cpu%d state%d: %s",
-						 cpu, i, strerror(-ret));
-					goto fail;
-				}
-				/* Pass 0 only checks; pass 1 changes. */
-				if (!pass)
-					continue;
-				ret = state_key((unsigned int)cpu,
-						(unsigned int)i, &key);
-				if (!ret)
-					ret = take(s, rs, nrec, &key,
-						   want_state(spec, &st) ?
-						   "1" : "0");
-				if (ret) {
-					snprintf(err, errlen,
-						 "cannot %s cpu%d state%d (%s): %s%s",
-						 want_state(spec, &st) ?
-						 "disable" : "enable", cpu, i,
-						 st.name, ret == -EBUSY ?
-						 s->err : strerror(-ret),
-						 needs_root(ret));
-					goto fail;
-				}
-			}
-			/* The CPU's resume latency limit, where it has one. */
-			key = (struct change){ .kind = K_RESUME,
-					       .cpu = (unsigned int)cpu };
-			if (setting_get(&key, cur, sizeof(cur)))
-				continue;
-			if (!pass)
-				continue;
-			ret = take(s, rs, nrec, &key, resume);
-			if (ret) {
-				snprintf(err, errlen,
-					 "cannot set cpu%d pm_qos_resume_latency_us to %s: %s%s",
-					 cpu, resume, ret == -EBUSY ? s->err :
-					 strerror(-ret), needs_root(ret));
+			ret = apply_cpu(&a, cpu, pass);
+			if (ret)
 				goto fail;
-			}
-			cpuset_set(resumed, cpu);
 		}
 	}
 	if (spec->system && spec->mode != CSTATE_ON) {
 		int32_t us = spec->mode == CSTATE_OFF ? 0 :
 			     (int32_t)spec->max_latency_us;
 
-		ret = pmqos_take(s, rs, nrec, us);
+		ret = pmqos_take(s, a.rs, a.nrec, us);
 		if (ret) {
 			snprintf(err, errlen, "cannot hold %s: %s%s",
 				 CSTATE_PMQOS_DEV, ret == -EBUSY ? s->err :
@@ -1175,14 +1191,14 @@ int cstate_apply(struct cstate_session *s, const struct cstate_spec *spec,
 			goto fail;
 		}
 	}
-	note_effect(s, spec, nstates, resumed, resume);
+	note_effect(s, spec, a.nstates, a.resumed, resume);
 	goto out;
 fail:
-	restore_changes(s, from, rs, nrec);
+	restore_changes(s, from, a.rs, a.nrec);
 	save(s);
 out:
-	cpuset_free(resumed);
-	free_records(rs, nrec);
+	cpuset_free(a.resumed);
+	free_records(a.rs, a.nrec);
 	unlock_dir(fd);
 	return ret;
 }
