@@ -243,43 +243,51 @@ workload_tests() {
 	printf '%s\n' "$lines" | sed 's/^/  /'
 }
 
-# paired M: "M  ratio  [lo, hi]  verdict" from summary.csv's paired columns
+# paired M FILE: "M  ratio  [lo, hi]  verdict" from the paired columns
+# of stats' summary FILE
 paired() {
-	local m=$1 r lo hi v
-	r=$(sel "paired_speedup_$m") lo=$(sel "paired_speedup_${m}_lo")
-	hi=$(sel "paired_speedup_${m}_hi") v=$(sel "paired_verdict_$m")
-	[ "$v" = undecided ] && v="undecided at n=$(sel paired_n)"
+	local m=$1 f=$2 r lo hi v
+	r=$(sel "paired_speedup_$m" "$LEAD" "$f") lo=$(sel "paired_speedup_${m}_lo" "$LEAD" "$f")
+	hi=$(sel "paired_speedup_${m}_hi" "$LEAD" "$f") v=$(sel "paired_verdict_$m" "$LEAD" "$f")
+	[ "$v" = undecided ] && v="undecided at n=$(sel paired_n "$LEAD" "$f")"
 	if [ -n "$lo" ]; then printf '  %-4s %9s  [%s, %s]  %s\n' "$m" "${r:--}" "$lo" "$hi" "$v"
 	else printf '  %-4s %9s  [-]  %s\n' "$m" "${r:--}" "$v"; fi
 }
 
 # sel COLUMN [PREQUERY] [FILE]: COLUMN of the point with that prequery
-# (default: the pre-query's) in stats' summary.csv
+# (default: the pre-query's) in stats' summary.csv (or FILE)
 sel() {
 	local f=${3:-$out/summary.csv}
 	paste -d'\t' <(csv_col "$f" prequery) <(csv_col "$f" "$1") |
 		awk -F'\t' -v pq="${2:-$LEAD}" '$1 == pq { print $2; exit }'
 }
 
-# effect: the headline, computed by wakebench stats
+# effect_of FILE: the paired effect's three lines from stats' summary FILE
+effect_of() {
+	local f=$1 cov=
+	# a coverage only where there is an interval
+	[ -z "$(sel paired_speedup_p50_lo "$LEAD" "$f")" ] || cov=$(sel paired_ci_coverage "$LEAD" "$f")
+	echo "[its distribution-free 95 % CI over the pairs${cov:+, exact coverage $cov}] (wakebench stats):"
+	paired avg "$f"; paired p50 "$f"; paired p99 "$f"
+	[ -n "$(sel paired_speedup_p50_lo "$LEAD" "$f")" ] || echo "  ([-]: fewer than 6 pairs cannot bound a median at 95 %)"
+}
+
+# effect: the headline, computed by wakebench stats: the pairs whose runs
+# kept their schedule; when some did not, the effect with them counted
+# follows (what they would change, said beside the headline)
 effect() {
-	local n cov behind all=$out/summary-include-behind.csv
+	local n behind all=$out/summary-include-behind.csv
 	head -1 "$out/summary.csv" | grep -q ',paired_n,' ||
 		die "$out/summary.csv has no paired columns: this wakebench stats is too old"
-	n=$(sel paired_n) cov=$(sel paired_ci_coverage) behind=$(sel paired_n_behind)
+	n=$(sel paired_n) behind=$(sel paired_n_behind)
 	echo "paired effect, without / with pre-query: the median over $n pairs of the two runs' ratio"
-	echo "[its distribution-free 95 % CI over the pairs${cov:+, exact coverage $cov}] (wakebench stats):"
-	paired avg; paired p50; paired p99
-	[ -n "$(sel paired_speedup_p50_lo)" ] || echo "  ([-]: fewer than 6 pairs cannot bound a median at 95 %)"
+	effect_of "$out/summary.csv"
 	# the pairs neither kept nor left out as behind: a run of theirs failed
 	[ $((PAIRS - n - ${behind:-0})) = 0 ] || echo "  ($((PAIRS - n - ${behind:-0})) pairs with a failed run left out)"
-	if [ -n "$behind" ] && [ "$behind" != 0 ]; then
-		# what the left-out pairs would change, said beside the headline
-		"$WB" stats --include-behind --out "$all" "$out" > /dev/null 2>&1 || return 0
-		echo "  ($behind pairs with a run behind schedule left out; with them, $(sel paired_n "$LEAD" "$all") pairs:" \
-			"p50 $(sel paired_speedup_p50 "$LEAD" "$all") [$(sel paired_speedup_p50_lo "$LEAD" "$all")," \
-			"$(sel paired_speedup_p50_hi "$LEAD" "$all")] $(sel paired_verdict_p50 "$LEAD" "$all"))"
-	fi
+	[ -n "$behind" ] && [ "$behind" != 0 ] || return 0
+	"$WB" stats --include-behind --out "$all" "$out" > /dev/null 2>&1 || return 0
+	echo "$behind pairs with a run behind schedule were left out; counting them too, the median over $(sel paired_n "$LEAD" "$all") pairs"
+	effect_of "$all"
 }
 
 # within: wakebench stats' notes on the runs' own CIs (a percentile that
