@@ -213,7 +213,7 @@ needs_root() {	# FILE: prints the reason, or nothing
 	local c; c=$(norm "$1")
 	if [[ $c =~ wakebench\ trace\ (record|timeline|attribute|export) || $c =~ trace-cmd\ report ]]; then
 		echo "tracefs (trace record; timeline, attribute and export read its trace, trace-cmd report the export)"
-	elif [[ $c =~ ^[[:space:]]*wakebench\ cstate\ (disable|enable|limit|hold|restore) ]]; then
+	elif [[ $c =~ ^[[:space:]]*wakebench\ cstate\ (disable|enable|limit|hold|governor|restore) ]]; then
 		echo "changing idle states / PM QoS"
 	elif [[ $c == *"ip netns"* ]]; then
 		echo "network namespaces"
