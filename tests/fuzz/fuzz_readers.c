@@ -5,7 +5,8 @@
  * log and a client requests.csv (reqlog, as trace attribute reads them),
  * /proc/interrupts (irqstat, as trace capture reads it, with deltas), a
  * plan.txt line (sweepplan) and a capture.csv and midtier summary
- * (sweepcollect, as stats --collect reads them).
+ * (sweepcollect, as stats --collect reads them), and CPU lists and masks
+ * (cpuset, as sysfs and --cpus give them: parsed, printed and read back).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "cpuset.h"
 #include "irqstat.h"
 #include "reqlog.h"
 #include "residency.h"
@@ -21,6 +23,33 @@
 #include "tracefile.h"
 
 static char dir[64];
+
+/* A CPU list and a mask read, printed, and read back the same. */
+static void fuzz_cpuset(const char *text)
+{
+	int span = cpuset_list_span(text);
+	struct cpuset *s = cpuset_new(span > 0 && span <= 70000 ? span : 64);
+	struct cpuset *back = s ? cpuset_new(s->n) : NULL;
+	char *buf = s ? malloc(cpuset_list_len(s) + cpuset_mask_len(s->n)) : NULL;
+	int n;
+
+	if (!buf)
+		goto out;
+	n = cpuset_parse_list(s, text);
+	if (n >= 0) {
+		if (cpuset_format_list(s, buf, cpuset_list_len(s)) < 0 ||
+		    (n && cpuset_parse_list(back, buf) != n))
+			abort();
+	}
+	n = cpuset_parse_mask(s, text);
+	if (n >= 0 && (cpuset_format_mask(s, buf, cpuset_mask_len(s->n)) < 0 ||
+		       cpuset_parse_mask(back, buf) != n))
+		abort();
+out:
+	free(buf);
+	cpuset_free(s);
+	cpuset_free(back);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -84,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		text[size] = '\0';
 		memset(cpus, 0, sizeof(cpus));
 		residency_parse_proc_stat(text, cpus, 8);
+		fuzz_cpuset(text);
 		{
 			struct irqstat a, b;
 
