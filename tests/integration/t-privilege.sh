@@ -28,7 +28,9 @@ unset WAKEBENCH_PMQOS_DEV	# the real /dev/cpu_dma_latency (root-only)
 # (their command table says so), before a state is resolved or saved.
 real_flags() { cat /sys/devices/system/cpu/cpu*/cpuidle/state*/disable 2>/dev/null | tr -d '\n'; }
 real_before=$(real_flags)
-for verb in "disable 1" "enable 1" "limit --max-latency-us 10" "hold --max-latency-us 0 --cpus 0"; do
+gov=$(cat /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null)
+for verb in "disable 1" "enable 1" "limit --max-latency-us 10" "hold --max-latency-us 0 --cpus 0" \
+	${gov:+"governor $gov"}; do
 	# shellcheck disable=SC2086
 	out=$(cd / && env -u WAKEBENCH_SYSFS setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$WB" cstate $verb 2>&1 </dev/null); rc=$?
@@ -53,6 +55,7 @@ asnobody "$WB" report "$TMP/out/sweep" --out "$TMP/out/report" >> "$TMP/nobody.l
 	|| fail "unprivileged report: $(tail -5 "$TMP/nobody.log")"
 asnobody "$WB" snapshot --out "$TMP/out/snap.json" || fail "unprivileged snapshot"
 asnobody "$WB" cstate list > /dev/null || fail "unprivileged cstate list"
+asnobody "$WB" cstate governor > /dev/null || fail "unprivileged cstate governor"
 asnobody "$WB" trace residency --duration 0.2 --out "$TMP/out/res.csv" > /dev/null \
 	|| fail "unprivileged trace residency"
 [ -s "$TMP/out/sweep/summary.csv" ] && [ -s "$TMP/out/report/index.html" ] || fail "outputs missing"
