@@ -32,9 +32,12 @@ static int pct_valid(const struct runcheck_pct *q)
 			     !isnan(q->lo) && !isnan(q->hi) && q->lo <= q->hi);
 }
 
+/* Outside [lo, hi] widened by RUNCHECK_PCT_TOLERANCE of the value. */
 static int pct_moved(const struct runcheck_pct *q)
 {
-	return q->ci_ok && (q->sent < q->lo || q->sent > q->hi);
+	double tol = RUNCHECK_PCT_TOLERANCE * fabs(q->lat);
+
+	return q->ci_ok && (q->sent < q->lo - tol || q->sent > q->hi + tol);
 }
 
 /* "gap test: Anderson-Darling vs exp(mean 5000 us) p 0.0003 < 0.01" */
@@ -84,9 +87,9 @@ static void why_pacing(const struct runcheck_in *in, char *why, size_t len,
 			continue;
 		}
 		why_add(why, len, used,
-			"%spacing moves %s from %.*f us (from send: %.*f us) outside its CI %.*f-%.*f",
+			"%spacing moves %s from %.*f us (from send: %.*f us) outside its CI %.*f-%.*f +-%g %%",
 			*used ? "; " : "", q->name, d, q->lat, d, q->sent, d,
-			q->lo, d, q->hi);
+			q->lo, d, q->hi, 100 * RUNCHECK_PCT_TOLERANCE);
 	}
 	if (k > 1)
 		why_add(why, len, used, ")");

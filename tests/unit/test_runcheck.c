@@ -240,20 +240,42 @@ START_TEST(reasons)
 	char why[256];
 
 	ck_assert_int_eq(runcheck_behind(&a, why, sizeof(why)), 1);
-	ck_assert_str_eq(why, "pacing moves p99 from 182.1 us (from send: 150.3 us) outside its CI 170.0-190.0");
+	ck_assert_str_eq(why, "pacing moves p99 from 182.1 us (from send: 150.3 us) outside its CI 170.0-190.0 +-1 %");
 	ck_assert_int_eq(runcheck_behind(&b, why, sizeof(why)), 1);
 	ck_assert_str_eq(why, "gap test: Anderson-Darling vs exp(mean 5000 us) p 0.0003 < 0.01; "
-			 "pacing moves p90 from 100.00 us (from send: 99.96 us) outside its CI 99.98-100.10 (also p99.9)");
+			 "pacing moves p99.9 from 300.0 us (from send: 200.0 us) outside its CI 250.0-320.0 +-1 %");
 	ck_assert_int_eq(runcheck_behind(&c, why, sizeof(why)), 1);
 	ck_assert_str_eq(why, "gap test: spread of fixed 1000 us gaps (CV) 0.034 > 0.01");
 	/* three moved; never a comma (summary.csv's naive readers) */
 	ck_assert_int_eq(runcheck_behind(&d, why, sizeof(why)), 1);
-	ck_assert_str_eq(why, "pacing moves p50 from 60.0 us (from send: 55.0 us) outside its CI 58.0-62.0 (also p90/p99)");
+	ck_assert_str_eq(why, "pacing moves p50 from 60.0 us (from send: 55.0 us) outside its CI 58.0-62.0 +-1 % (also p90/p99)");
 	ck_assert_ptr_null(strchr(why, ','));
 	/* cut at the buffer, never past it */
 	ck_assert_int_eq(runcheck_behind(&b, why, 20), 1);
 	ck_assert_str_eq(why, "gap test: Anderson-");
 	ck_assert_int_eq(runcheck_behind(&b, NULL, 0), 1);
+}
+END_TEST
+
+/*
+ * A move past the CI but within 1 % of the value (a long run's narrow CI,
+ * a constant pacing offset of a fraction of a microsecond) is not one;
+ * past the widened interval it is.
+ */
+START_TEST(tolerance)
+{
+	struct runcheck_pct in_tol = { "p90", 100, 99.96, 99.98, 100.10, 1 };
+	struct runcheck_pct below = { "p90", 100, 98.9, 99.98, 100.10, 1 };
+	struct runcheck_pct above = { "p50", 50, 50.7, 49.9, 50.1, 1 };
+	struct runcheck_in a = { .pct = &in_tol, .npct = 1 };
+	struct runcheck_in b = { .pct = &below, .npct = 1 };
+	struct runcheck_in c = { .pct = &above, .npct = 1 };
+	char why[256];
+
+	ck_assert_int_eq(runcheck_behind(&a, why, sizeof(why)), 0);
+	ck_assert_int_eq(runcheck_behind(&b, why, sizeof(why)), 1);
+	ck_assert_str_eq(why, "pacing moves p90 from 100.0 us (from send: 98.9 us) outside its CI 100.0-100.1 +-1 %");
+	ck_assert_int_eq(runcheck_behind(&c, why, sizeof(why)), 1);
 }
 END_TEST
 
@@ -344,6 +366,7 @@ Suite *runcheck_suite(void)
 	tcase_add_test(tc, ci_missing);
 	tcase_add_test(tc, not_a_run);
 	tcase_add_test(tc, legacy_rule);
+	tcase_add_test(tc, tolerance);
 	suite_add_tcase(s, tc);
 	return s;
 }
