@@ -55,7 +55,7 @@
 #   WB_DEMO_SERVER_CPU  the server's CPU (default 0)
 #   WB_DEMO_SEED        seed base: pair N runs seed SEED + N (default 1)
 #   WB_DEMO_PORT        the server's port, PORT+1 its pre-query port
-#                       (default: the first free pair from 17000)
+#                       (default: the first free pair from 17600)
 #   WB_DEMO_OUT         the result directory
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -83,13 +83,14 @@ if [ "$(id -u)" = 0 ] && { [ -d /sys/kernel/tracing/events/power/cpu_idle ] ||
 	trace=(--trace)
 fi
 
-# free_port: the first port from 17000 that is free with its successor
+# free_port: the first port from 17600 that is free with its successor
+# (not the sweep's default 17000, which other sweeps take meanwhile)
 free_port() {
 	local p
-	for ((p = 17000; p < 17400; p += 2)); do
+	for ((p = 17600; p < 18000; p += 2)); do
 		[ -z "$(ss -Hltnu "( sport = :$p or sport = :$((p + 1)) )" 2>/dev/null)" ] && { echo $p; return; }
 	done
-	die "no free port pair from 17000 to 17399: set WB_DEMO_PORT"
+	die "no free port pair from 17600 to 17999: set WB_DEMO_PORT"
 }
 port=${WB_DEMO_PORT:-$(free_port)}
 sargs=(--order pairs --requests "$REQUESTS" --warmup "$WARMUP" --dist exp --interval-us 5000
@@ -188,7 +189,9 @@ run_tests() {
 judge() {
 	local pq=$1 rep=$2 st=$3 dir=$4 behind=$5 reason=$6 warn=0 items=() name p text what
 	if [ "$st" != ok ]; then
-		echo "WARNING: pair $rep, $(side "$pq"): the run $st: $(tail -1 "$out/$dir/client.err" 2>/dev/null)"
+		text=$(tail -1 "$out/$dir/client.err" 2>/dev/null || true)
+		case $st in failed) ;; missing) st="is missing" ;; *) st="was $st" ;; esac
+		echo "WARNING: pair $rep, $(side "$pq"): the run $st: ${text:-see $out/sweep.log}"
 		return
 	fi
 	while IFS=$'\t' read -r name p text; do
@@ -245,8 +248,8 @@ workload_tests() {
 	echo "workload tests of the $n runs, alpha $ALPHA a test; the demo warns when the gaps or their"
 	echo "independence fail below $ALPHA / $((2 * n)) = $thr (by chance in under 1 % of demos) or the pacing"
 	echo "error moves a reported percentile outside its CI (behind schedule), and notes the rest:"
-	printf '%s\n' "$lines" | grep -v '^drift' | sed 's/^/  /'
-	drift=$(printf '%s\n' "$lines" | grep '^drift' | cut -f2)
+	printf '%s\n' "$lines" | { grep -v '^drift' || true; } | sed 's/^/  /'
+	drift=$(printf '%s\n' "$lines" | { grep '^drift' || true; } | cut -f2)
 	[ -n "$drift" ] || return 0
 	# the VM's wake cost moves over seconds (lib/validity.h): the machine,
 	# not the run's workload; the paired design holds the sides to the
@@ -258,10 +261,12 @@ workload_tests() {
 # paired M FILE: "M  ratio  [lo, hi]  verdict" from the paired columns
 # of stats' summary FILE
 paired() {
-	local m=$1 f=$2 r lo hi v
+	local m=$1 f=$2 r lo hi v n
 	r=$(sel "paired_speedup_$m" "$LEAD" "$f") lo=$(sel "paired_speedup_${m}_lo" "$LEAD" "$f")
 	hi=$(sel "paired_speedup_${m}_hi" "$LEAD" "$f") v=$(sel "paired_verdict_$m" "$LEAD" "$f")
-	[ "$v" = undecided ] && v="undecided at n=$(sel paired_n "$LEAD" "$f")"
+	n=$(sel paired_n "$LEAD" "$f")
+	# no verdict: the point has no row (none of its runs is ok)
+	[ "${v:-undecided}" = undecided ] && v="undecided at n=${n:-0}"
 	if [ -n "$lo" ]; then printf '  %-4s %9s  [%s, %s]  %s\n' "$m" "${r:--}" "$lo" "$hi" "$v"
 	else printf '  %-4s %9s  [-]  %s\n' "$m" "${r:--}" "$v"; fi
 }
@@ -292,6 +297,7 @@ effect() {
 	head -1 "$out/summary.csv" | grep -q ',paired_n,' ||
 		die "$out/summary.csv has no paired columns: this wakebench stats is too old"
 	n=$(sel paired_n) behind=$(sel paired_n_behind)
+	n=${n:-0}
 	echo "paired effect, without / with pre-query: the median over $n pairs of the two runs' ratio"
 	effect_of "$out/summary.csv"
 	# the pairs neither kept nor left out as behind: a run of theirs failed
@@ -328,7 +334,7 @@ sides() {
 	local pq
 	printf '%-30s %28s %28s %28s\n' "latency (us): median of the runs [95 % CI]" avg p50 p99
 	for pq in off "$LEAD"; do
-		printf '  %-28s %28s %28s %28s\n' "$(side "$pq"), n $(sel n "$pq")" \
+		printf '  %-28s %28s %28s %28s\n' "$(side "$pq"), n $(sel n "$pq" | grep . || echo 0)" \
 			"$(ci avg "$pq")" "$(ci p50 "$pq")" "$(ci p99 "$pq")"
 	done
 }
