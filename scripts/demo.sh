@@ -135,7 +135,7 @@ run_pairs() {
 	{
 		echo "# wakebench demo $(date -u +%Y-%m-%dT%H:%M:%SZ): $PAIRS pairs, $REQUESTS requests a run, lead $LEAD us"
 		printf '%q\n' "$0"
-		env | grep '^WB_DEMO_' | sort
+		env | { grep '^WB_DEMO_' || true; } | sort
 		echo "# the sweeps it ran:"
 	} > "$out/demo.txt"
 	if [ ${#trace[@]} -gt 0 ]; then
