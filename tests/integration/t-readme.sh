@@ -389,6 +389,8 @@ demo_check() {
 		grep -Eq '^test (gaps|independence) +(misfits|fails) ' "$s" && failed=1
 		[ "$(csv_col "${s%.txt}.csv" behind_schedule)" = 1 ] && failed=1
 	done
+	# a run that failed (another process held a port or a CPU's PM QoS) is said too
+	csv_col "$d/sweep.csv" status 2>/dev/null | grep -qvx ok && failed=1
 	grep -q '^workload tests' "$log" || echo "no workload tests"
 	if [ $failed = 0 ]; then
 		grep -q WARNING "$log" && echo "a WARNING though every run passed: $(grep -m1 WARNING "$log")"
