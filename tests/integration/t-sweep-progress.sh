@@ -47,7 +47,9 @@ mkdir -p "$TMP/tab"
 } > "$TMP/tab/sweep.csv"
 "$WB" stats "$TMP/tab" > "$TMP/tab.out" 2>&1 || fail "stats: $(cat "$TMP/tab.out")"
 want="exp-500-off exp-500-20 exp-1000-off exp-1000-20 poisson-500-off poisson-1000-20"
-got=$(sed -n 's/^dist-\([a-z]*\)_int-\([0-9]*\)_pq-\([a-z0-9]*\)_wu-0_cs-on_svc-0_a-long-tail-of-values-for-the-name  *3 .*/\1-\2-\3/p' "$TMP/tab.out" | tr '\n' ' ')
+# (the closing table only: the paired section after it names points too)
+got=$(sed '/^paired effect/q' "$TMP/tab.out" |
+	sed -n 's/^dist-\([a-z]*\)_int-\([0-9]*\)_pq-\([a-z0-9]*\)_wu-0_cs-on_svc-0_a-long-tail-of-values-for-the-name  *3 .*/\1-\2-\3/p' | tr '\n' ' ')
 [ "$got" = "$want " ] || fail "closing table order or names: got '$got', want '$want': $(cat "$TMP/tab.out")"
 # summary.csv in the same order
 [ "$(csv_col "$TMP/tab/summary.csv" point | sed 's/^dist-\([a-z]*\)_int-\([0-9]*\)_pq-\([a-z0-9]*\)_.*/\1-\2-\3/' | tr '\n' ' ')" = "$want " ] ||
