@@ -1,6 +1,6 @@
 #!/bin/bash
 # How many demo-like runs each behind-schedule rule flags on this machine
-# (issue 31). The demo's runs (scripts/demo-run.sh): server on CPU $SCPU
+# (issue 31). The demo's runs (as scripts/demo.sh runs them): server on CPU $SCPU
 # (0) with a pre-query port, client on CPU $CCPU (1), exponential gaps of
 # 5 ms, N requests (2000) after 50 of warm-up, 20 us of service; REPS
 # repetitions (3) without a pre-query and with --prequery-lead-us 100,
