@@ -31,7 +31,10 @@ WERROR ?= -Werror
 endif
 WARN := -Wall -Wextra $(WERROR) -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
-CPPFLAGS += -std=gnu11 -D_GNU_SOURCE -Ilib -DWB_VERSION='"$(VERSION)"'
+# lib/ is in folders by subsystem (lib/*/README.md); every folder is on
+# the include path, so a source names a header by its file name alone.
+LIB_DIRS := $(patsubst %/,%,$(wildcard lib/*/))
+CPPFLAGS += -std=gnu11 -D_GNU_SOURCE $(LIB_DIRS:%=-I%) -DWB_VERSION='"$(VERSION)"'
 # Library flags come from pkg-config, asked when a recipe first needs them
 # (not when the Makefile is read), so `make deps demo` works on a machine
 # that has none of the -dev packages yet: deps runs first, then the build
@@ -51,7 +54,7 @@ DEB_PKGS := build-essential pkg-config check libsubunit-dev libcpupower-dev \
 	libclang-rt-dev man-db groff-base bsdextrautils memcached redis-server \
 	linux-perf chromium openssh-server bash-completion rt-tests
 
-LIB_SRC := $(wildcard lib/*.c)
+LIB_SRC := $(wildcard lib/*/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)
 LIBWB := $(O)/libwakebench.a
 
@@ -64,9 +67,9 @@ midtier_SRC := prequery/midtier.c
 trace_SRC := tracing/trace.c tracing/record.c tracing/residency.c tracing/capture.c \
 	tracing/export.c tracing/tracedat.c tracing/socwatch.c
 stats_SRC := stats/stats.c
-# internal helper of `wakebench sweep` (lib/sweepspec)
+# internal helper of `wakebench sweep` (lib/sweep)
 sweep-spec_SRC := stats/sweep-spec.c
-# internal helper of `wakebench report` (lib/fig*, lib/cfgdiff)
+# internal helper of `wakebench report` (lib/fig)
 figdata_SRC := stats/figdata.c
 wake_SRC := wake/wake.c
 PROGS := server client midtier cstate snapshot trace stats sweep-spec figdata wake
@@ -158,7 +161,7 @@ asan:
 # libFuzzer harnesses (clang). `make fuzz FUZZ_SECONDS=N` runs each for N
 # seconds on a scratch copy of its seed corpus (tests/fuzz/corpus/NAME,
 # which also keeps every input that once crashed). FUZZ_SEED=N fixes the
-# mutation sequence (0: a new one each run). Every lib/*.c is compiled by
+# mutation sequence (0: a new one each run). Every lib/*/*.c is compiled by
 # clang with the fuzzer's coverage and the sanitizers into
 # $(FUZZ_O)/libwakebench-fuzz.a; each tests/fuzz/fuzz_NAME.c links against
 # it, taking the modules it calls.

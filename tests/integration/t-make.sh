@@ -5,7 +5,7 @@
 #   exactly the objects whose sources include it (directly or through
 #   another header), nothing when nothing changed, and a header that
 #   disappeared does not stop make (-MMD -MP);
-# - fuzzers: every lib/*.c compiled once by clang into
+# - fuzzers: every lib/*/*.c compiled once by clang into
 #   libwakebench-fuzz.a, every tests/fuzz/fuzz_*.c linked against it;
 # - make install, the installed wakebench runs, make uninstall leaves no
 #   file of it and keeps what it did not install.
@@ -66,8 +66,8 @@ $(diff <(echo "$exp") <(echo "$got") | sed -n 's/^</  missing: /p; s/^>/  extra:
 
 # Really modified: stage.h (the issue's example), and proto.h, which the
 # test tools include too (they are relinked for real).
-hs="lib/stage.h"
-[ "$goals" = all ] || hs+=" lib/proto.h"
+hs="lib/io/stage.h"
+[ "$goals" = all ] || hs+=" lib/net/proto.h"
 for h in $hs; do
 	sleep 1	# a newer mtime than every object, on any filesystem
 	touch "$src/$h"
@@ -75,13 +75,13 @@ for h in $hs; do
 	mk -s -j2 $goals >"$TMP/build.log" 2>&1 || fail "rebuild failed: $(tail -20 "$TMP/build.log")"
 	[ -z "$(compiled)" ] || fail "after rebuilding for $h, still to compile: $(compiled | tr '\n' ' ')"
 done
-got=$(compiled -W lib/stage.h)
-grep -qx client/output.o <<<"$got" || fail "lib/stage.h: client/output.o not rebuilt"
-grep -qx lib/stage.o <<<"$got" || fail "lib/stage.h: lib/stage.o not rebuilt"
-grep -qx server/server.o <<<"$got" && fail "lib/stage.h: server/server.o rebuilt"
+got=$(compiled -W lib/io/stage.h)
+grep -qx client/output.o <<<"$got" || fail "lib/io/stage.h: client/output.o not rebuilt"
+grep -qx lib/io/stage.o <<<"$got" || fail "lib/io/stage.h: lib/io/stage.o not rebuilt"
+grep -qx server/server.o <<<"$got" && fail "lib/io/stage.h: server/server.o rebuilt"
 # Others, as if modified (make -W), including headers included only
 # through other headers.
-hs="lib/clock.h client/client.h lib/prng.h lib/timeline.h"
+hs="lib/core/clock.h client/client.h lib/core/prng.h lib/trace/timeline.h"
 [ "$goals" = all ] || hs+=" tests/unit/unit.h"
 for h in $hs; do
 	check_header "$h" -W "$h"
@@ -89,17 +89,18 @@ done
 
 # A header that is gone (renamed, say) does not stop make with "No rule to
 # make target": the objects that used it are simply rebuilt.
-mv "$src/lib/stage.h" "$TMP/stage.h"
-mk -n all >"$TMP/n.log" 2>&1 || fail "make -n with lib/stage.h gone: $(grep -m1 -i 'no rule' "$TMP/n.log")"
-grep -q -- "-c -o $out/obj/lib/stage.o" "$TMP/n.log" || fail "lib/stage.o not rebuilt after its header went"
-mv "$TMP/stage.h" "$src/lib/stage.h"
+mv "$src/lib/io/stage.h" "$TMP/stage.h"
+mk -n all >"$TMP/n.log" 2>&1 || fail "make -n with lib/io/stage.h gone: $(grep -m1 -i 'no rule' "$TMP/n.log")"
+grep -q -- "-c -o $out/obj/lib/io/stage.o" "$TMP/n.log" || fail "lib/io/stage.o not rebuilt after its header went"
+mv "$TMP/stage.h" "$src/lib/io/stage.h"
 
-# Fuzzers: a dry run compiles each lib/*.c once with clang and the
+# Fuzzers: a dry run compiles each lib/*/*.c once with clang and the
 # fuzzer's coverage, and links each harness (one .c) against the archive.
 fz=$TMP/fz
 mk -n fuzz FUZZ_O="$fz" FUZZ_CC=clang FUZZ_SECONDS=1 >"$TMP/fz.log" 2>&1 || fail "make -n fuzz: $(tail -5 "$TMP/fz.log")"
-for c in "$src"/lib/*.c; do
-	c=lib/${c##*/}
+[ -z "$(ls "$src"/lib/*.c 2>/dev/null)" ] || fail "sources left at the top of lib/: $(ls "$src"/lib/*.c)"
+for c in "$src"/lib/*/*.c; do
+	c=${c#"$src"/}
 	n=$(grep -c -- "fuzzer-no-link.* -c -o $fz/obj/${c%.c}.o $c\$" "$TMP/fz.log")
 	[ "$n" = 1 ] || fail "$c compiled $n times for the fuzz library"
 done
