@@ -198,7 +198,7 @@ judge() {
 		case $name in
 		gaps) what="gap test failed" ;;
 		# the latency of the system moved within the run: on a VM the
-		# wake cost itself drifts over seconds (lib/validity.h), so this
+		# wake cost itself drifts over seconds (lib/core/validity.h), so this
 		# describes the machine, not the run's workload: a note
 		# a note of its own, all runs on one line: "drift<TAB>..."
 		stationarity)
@@ -251,7 +251,7 @@ workload_tests() {
 	printf '%s\n' "$lines" | { grep -v '^drift' || true; } | sed 's/^/  /'
 	drift=$(printf '%s\n' "$lines" | { grep '^drift' || true; } | cut -f2)
 	[ -n "$drift" ] || return 0
-	# the VM's wake cost moves over seconds (lib/validity.h): the machine,
+	# the VM's wake cost moves over seconds (lib/core/validity.h): the machine,
 	# not the run's workload; the paired design holds the sides to the
 	# same stretch of time
 	echo "  note: latency drifts within $(printf '%s\n' "$drift" | wc -l) of the $n runs (stationarity test, window medians):"

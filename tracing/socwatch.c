@@ -2,7 +2,7 @@
 /*
  * trace export/import --format socwatch: a wakebench trace as Intel SoC
  * Watch's CSV and back (DESIGN.md "SocWatch interchange"; the layout,
- * the parser and the C-state mapping are lib/socwatch.h's).
+ * the parser and the C-state mapping are lib/trace/socwatch.h's).
  *
  * Export: a preamble, then per CPU a core C-state section of its
  * intervals (rows: the time the state ended and how long it lasted, in ms

@@ -9,7 +9,7 @@
  * (a set), MN (a pre-query) or SERVER_ERROR (an ERROR reply, as a relay
  * sends when its backend is down). Server end (a relay): get, set (with
  * the value, no noreply) and mn; anything else closes the connection.
- * See lib/kvwire.h for the ordering and the bounds.
+ * See lib/net/kvwire.h for the ordering and the bounds.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * Client end: replies are a bulk string (a get's value), $-1 (a miss),
  * +OK (a set), +PONG (a pre-query) or an error (-...: an ERROR reply).
  * Server end (a relay): the arrays GET, SET and PING; anything else
- * (inline commands too) closes the connection. See lib/kvwire.h.
+ * (inline commands too) closes the connection. See lib/net/kvwire.h.
  */
 #include <errno.h>
 #include <stdio.h>

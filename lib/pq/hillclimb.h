@@ -63,7 +63,7 @@ struct hillclimb {
 	"window,value_us,step_us,window_avg_ns,best_us,next_us"
 
 
-/* The command-line knobs are lib/clishared.h's CLI_OPTS_HILLCLIMB. */
+/* The command-line knobs are lib/cli/clishared.h's CLI_OPTS_HILLCLIMB. */
 /* Defaults: initial 0, step 100, min step 3, range [0, 1e6], window 1000. */
 void hillclimb_defaults(struct hillclimb_cfg *cfg);
 /* Returns 0, or -1 when the configuration is invalid. */

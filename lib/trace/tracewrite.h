@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tracewrite: a wakebench trace directory (lib/tracefile.h) written from
- * events: the reader's inverse, for traces that were not recorded (trace
- * import, synthetic traces for tests and benchmarks).
+ * tracewrite: a wakebench trace directory (lib/trace/tracefile.h)
+ * written from events: the reader's inverse, for traces that were not
+ * recorded (trace import, synthetic traces for tests and benchmarks).
  *
  * The files are what trace record leaves: cpuN.raw holds kernel
  * ring-buffer pages of subbuf_size bytes (a u64 time stamp, a commit word
@@ -30,7 +30,7 @@
  *
  * Whole or not at all: cpuN.raw are written under temporary names and
  * take their names at tracewrite_close() together with formats/ and,
- * last, meta.txt (lib/stage.h). An earlier trace in the directory stays
+ * last, meta.txt (lib/io/stage.h). An earlier trace in the directory stays
  * as it was until then and is replaced by the close (its meta.txt goes
  * first; cpuN.raw of CPUs beyond the new ncpus are removed); other files
  * in the directory are left alone.

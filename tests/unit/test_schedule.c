@@ -17,9 +17,9 @@
 
 /*
  * The schedule as the client drew it before it was streamed (commit
- * 53569e7, lib/schedule.c's schedule_build() and client/run.c's
- * draw_keys()), kept here verbatim but for names: the whole schedule
- * into arrays. The streamed generator must give the same requests.
+ * 53569e7, lib/schedule.c's schedule_build(), now in lib/core/, and
+ * client/run.c's draw_keys()), kept here verbatim but for names: the
+ * whole schedule into arrays. The streamed generator must give the same requests.
  */
 struct old_schedule {
 	uint64_t n;		/* warmup + measured */
