@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "client.h"
+#include "json.h"
 #include "csv.h"
 #include "hist.h"
 #include "qci.h"

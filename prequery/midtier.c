@@ -62,6 +62,8 @@
 #include "hist.h"
 #include "kvkey.h"
 #include "net.h"
+#include "cmdline.h"
+#include "die.h"
 #include "opt.h"
 #include "proto.h"
 #include "relay.h"

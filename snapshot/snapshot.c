@@ -6,7 +6,8 @@
 
 #include "cli.h"
 #include "clishared.h"
-#include "opt.h"
+#include "cmdline.h"
+#include "die.h"
 #include "snapshot.h"
 
 #define PROG "wakebench-snapshot"

@@ -31,7 +31,7 @@
 #include "figtable.h"
 #include "figtrace.h"
 #include "figtraj.h"
-#include "opt.h"
+#include "die.h"
 #include "tracefile.h"
 #include "traceout.h"
 #include "wfile.h"

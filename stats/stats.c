@@ -19,7 +19,7 @@
 #include "clishared.h"
 #include "csv.h"
 #include "figpairs.h"
-#include "opt.h"
+#include "die.h"
 #include "stats.h"
 #include "sweepcollect.h"
 #include "sweepcsv.h"

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "die.h"
 #include "opt.h"
 #include "portheld.h"
 #include "sweepagent.h"

@@ -23,8 +23,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "cpu.h"
 #include "csv.h"
+#include "die.h"
 #include "hwcstate.h"
 #include "irqstat.h"
 #include "opt.h"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "opt.h"
+#include "die.h"
 #include "trace.h"
 
 struct export_opts {

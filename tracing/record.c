@@ -29,11 +29,12 @@
 #include <tracefs.h>
 
 #include "clock.h"
+#include "cmdline.h"
 #include "cpu.h"
 #include "cpuset.h"
+#include "die.h"
 #include "hwcstate.h"
 #include "idlestate.h"
-#include "opt.h"
 #include "stage.h"
 #include "trace.h"
 #include "traceout.h"

@@ -18,6 +18,7 @@
 #include "cpu.h"
 #include "cpuset.h"
 #include "csv.h"
+#include "die.h"
 #include "hist.h"
 #include "hwcstate.h"
 #include "opt.h"

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 
 #include "csvtable.h"
-#include "opt.h"
+#include "die.h"
 #include "runcheck.h"
 
 #define PROG "behind-count"

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "cpu.h"
-#include "opt.h"
+#include "die.h"
 #include "proto.h"
 
 #define PROG "wb-echo"

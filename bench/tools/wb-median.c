@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opt.h"
+#include "die.h"
 #include "stats.h"
 
 #define PROG "wb-median"

@@ -17,7 +17,7 @@
 
 #include "clock.h"
 #include "cpu.h"
-#include "opt.h"
+#include "die.h"
 
 #define PROG "wb-stall"
 

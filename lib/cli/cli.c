@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cpu.h"
 #include "cpuset.h"
+#include "die.h"
 #include "opt.h"
 
 /* Widest help line the layout aims for. */

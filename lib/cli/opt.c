@@ -2,13 +2,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <netdb.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cpu.h"
 #include "cpuset.h"
+#include "die.h"
 #include "opt.h"
 
 int opt_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -110,65 +107,6 @@ int opt_hostport(const char *s, const char *def_host, char *host,
 	return 0;
 }
 
-int opt_resolve(const char *host, uint16_t port, int socktype,
-		struct sockaddr_storage *ss, socklen_t *len)
-{
-	struct addrinfo hints = { .ai_socktype = socktype }, *res;
-	char service[8];
-
-	snprintf(service, sizeof(service), "%u", port);
-	if (getaddrinfo(host, service, &hints, &res))
-		return -1;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
-}
-
-void opt_usage(const char *prog, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
-	exit(2);
-}
-
-void opt_bad_option(const char *prog)
-{
-	fprintf(stderr, "Try '%s --help'.\n", prog);
-	exit(2);
-}
-
-void opt_die(const char *prog, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-int opt_split_command(const char *prog, int argc, char **argv, char ***cmd)
-{
-	*cmd = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--"))
-			continue;
-		if (!argv[i + 1])
-			opt_usage(prog, "nothing after '--'");
-		*cmd = argv + i + 1;
-		return i;
-	}
-	return argc;
-}
-
 struct cpuset *opt_cpus(const char *prog, const char *arg, int ncpus)
 {
 	struct cpuset *set = cpuset_new(ncpus);
@@ -180,47 +118,4 @@ struct cpuset *opt_cpus(const char *prog, const char *arg, int ncpus)
 		opt_usage(prog, "invalid --cpus '%s' (CPUs 0-%d)", arg, ncpus - 1);
 	}
 	return set;
-}
-
-static int needs_quotes(const char *s)
-{
-	if (!*s)
-		return 1;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("-_./:=,@+%", *s))
-			return 1;
-	return 0;
-}
-
-char *opt_cmdline(int argc, char **argv)
-{
-	size_t len = 1;
-	char *out, *p;
-
-	for (int i = 0; i < argc; i++)
-		len += 4 * strlen(argv[i]) + 3;
-	out = p = malloc(len);
-	if (!out)
-		return NULL;
-	for (int i = 0; i < argc; i++) {
-		const char *s = argv[i];
-
-		if (i)
-			*p++ = ' ';
-		if (!needs_quotes(s)) {
-			p = stpcpy(p, s);
-			continue;
-		}
-		*p++ = '\'';
-		for (; *s; s++) {
-			if (*s == '\'') {
-				p = stpcpy(p, "'\\''");
-				continue;
-			}
-			*p++ = *s;
-		}
-		*p++ = '\'';
-	}
-	*p = '\0';
-	return out;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * csv: buffered CSV writer (RFC 4180 quoting) and a small streaming JSON
- * writer. Write errors are sticky and reported once, at close.
+ * csv: buffered CSV writer (RFC 4180 quoting). Write errors are sticky
+ * and reported once, at close. The JSON writer is json.h's.
  */
 #ifndef WB_CSV_H
 #define WB_CSV_H
@@ -27,19 +27,5 @@ void csv_empty(struct csv *c);
 void csv_end_row(struct csv *c);
 /* Flush, fsync-free close; returns 0 or -errno of the first failure. */
 int csv_close(struct csv *c);
-
-struct json;
-
-struct json *json_open(const char *path);
-void json_obj_begin(struct json *j, const char *key);	/* key NULL at top */
-void json_obj_end(struct json *j);
-void json_arr_begin(struct json *j, const char *key);
-void json_arr_end(struct json *j);
-void json_u64(struct json *j, const char *key, uint64_t v);
-void json_i64(struct json *j, const char *key, int64_t v);
-void json_double(struct json *j, const char *key, double v);	/* NaN: null */
-void json_str(struct json *j, const char *key, const char *s);	/* NULL: null */
-void json_bool(struct json *j, const char *key, int v);
-int json_close(struct json *j);
 
 #endif

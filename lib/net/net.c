@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include "clock.h"
 #include "net.h"
-#include "opt.h"
+#include "resolve.h"
 
 int net_proto_parse(const char *name, enum net_proto *out)
 {

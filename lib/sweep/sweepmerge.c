@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "json.h"
 #include "csv.h"
 #include "csvread.h"
 #include "errmsg.h"

@@ -16,6 +16,9 @@
 #include "cstate.h"
 #include "idlestate.h"
 #include "opt.h"
+#include "pmqos.h"
+#include "procpid.h"
+#include "runsignals.h"
 #include "sysfs.h"
 #include "wfile.h"
 
@@ -1343,42 +1346,6 @@ int cstate_describe_file(const char *path,
 	}
 	free(r.ch.v);
 	return alive;
-}
-
-static void hup_as_term(int sig)
-{
-	(void)sig;
-	kill(getpid(), SIGTERM);
-}
-
-static int default_action(int sig)
-{
-	struct sigaction old;
-
-	return !sigaction(sig, NULL, &old) && !(old.sa_flags & SA_SIGINFO) &&
-	       old.sa_handler == SIG_DFL;
-}
-
-void cstate_run_signals(void)
-{
-	struct sigaction sa;
-	sigset_t set;
-
-	sigemptyset(&set);
-	if (default_action(SIGINT))
-		sigaddset(&set, SIGINT);
-	if (default_action(SIGTERM))
-		sigaddset(&set, SIGTERM);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	if (default_action(SIGHUP)) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = hup_as_term;
-		sa.sa_flags = SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGHUP, &sa, NULL);
-	}
-	if (default_action(SIGPIPE))
-		signal(SIGPIPE, SIG_IGN);
 }
 
 struct cstate_session *cstate_run_begin_cpus(const struct cstate_spec *spec,

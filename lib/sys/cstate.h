@@ -31,6 +31,9 @@
  * State files: $WAKEBENCH_STATE_DIR or /run/wakebench, one per session,
  * cstate.<pid>.state (cstate.<pid>.<n>.state for further sessions of one
  * process).
+ *
+ * The PM QoS values and reads are pmqos.h's, the owner check procpid.h's,
+ * the signal set-up of the commands runsignals.h's.
  */
 #ifndef WB_CSTATE_H
 #define WB_CSTATE_H
@@ -51,8 +54,6 @@ struct cstate_spec {
 	uint64_t max_latency_us;
 	int system;		/* also hold /dev/cpu_dma_latency */
 };
-
-#define CSTATE_PMQOS_DEV "/dev/cpu_dma_latency"
 
 /*
  * "on", "off", "max-latency-us=N", and the system-wide forms "system-off",
@@ -82,18 +83,8 @@ int cstate_set(struct cstate_session *s, unsigned int cpu, unsigned int idx,
 int cstate_set_governor(struct cstate_session *s, const char *name);
 int cstate_set_resume(struct cstate_session *s, unsigned int cpu,
 		      const char *val);
-/* The resume latency value that allows at most us of exit latency. */
-const char *cstate_resume_value(uint64_t us, char *buf, size_t len);
 /* Holds /dev/cpu_dma_latency (or $WAKEBENCH_PMQOS_DEV) at us. */
 int cstate_pmqos_hold(struct cstate_session *s, int32_t us);
-/*
- * The PM QoS limits in force: /dev/cpu_dma_latency's value (the kernel's
- * 2000000000: no constraint), and a CPU's pm_qos_resume_latency_us text
- * ("0": no constraint, "n/a": none tolerated). 0 or -errno.
- */
-#define CSTATE_PMQOS_NONE 2000000000
-int cstate_pmqos_read(int32_t *us);
-int cstate_resume_read(unsigned int cpu, char *buf, size_t len);
 /* Later changes override other sessions' holds instead of failing. */
 void cstate_force(struct cstate_session *s, int force);
 /* The message of the last failed change (-EBUSY: the holder), or "". */
@@ -145,8 +136,8 @@ int cstate_changes(const struct cstate_session *s);
  * The --cstates option of client, server and midtier: applies spec to
  * @cpu (or every CPU when cpu < 0) through per-CPU settings only (plus
  * /dev/cpu_dma_latency when spec->system) in a new session that is also
- * ended at exit; cstate_run_signals() first. Returns the session, or NULL
- * with a message in err.
+ * ended at exit; cstate_run_signals() (runsignals.h) first. Returns the
+ * session, or NULL with a message in err.
  */
 struct cstate_session *cstate_run_begin(const struct cstate_spec *spec,
 					int cpu, const char *cmdline,
@@ -180,18 +171,5 @@ int cstate_restore_file(const char *path, void (*report)(const char *msg));
  */
 int cstate_describe_file(const char *path,
 			 void (*line)(void *ctx, const char *text), void *ctx);
-
-/*
- * For the commands that change settings: blocks SIGINT and SIGTERM (the
- * caller takes them with signalfd or sigwait), turns SIGHUP into SIGTERM
- * and ignores SIGPIPE, each only where it still has its default action.
- * cstate_run_begin() calls it before its first change.
- */
-void cstate_run_signals(void);
-
-/* The start time (clock ticks after boot) in a /proc/PID/stat line. */
-int cstate_parse_starttime(const char *stat, unsigned long long *start);
-/* 1 when pid runs and (start != 0) started at start; 0 when not. */
-int cstate_owner_alive(int pid, unsigned long long start);
 
 #endif

@@ -15,8 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "csv.h"
+#include "json.h"
 #include "cstate.h"
+#include "pmqos.h"
 #include "idlestate.h"
 #include "snapshot.h"
 #include "sysfs.h"

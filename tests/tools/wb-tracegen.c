@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "die.h"
 #include "opt.h"
 #include "prng.h"
 #include "tracewrite.h"

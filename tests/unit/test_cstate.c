@@ -10,6 +10,8 @@
 #include "unit.h"
 #include "cpuset.h"
 #include "cstate.h"
+#include "procpid.h"
+#include "pmqos.h"
 #include "fake_sysfs.h"
 #include "idlestate.h"
 #include "snapshot.h"

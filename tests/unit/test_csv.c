@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "unit.h"
+#include "json.h"
 #include "csv.h"
 
 START_TEST(csv_fields_and_quoting)

@@ -8,6 +8,7 @@
 #include "unit.h"
 #include "net.h"
 #include "cpu.h"
+#include "cmdline.h"
 #include "opt.h"
 
 START_TEST(parse_u64)

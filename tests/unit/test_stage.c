@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include "unit.h"
+#include "json.h"
 #include "csv.h"
 #include "rfile.h"
 #include "spool.h"
