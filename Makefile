@@ -68,9 +68,9 @@ trace_SRC := tracing/trace.c tracing/record.c tracing/residency.c tracing/captur
 	tracing/export.c tracing/tracedat.c tracing/socwatch.c
 stats_SRC := stats/stats.c
 # internal helper of `wakebench sweep` (lib/sweep)
-sweep-spec_SRC := stats/sweep-spec.c
+sweep-spec_SRC := sweep-spec/sweep-spec.c
 # internal helper of `wakebench report` (lib/fig)
-figdata_SRC := stats/figdata.c
+figdata_SRC := figdata/figdata.c
 wake_SRC := wake/wake.c
 PROGS := server client midtier cstate snapshot trace stats sweep-spec figdata wake
 PROG_BINS := $(PROGS:%=$(O)/bin/wakebench-%)
