@@ -225,6 +225,38 @@ START_TEST(qci_tightest_ranks)
 		{ 1000, 0.99, 984, 997, 0.9635363098183776 },
 		{ 10000, 0.999, 9984, 9997, 0.9627139012489605 },
 	};
+	/* n = 10^6: the narrowest width reaching 95 % and its best pair,
+	 * found by scipy.stats.binom.cdf around n p (the width one less
+	 * reaches at most 0.94989, 0.94999 and 0.94835) */
+	static const struct {
+		uint64_t n;
+		double p;
+		uint64_t lo, hi;
+		double cov;
+	} m[] = {
+		{ 1000000, 0.5, 499020, 500980, 0.95000414940742 },
+		{ 1000000, 0.99, 989805, 990196, 0.9505711243554504 },
+		{ 1000000, 0.999, 998938, 999062, 0.9502066318459009 },
+	};
+	struct qci q5;
+
+	/* n = 5: no pair reaches 95 % for the median; the best, [X(1), X(5)],
+	 * covers 1 - 2 / 2^5 */
+	ck_assert_int_eq(qci_ranks(5, 0.5, QCI_LEVEL95, &q5), -ERANGE);
+	ck_assert_double_eq_tol(q5.coverage, 0.9375, 1e-12);
+	ck_assert_int_eq(qci_ranks(5, 0.5, 0.9, &q5), 0);
+	ck_assert(q5.lo == 1 && q5.hi == 5);
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		struct qci q;
+
+		ck_assert_int_eq(qci_ranks(m[i].n, m[i].p, QCI_LEVEL95, &q), 0);
+		ck_assert_msg(q.hi - q.lo == m[i].hi - m[i].lo,
+			      "n=%llu p=%g: width %llu",
+			      (unsigned long long)m[i].n, m[i].p,
+			      (unsigned long long)(q.hi - q.lo));
+		rel_eq(q.coverage, m[i].cov, 1e-9, "coverage at 10^6");
+		ck_assert(q.lo == m[i].lo && q.hi == m[i].hi);
+	}
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		struct qci q;
