@@ -207,15 +207,17 @@ START_TEST(spread_fixed)
 }
 END_TEST
 
+struct qci_case {
+	uint64_t n;
+	double p;
+	uint64_t lo, hi;
+	double cov;
+};
+
 /* Brute force over every rank pair (scipy.stats.binom) gave these. */
 START_TEST(qci_tightest_ranks)
 {
-	static const struct {
-		uint64_t n;
-		double p;
-		uint64_t lo, hi;
-		double cov;
-	} c[] = {
+	static const struct qci_case c[] = {
 		{ 20, 0.5, 6, 15, 0.9586105346679688 },
 		{ 50, 0.5, 18, 32, 0.9511261076817297 },
 		{ 30, 0.75, 18, 28, 0.9678104884367237 },
@@ -228,12 +230,7 @@ START_TEST(qci_tightest_ranks)
 	/* n = 10^6: the narrowest width reaching 95 % and its best pair,
 	 * found by scipy.stats.binom.cdf around n p (the width one less
 	 * reaches at most 0.94989, 0.94999 and 0.94835) */
-	static const struct {
-		uint64_t n;
-		double p;
-		uint64_t lo, hi;
-		double cov;
-	} m[] = {
+	static const struct qci_case m[] = {
 		{ 1000000, 0.5, 499020, 500980, 0.95000414940742 },
 		{ 1000000, 0.99, 989805, 990196, 0.9505711243554504 },
 		{ 1000000, 0.999, 998938, 999062, 0.9502066318459009 },
