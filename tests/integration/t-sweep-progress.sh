@@ -12,6 +12,7 @@
 "$WB" sweep --out "$TMP/dry" --dist "fixed exp" --warmup "0 100" --reps 3 --requests 500 \
 	--interval-us 2000 --dry-run > "$TMP/plan" 2> "$TMP/dry.err" || fail "dry run: $(cat "$TMP/dry.err")"
 [ "$(wc -l < "$TMP/plan")" = 12 ] || fail "dry-run plan: $(cat "$TMP/plan")"
+[ ! -e "$TMP/dry" ] || fail "--dry-run created $TMP/dry"
 grep -q '^wakebench-sweep: 12 runs (4 points x 3 reps), estimated 0h00m20s: 12.0 s of measured requests, 1.2 s of warm-up, 6.0 s of per-run overhead (0.5 s a run' "$TMP/dry.err" ||
 	fail "dry-run estimate: $(cat "$TMP/dry.err")"
 # a duration per run, and several agents' start margin
