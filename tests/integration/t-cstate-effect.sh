@@ -96,8 +96,13 @@ grep -q warning "$TMP/cerr" && fail "client (intel_idle) warned: $(cat "$TMP/cer
 [ "$(disabled 1 2)$(resume 1)" = 00 ] || fail "not restored (intel_idle)"
 
 # --- this machine, for real (root, no cpuidle driver) -----------------
-unset WAKEBENCH_SYSFS WAKEBENCH_PMQOS_DEV
-export WAKEBENCH_STATE_DIR="$TMP/state-real"
+# The host's own state directory, never a private one: the state files
+# are the machine's record of who holds what. A private directory on the
+# real sysfs takes another holder's value for the original and "restores"
+# it after that holder ended (a concurrent 'cstate hold --max-latency-us 0
+# --cpus 1' left cpu1 at n/a that way), and a SIGKILL would leave its
+# record where 'cstate restore' cannot find it.
+unset WAKEBENCH_SYSFS WAKEBENCH_STATE_DIR WAKEBENCH_PMQOS_DEV
 real1=/sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us
 drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
 if [ "$(id -u)" = 0 ] && [ "$drv" = none ] && [ -w "$real1" ]; then

@@ -103,8 +103,13 @@ $C governor teo > "$TMP/err" 2>&1; rc=$?
 	fail "read-only governor: exit $rc: $(cat "$TMP/err")"
 
 # This machine, for real (root, a writable current_governor).
-unset WAKEBENCH_SYSFS
-export WAKEBENCH_STATE_DIR="$TMP/state-real"
+# The host's own state directory, never a private one: the state files
+# are the machine's record of who holds what. A private directory on the
+# real sysfs takes another holder's value for the original and "restores"
+# it after that holder ended (a concurrent 'cstate hold --max-latency-us 0
+# --cpus 1' left cpu1 at n/a that way), and a SIGKILL would leave its
+# record where 'cstate restore' cannot find it.
+unset WAKEBENCH_SYSFS WAKEBENCH_STATE_DIR WAKEBENCH_PMQOS_DEV
 real=/sys/devices/system/cpu/cpuidle/current_governor
 if [ "$(id -u)" = 0 ] && [ -w "$real" ]; then
 	orig=$(cat "$real")
