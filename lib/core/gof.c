@@ -6,13 +6,7 @@
 #include <string.h>
 #include "gof.h"
 #include "specfun.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
+#include "stats.h"
 
 double gof_ad_cdf_inf(double z)
 {
@@ -36,7 +30,7 @@ int gof_ad_exp(const double *x, size_t n, double mean, struct gof_result *r)
 	if (!s)
 		return -ENOMEM;
 	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	stats_sort(s, n);
 	for (size_t i = 0; i < n; i++) {
 		/* ln F(x_(i)) and ln(1 - F(x_(n-1-i))), F = 1 - e^(-x/mean);
 		 * a gap of 0 (or below) has F = 0: clamped so that the
@@ -305,8 +299,8 @@ int gof_window_medians(const double *x, size_t n, size_t k, double *lo,
 		double med;
 
 		memcpy(w, x + a, m * sizeof(*w));
-		qsort(w, m, sizeof(*w), cmp_double);
-		med = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
+		stats_sort(w, m);
+		med = stats_median_sorted(w, m);
 		*lo = fmin(*lo, med);
 		*hi = fmax(*hi, med);
 	}

@@ -72,6 +72,12 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void stats_sort(double *v, size_t n)
+{
+	if (n)	/* v may be NULL when there is nothing to sort */
+		qsort(v, n, sizeof(*v), cmp_double);
+}
+
 /* The smallest sample size whose order-statistic CI covers >= 95 %. */
 static size_t min_ci_size(void)
 {

@@ -59,6 +59,8 @@ double stats_ci_coverage(size_t n, size_t lo, size_t hi);
 void stats_ci_label(const struct stats_summary *s, char *buf, size_t len);
 /* Median of sorted v[n] (mean of the middle two when n is even). */
 double stats_median_sorted(const double *v, size_t n);
+/* Sorts v[n] ascending (NaN-free input). */
+void stats_sort(double *v, size_t n);
 /*
  * CONFIRM estimate for sorted[n] (see above) at +-r_pct %, seeded.
  * Returns k, STATS_REPS_MORE, or -ENOMEM.
