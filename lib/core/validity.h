@@ -17,9 +17,10 @@
  *   - stationarity: Kruskal-Wallis of the latencies in send order, cut
  *     into VALIDITY_WINDOWS equal windows, with the lowest and highest
  *     window median as the size of a drift. On a VM the wake cost itself
- *     moves over seconds (bench/RESULTS.md: medians 64-127 us within one 10 s
- *     run), so this test often fails on runs whose gaps were right: it
- *     describes the machine, and the behind-schedule rule does not use it.
+ *     moves over seconds (bench/RESULTS.md: window medians spanning 30-44 %
+ *     of a 10 s run's median), so this test often fails on runs whose gaps
+ *     were right: it describes the machine, and the behind-schedule rule
+ *     does not use it.
  * Each test fails when its p-value is below alpha; a test that cannot run
  * (closed loop: the gaps are not a schedule's; too few values) says why.
  */
