@@ -22,6 +22,7 @@ int main(void)
 		gof_suite,
 		wake_suite,
 		cpuset_suite,
+		govstat_suite,
 	};
 	SRunner *sr;
 	int failed;

@@ -51,5 +51,6 @@ Suite *ivstat_suite(void);
 Suite *gof_suite(void);
 Suite *wake_suite(void);
 Suite *cpuset_suite(void);
+Suite *govstat_suite(void);
 
 #endif
