@@ -13,6 +13,7 @@
 
 #include "figpairs.h"
 #include "rfile.h"
+#include "sweepdim.h"
 
 #define MAXCOL 512
 
@@ -242,40 +243,110 @@ static int finish(int ret, struct map *off, struct map *on, int runs,
 	return ret;
 }
 
+/* The numbers a sweep pair shows: bars.dat's six, speedup.dat's three. */
+static const char *const bar_cols[6] = {
+	"avg_median_us", "avg_ci_lo_us", "avg_ci_hi_us", "p99_median_us",
+	"p99_ci_lo_us", "p99_ci_hi_us",
+};
+static const char *const sp_cols[3] = {
+	"speedup_avg", "speedup_p50", "speedup_p99",
+};
+
+/* Where a summary's columns are (-1: absent). */
+struct sweep_cols {
+	int n, nb, bar[6], sp[3], dim[SWEEPDIM_N];
+};
+
+static void sweep_cols(char **h, int nh, struct sweep_cols *c)
+{
+	c->n = col(h, nh, "n");
+	c->nb = col(h, nh, "n_behind");
+	for (int k = 0; k < 6; k++)
+		c->bar[k] = col(h, nh, bar_cols[k]);
+	for (int k = 0; k < 3; k++)
+		c->sp[k] = col(h, nh, sp_cols[k]);
+	for (int d = 0; d < SWEEPDIM_N; d++)
+		c->dim[d] = col(h, nh, sweepdim_table[d].col);
+}
+
+/*
+ * Appends to KEY (LEN bytes so far) "/<tag><value>" for each dimension of
+ * label role FIG (lib/sweep/sweepdim.h), in table order, but for its
+ * default value (a tier's C-states: cstates' value) and, past the first
+ * six, for an empty one. The new length (>= SIZE: too long).
+ */
+static int label_add(char *key, size_t size, int len, enum sweepdim_fig fig,
+		     const char *const *x)
+{
+	for (int d = 0; d < SWEEPDIM_N; d++) {
+		const struct sweepdim *t = &sweepdim_table[d];
+		const char *omit;
+
+		if (t->fig != fig || (size_t)len >= size)
+			continue;
+		omit = t->follows ? x[sweepdim_find(t->follows)] : t->def;
+		if ((!*x[d] && d >= SWEEPDIM_NFIRST) || !strcmp(x[d], omit))
+			continue;
+		len += snprintf(key + len, size - (size_t)len, "/%s%s", t->tag, x[d]);
+	}
+	return len;
+}
+
+/* One summary row R (NF fields) into OFF or ON; -EINVAL (label too long,
+ * message in ERR) or -ENOMEM. */
+static int sweep_row(char **r, int nf, const struct sweep_cols *c,
+		     struct map *off, struct map *on, const char *name,
+		     char *err, size_t errlen)
+{
+	char key[1024], pk[1400], v[2048], sp[1024];
+	const char *x[SWEEPDIM_N], *pq;
+	struct pair *p;
+	int len, three;
+
+	for (int d = 0; d < SWEEPDIM_N; d++)
+		x[d] = fld(r, nf, c->dim[d]);
+	if (c->n >= 0 && awk_is0(fld(r, nf, c->n)))
+		return 0;
+	len = snprintf(key, sizeof(key), "%s:%gus", x[SWEEPDIM_DIST],
+		       awknum(x[SWEEPDIM_INTERVAL_US]));
+	len = label_add(key, sizeof(key), len, SWEEPDIM_FIG_CONFIG, x);
+	if ((size_t)len >= sizeof(key)) {
+		snprintf(err, errlen, "%s: a label longer than %zu bytes", name, sizeof(key));
+		return -EINVAL;
+	}
+	snprintf(v, sizeof(v), "%s %s %s %s %s %s", fld(r, nf, c->bar[0]),
+		 fld(r, nf, c->bar[1]), fld(r, nf, c->bar[2]), fld(r, nf, c->bar[3]),
+		 fld(r, nf, c->bar[4]), fld(r, nf, c->bar[5]));
+	/* with three tiers the midtier's delay is the pre-query */
+	three = !strcmp(x[SWEEPDIM_TIERS], "3");
+	pq = three ? x[SWEEPDIM_DELAY] : x[SWEEPDIM_PREQUERY];
+	if (!*pq || !strcmp(pq, "off")) {
+		p = map_get(off, key, 1);
+	} else {
+		int pl = snprintf(pk, sizeof(pk), "%s/%s%s", key, three ? "delay" : "pq", pq);
+
+		label_add(pk, sizeof(pk), pl, SWEEPDIM_FIG_PAIR, x);
+		p = map_get(on, pk, 1);
+		snprintf(sp, sizeof(sp), "%s %s %s", fld(r, nf, c->sp[0]),
+			 fld(r, nf, c->sp[1]), fld(r, nf, c->sp[2]));
+		if (p && (set(&p->base, key) || set(&p->sp, sp)))
+			p = NULL;
+	}
+	if (!p || set(&p->v, v))
+		return oom(err, errlen);
+	p->nb = c->nb >= 0 ? awknum(fld(r, nf, c->nb)) : 0;
+	return 0;
+}
+
 int figpairs_sweep(FILE *f, const char *name, FILE *bars, FILE *speedup,
 		   char *err, size_t errlen)
 {
-	static const char *const names[] = {
-		"n", "dist", "interval_us", "warmup", "cstates", "service_us",
-		"prequery", "n_behind", "avg_median_us", "avg_ci_lo_us",
-		"avg_ci_hi_us", "p99_median_us", "p99_ci_lo_us", "p99_ci_hi_us",
-		"speedup_avg", "speedup_p50", "speedup_p99",
-		/* the dimensions three tiers added: in the label where not
-		 * their default; the pre-query's own ones only with one */
-		"tiers", "closed", "warmup_mode", "timer_slack_ns",
-		"server_cstates", "client_cstates", "midtier_cstates", "cpu",
-		"work_us", "delay", "prequery_at", "prequery_ack",
-		"prequery_receiver", "helper_wait", "backend",
-	};
-	enum { N, DIST, INTERVAL, WARMUP, CSTATES, SERVICE, PQ, NB, V0, SP0 = V0 + 6,
-	       TIERS = SP0 + 3, CLOSED, WUMODE, SLACK, SCS, CCS, MCS, CPU, WORK,
-	       DELAY, AT, ACK, RCV, HW, BACKEND, NCOL };
-	/* label part, column, the value left out (NULL: any non-empty) */
-	static const struct { const char *tag; int col; const char *dflt; } extra[] = {
-		{ "tiers", TIERS, "2" }, { "closed", CLOSED, "no" },
-		{ "wum", WUMODE, "schedule" }, { "slack", SLACK, "1" },
-		{ "scs", SCS, NULL }, { "ccs", CCS, NULL }, { "mcs", MCS, NULL },
-		{ "cpu", CPU, "pinned" }, { "work", WORK, "0" },
-		{ "be", BACKEND, "wakebench" },
-	}, pqextra[] = {
-		{ "at", AT, "lead" }, { "ack", ACK, "no" },
-		{ "rcv", RCV, "server" }, { "hw", HW, "block" },
-	};
 	char *hline = NULL, *line = NULL, *h[MAXCOL];
 	size_t hcap = 0, cap = 0;
 	ssize_t got;
 	struct map off = { 0 }, on = { 0 };
-	int nh, c[NCOL], ret = 0;
+	struct sweep_cols c;
+	int nh, ret = 0;
 
 	/* lines bounded before they are held (a 2 GB line would cost 2 GB) */
 	got = rfile_getline(f, &hline, &hcap, RFILE_LINE_MAX);
@@ -286,73 +357,20 @@ int figpairs_sweep(FILE *f, const char *name, FILE *bars, FILE *speedup,
 		return got && got != -E2BIG ? -EIO : -EINVAL;
 	}
 	nh = split(hline, h);
-	for (int k = 0; k < NCOL; k++)
-		c[k] = col(h, nh, names[k]);
-	if (c[DIST] < 0 || c[INTERVAL] < 0 || c[PQ] < 0) {
+	sweep_cols(h, nh, &c);
+	if (c.dim[SWEEPDIM_DIST] < 0 || c.dim[SWEEPDIM_INTERVAL_US] < 0 ||
+	    c.dim[SWEEPDIM_PREQUERY] < 0) {
 		snprintf(err, errlen, "%s has no dist, interval_us or prequery column", name);
 		free(hline);
 		return -EINVAL;
 	}
 	while ((got = rfile_getline(f, &line, &cap, RFILE_LINE_MAX)) > 0) {
-		char *r[MAXCOL], key[1024], pk[1400], v[2048], sp[1024];
-		const char *x[NCOL], *pq;
-		int three;
-		struct pair *p;
-		int nf = split(line, r), len;
+		char *r[MAXCOL];
+		int nf = split(line, r);
 
-		for (int k = 0; k < NCOL; k++)
-			x[k] = fld(r, nf, c[k]);
-		if (c[N] >= 0 && awk_is0(x[N]))
-			continue;
-		len = snprintf(key, sizeof(key), "%s:%gus", x[DIST], awknum(x[INTERVAL]));
-		if (strcmp(x[WARMUP], "0"))
-			len += snprintf(key + len, sizeof(key) - (size_t)len, "/wu%s", x[WARMUP]);
-		if (strcmp(x[CSTATES], "on") && (size_t)len < sizeof(key))
-			len += snprintf(key + len, sizeof(key) - (size_t)len, "/cs-%s", x[CSTATES]);
-		if (strcmp(x[SERVICE], "0") && (size_t)len < sizeof(key))
-			len += snprintf(key + len, sizeof(key) - (size_t)len, "/svc%s", x[SERVICE]);
-		for (size_t e = 0; e < sizeof(extra) / sizeof(extra[0]); e++) {
-			const char *ev = x[extra[e].col];
-
-			/* a tier's C-states only where they differ from cstates */
-			if (!*ev || (extra[e].dflt ? !strcmp(ev, extra[e].dflt) :
-				     !strcmp(ev, x[CSTATES])) || (size_t)len >= sizeof(key))
-				continue;
-			len += snprintf(key + len, sizeof(key) - (size_t)len, "/%s-%s",
-					extra[e].tag, ev);
-		}
-		if ((size_t)len >= sizeof(key)) {
-			snprintf(err, errlen, "%s: a label longer than %zu bytes", name, sizeof(key));
-			ret = -EINVAL;
+		ret = sweep_row(r, nf, &c, &off, &on, name, err, errlen);
+		if (ret)
 			break;
-		}
-		snprintf(v, sizeof(v), "%s %s %s %s %s %s", x[V0], x[V0 + 1], x[V0 + 2],
-			 x[V0 + 3], x[V0 + 4], x[V0 + 5]);
-		/* with three tiers the midtier's delay is the pre-query */
-		three = !strcmp(x[TIERS], "3");
-		pq = three ? x[DELAY] : x[PQ];
-		if (!*pq || !strcmp(pq, "off")) {
-			p = map_get(&off, key, 1);
-		} else {
-			int pl = snprintf(pk, sizeof(pk), "%s/%s%s", key, three ? "delay" : "pq", pq);
-
-			for (size_t e = 0; e < sizeof(pqextra) / sizeof(pqextra[0]); e++) {
-				const char *ev = x[pqextra[e].col];
-
-				if (*ev && strcmp(ev, pqextra[e].dflt) && (size_t)pl < sizeof(pk))
-					pl += snprintf(pk + pl, sizeof(pk) - (size_t)pl, "/%s-%s",
-						       pqextra[e].tag, ev);
-			}
-			p = map_get(&on, pk, 1);
-			snprintf(sp, sizeof(sp), "%s %s %s", x[SP0], x[SP0 + 1], x[SP0 + 2]);
-			if (p && (set(&p->base, key) || set(&p->sp, sp)))
-				p = NULL;
-		}
-		if (!p || set(&p->v, v)) {
-			ret = oom(err, errlen);
-			break;
-		}
-		p->nb = c[NB] >= 0 ? awknum(x[NB]) : 0;
 	}
 	if (!ret && got == -E2BIG) {
 		snprintf(err, errlen, "%s: a line longer than 64 KiB", name);

@@ -16,9 +16,10 @@
 
 #include "sweepplan.h"
 
-/* sweep.csv's header, unchanged since the awk version of the sweep. */
+/* sweep.csv's header, unchanged since the awk version of the sweep: the
+ * first six dimensions of lib/sweep/sweepdim.h's table, requests, ... */
 #define SWEEPCOLLECT_HEADER \
-	"point,rep,status,dist,interval_us,prequery,warmup,cstates,service_us," \
+	"point,rep,status" SWEEPDIM_FIRST_COLS "," \
 	"requests,seed,count,lat_avg_us,lat_p50_us,lat_p90_us,lat_p99_us," \
 	"lat_p999_us,svc_p50_us,pace_p99_us,late_sends,prequeries_sent," \
 	"prequeries_skipped,dir,behind_schedule,behind_reason"

@@ -18,13 +18,14 @@
 
 #define MAXCOL 512
 
+#define SWEEPCSV_COL_(id, opt, col, ...) col,
 const char *const sweepcsv_params[SWEEPCSV_NPARAMS] = {
-	"dist", "interval_us", "prequery", "warmup", "cstates", "service_us",
-	"requests", "tiers", "closed", "prequery_at", "prequery_ack",
-	"prequery_receiver", "warmup_mode", "timer_slack_ns", "server_cstates",
-	"client_cstates", "midtier_cstates", "cpu", "delay", "work_us",
-	"helper_wait", "backend",
+	SWEEPDIM_FIRST(SWEEPCSV_COL_) "requests",
+	SWEEPDIM_LATER(SWEEPCSV_COL_) SWEEPDIM_ADDED(SWEEPCSV_COL_)
 };
+#undef SWEEPCSV_COL_
+_Static_assert(SWEEPDIM_PREQUERY < SWEEPDIM_NFIRST,
+	       "prequery is before requests in sweepcsv_params");
 const char *const sweepcsv_metrics[SWEEPCSV_NMETRICS] = {
 	"avg", "p50", "p99", "p999", "p95", "p9999", "energy_per_request",
 	"power",

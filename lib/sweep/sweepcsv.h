@@ -14,10 +14,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "sweepdim.h"
+
 /* Parameters that name a point, in summary.csv's order: the first 7 as
- * they always were, then the dimensions added with three tiers. */
-#define SWEEPCSV_NPARAMS 22
-#define SWEEPCSV_NLEGACY_PARAMS 7
+ * they always were (the table's first six dimensions and requests), then
+ * the other dimensions (lib/sweep/sweepdim.h). */
+#define SWEEPCSV_NPARAMS (SWEEPDIM_N + 1)
+#define SWEEPCSV_NLEGACY_PARAMS (SWEEPDIM_NFIRST + 1)
 extern const char *const sweepcsv_params[SWEEPCSV_NPARAMS];
 /* Metrics: the latencies (lat_<m>_us columns) first, then the RAPL
  * energy per request and power (issue 17). The first 4 are required; the
@@ -29,8 +32,8 @@ extern const char *const sweepcsv_params[SWEEPCSV_NPARAMS];
 extern const char *const sweepcsv_metrics[SWEEPCSV_NMETRICS];
 extern const char *const sweepcsv_metric_cols[SWEEPCSV_NMETRICS];
 extern const char *const sweepcsv_metric_units[SWEEPCSV_NMETRICS];
-/* The index of "prequery" in sweepcsv_params. */
-#define SWEEPCSV_PREQUERY 2
+/* The index of "prequery" in sweepcsv_params (before requests). */
+#define SWEEPCSV_PREQUERY SWEEPDIM_PREQUERY
 
 struct sweepcsv_run {
 	const char *point, *rep;		/* rep "?" without the column */

@@ -18,54 +18,16 @@
 #define MAX_POINTS 100000ul
 #define MAX_RUNS 1000000ul
 
-enum {
-	D_DIST, D_INTERVAL, D_PREQUERY, D_WARMUP, D_CSTATES, D_SERVICE,
-	D_TIERS, D_CLOSED, D_AT, D_ACK, D_RECEIVER, D_WUMODE, D_SLACK,
-	D_SCS, D_CCS, D_MCS, D_CPU, D_DELAY, D_WORK, D_HELPER, D_BACKEND,
-};
-
-struct dimdef {
-	const char *name;	/* plan key and sweep.csv column */
-	int key;		/* enum sweepspec_key */
-	const char *abbr;	/* in point names */
-};
-
-static const struct dimdef dims[SWEEPPLAN_NDIMS] = {
-	[D_DIST] = { "dist", SK_DIST, "dist" },
-	[D_INTERVAL] = { "interval_us", SK_INTERVAL_US, "int" },
-	[D_PREQUERY] = { "prequery", SK_PREQUERY, "pq" },
-	[D_WARMUP] = { "warmup", SK_WARMUP, "wu" },
-	[D_CSTATES] = { "cstates", SK_CSTATES, "cs" },
-	[D_SERVICE] = { "service_us", SK_SERVICE_US, "svc" },
-	[D_TIERS] = { "tiers", SK_TIERS, "tiers" },
-	[D_CLOSED] = { "closed", SK_CLOSED, "closed" },
-	[D_AT] = { "prequery_at", SK_PREQUERY_AT, "at" },
-	[D_ACK] = { "prequery_ack", SK_PREQUERY_ACK, "ack" },
-	[D_RECEIVER] = { "prequery_receiver", SK_PREQUERY_RECEIVER, "rcv" },
-	[D_WUMODE] = { "warmup_mode", SK_WARMUP_MODE, "wum" },
-	[D_SLACK] = { "timer_slack_ns", SK_TIMER_SLACK_NS, "slack" },
-	[D_SCS] = { "server_cstates", SK_SERVER_CSTATES, "scs" },
-	[D_CCS] = { "client_cstates", SK_CLIENT_CSTATES, "ccs" },
-	[D_MCS] = { "midtier_cstates", SK_MIDTIER_CSTATES, "mcs" },
-	[D_CPU] = { "cpu", SK_CPU, "cpu" },
-	[D_DELAY] = { "delay", SK_DELAY, "delay" },
-	[D_WORK] = { "work_us", SK_WORK_US, "work" },
-	[D_HELPER] = { "helper_wait", SK_HELPER_WAIT, "hw" },
-	[D_BACKEND] = { "backend", SK_BACKEND, "be" },
-};
-
+#define SWEEPPLAN_COL_(id, opt, col, ...) col,
 const char *const sweepplan_dims[SWEEPPLAN_NDIMS] = {
-	"dist", "interval_us", "prequery", "warmup", "cstates", "service_us",
-	"tiers", "closed", "prequery_at", "prequery_ack", "prequery_receiver",
-	"warmup_mode", "timer_slack_ns", "server_cstates", "client_cstates",
-	"midtier_cstates", "cpu", "delay", "work_us", "helper_wait",
-	"backend",
+	SWEEPDIM_TABLE(SWEEPPLAN_COL_)
 };
+#undef SWEEPPLAN_COL_
 
 int sweepplan_dim(const char *name)
 {
 	for (int d = 0; d < SWEEPPLAN_NDIMS; d++)
-		if (sweepspec_same_key(dims[d].name, name))
+		if (sweepspec_same_key(sweepdim_table[d].col, name))
 			return d;
 	return -1;
 }
@@ -101,66 +63,23 @@ static void words_free(struct words *ws)
 	free(ws->w);
 }
 
-/* Whether dimension D's spec list is its single default value. */
-static int is_default(const struct sweepspec *s, int d)
-{
-	const char *v = s->val[dims[d].key];
-
-	return !strcmp(v, sweepspec_default(dims[d].key));
-}
-
-/* The values of one point after the collapse rules (sweepplan.h). */
-static void collapse(const char **v)
-{
-	int three = !strcmp(v[D_TIERS], "3");
-
-	if (three)
-		v[D_PREQUERY] = "off";
-	if (!strcmp(v[D_PREQUERY], "off"))
-		v[D_AT] = v[D_ACK] = v[D_RECEIVER] = "-";
-	if (!three)
-		v[D_DELAY] = v[D_WORK] = v[D_HELPER] = v[D_MCS] = "-";
-	else if (!strcmp(v[D_DELAY], "off"))
-		v[D_HELPER] = "-";
-	if (!strcmp(v[D_WARMUP], "0"))
-		v[D_WUMODE] = "-";
-	/* a real server: no service time to ask for, every pre-query is
-	 * answered, and pre-queries go to its own port */
-	if (strcmp(v[D_BACKEND], "wakebench")) {
-		v[D_SERVICE] = "-";
-		if (strcmp(v[D_PREQUERY], "off"))
-			v[D_ACK] = v[D_RECEIVER] = "-";
-	}
-	/* an empty per-side list: that side follows cstates */
-	if (!*v[D_SCS])
-		v[D_SCS] = v[D_CSTATES];
-	if (!*v[D_CCS])
-		v[D_CCS] = v[D_CSTATES];
-	if (three && !*v[D_MCS])
-		v[D_MCS] = v[D_CSTATES];
-	/* unpinned, a tier's setting would apply to every CPU: the
-	 * server's alone applies */
-	if (!strcmp(v[D_CPU], "none")) {
-		v[D_CCS] = "-";
-		if (three)
-			v[D_MCS] = "-";
-	}
-}
-
 /*
- * Whether dimension D is in point names: the six original ones always;
+ * Whether dimension D is in point names: the six first ones always;
  * another one when it applies and its spec list is not its single
- * default (for a per-side C-state key: when it is given at all).
+ * default (one that follows another's value when empty: when it is
+ * given at all).
  */
 static int in_name(const struct sweepspec *s, int d, const char *v)
 {
+	const struct sweepdim *t = &sweepdim_table[d];
+
 	if (d < SWEEPPLAN_NLEGACY)
 		return 1;
-	if (!strcmp(v, "-"))
+	if (!strcmp(v, t->gone))
 		return 0;
-	if (d == D_SCS || d == D_CCS || d == D_MCS)
-		return *s->val[dims[d].key] != '\0';
-	return !is_default(s, d);
+	if (t->follows)
+		return *s->val[t->key] != '\0';
+	return strcmp(s->val[t->key], t->def) != 0;
 }
 
 /* The point's name and values, in one allocation owned by the plan. */
@@ -170,7 +89,7 @@ static char *point_new(const struct sweepspec *s, const char **v)
 	char *b;
 
 	for (int d = 0; d < SWEEPPLAN_NDIMS; d++)
-		len += strlen(dims[d].abbr) + 2 * strlen(v[d]) + 4;
+		len += strlen(sweepdim_table[d].abbr) + 2 * strlen(v[d]) + 4;
 	b = malloc(len + 1);
 	if (!b)
 		return NULL;
@@ -179,7 +98,7 @@ static char *point_new(const struct sweepspec *s, const char **v)
 		if (!in_name(s, d, v[d]))
 			continue;
 		off += (size_t)sprintf(b + off, "%s%s-%s", off ? "_" : "",
-				       dims[d].abbr, v[d]);
+				       sweepdim_table[d].abbr, v[d]);
 	}
 	b[off++] = '\0';
 	return b;
@@ -231,11 +150,15 @@ int sweepplan_build(const struct sweepspec *s, unsigned long from,
 	struct words ws[SWEEPPLAN_NDIMS];
 	size_t idx[SWEEPPLAN_NDIMS] = { 0 }, npts = 1, k = 0;
 	struct point *pts = NULL;
+	struct sweepdim_rules rules;
 	int ret = -ENOMEM;
 
 	memset(ws, 0, sizeof(ws));
+	/* a table row whose rules cannot be read: a build mistake */
+	if (sweepdim_rules(&rules, NULL, 0))
+		return -EINVAL;
 	for (int d = 0; d < SWEEPPLAN_NDIMS; d++) {
-		if (split(s->val[dims[d].key], &ws[d]))
+		if (split(s->val[sweepdim_table[d].key], &ws[d]))
 			goto out;
 		if (!ws[d].n) {	/* an empty per-side list: follows cstates */
 			ws[d].w[0] = ws[d].buf;
@@ -263,7 +186,7 @@ int sweepplan_build(const struct sweepspec *s, unsigned long from,
 			rem /= ws[d].n;
 			pts[k].v[d] = ws[d].w[idx[d]];
 		}
-		collapse(pts[k].v);
+		sweepdim_collapse(&rules, pts[k].v);
 		pts[k].idx = k;
 		pts[k].name = point_new(s, pts[k].v);
 		if (!pts[k].name)
@@ -323,16 +246,16 @@ void sweepplan_estimate(const struct sweepspec *s, const struct sweepplan *p,
 	memset(e, 0, sizeof(*e));
 	for (size_t i = from; i < p->n; i++) {
 		const struct sweepplan_run *r = &p->run[i];
-		double gap = strtod(r->val[D_INTERVAL], NULL) / 1e6, wu;
+		double gap = strtod(r->val[SWEEPDIM_INTERVAL_US], NULL) / 1e6, wu;
 
-		if (!strcmp(r->val[D_AT], "sleep-after"))
-			gap += strtod(r->val[D_PREQUERY], NULL) / 1e6;
+		if (!strcmp(r->val[SWEEPDIM_PREQUERY_AT], "sleep-after"))
+			gap += strtod(r->val[SWEEPDIM_PREQUERY], NULL) / 1e6;
 		e->measure_s += *dur ? strtod(dur, NULL) : reqs * gap;
-		wu = strtod(r->val[D_WARMUP], NULL);
-		if (strcmp(r->val[D_WUMODE], "burst"))
+		wu = strtod(r->val[SWEEPDIM_WARMUP], NULL);
+		if (strcmp(r->val[SWEEPDIM_WARMUP_MODE], "burst"))
 			e->warmup_s += wu * (*wgap ? strtod(wgap, NULL) / 1e6 : gap);
-		e->overhead_s += strcmp(r->val[D_BACKEND], "memcached") &&
-				 strcmp(r->val[D_BACKEND], "redis") ?
+		e->overhead_s += strcmp(r->val[SWEEPDIM_BACKEND], "memcached") &&
+				 strcmp(r->val[SWEEPDIM_BACKEND], "redis") ?
 				 SWEEPPLAN_OVERHEAD_S : SWEEPPLAN_OVERHEAD_KV_S;
 		/* auto: timed before each run; about 1 s over a fast ssh */
 		if (agents > 1)
@@ -407,7 +330,7 @@ int sweepplan_write(const struct sweepplan *p, size_t from, FILE *f)
 	for (size_t i = from; i < p->n; i++) {
 		fprintf(f, "%s %lu", p->run[i].point, p->run[i].rep);
 		for (int d = 0; d < SWEEPPLAN_NDIMS; d++)
-			fprintf(f, " %s=%s", dims[d].name, p->run[i].val[d]);
+			fprintf(f, " %s=%s", sweepdim_table[d].col, p->run[i].val[d]);
 		fputc('\n', f);
 	}
 	return fflush(f) || ferror(f) ? -EIO : 0;
@@ -505,7 +428,7 @@ int sweepplan_parse_line(char *line, struct sweepplan_run *r,
 		}
 		if (!plain_value(v)) {
 			errmsg_set(err, errlen, "%s:%lu: %s value '%.64s' is not a plain word",
-			    name, lineno, dims[d].name, v);
+			    name, lineno, sweepdim_table[d].col, v);
 			return -EINVAL;
 		}
 		r->val[d] = v;

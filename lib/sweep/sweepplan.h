@@ -3,7 +3,8 @@
  * sweepplan: the runs of a sweep, from its resolved spec (lib/sweepspec).
  *
  * A run is a point (one value of every dimension) and a repetition. The
- * dimensions are the spec's list keys, in a fixed order; a value that
+ * dimensions are the spec's list keys, in the order of their table
+ * (lib/sweep/sweepdim.h, which holds the rules below as data); a value that
  * does not apply to a point is collapsed so that no two runs measure the
  * same thing twice: the client's pre-query keys when it sends none,
  * the midtier's keys with two tiers, the client's pre-query with three
@@ -32,11 +33,12 @@
 
 #include "sweepspec.h"
 
-/* The dimensions, in plan and sweep.csv order. */
-#define SWEEPPLAN_NDIMS 21
+/* The dimensions (lib/sweep/sweepdim.h's table, by column name), in
+ * plan and sweep.csv order. */
+#define SWEEPPLAN_NDIMS SWEEPDIM_N
 extern const char *const sweepplan_dims[SWEEPPLAN_NDIMS];
 /* The first six: the columns of sweep.csv since its first version. */
-#define SWEEPPLAN_NLEGACY 6
+#define SWEEPPLAN_NLEGACY SWEEPDIM_NFIRST
 /* A point's name is a directory name: at most NAME_MAX bytes. */
 #define SWEEPPLAN_NAME_MAX 255
 

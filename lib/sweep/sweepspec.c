@@ -206,20 +206,16 @@ static int isaddr(const char *w, int ncpus)
 	return n >= 2 && n <= 45 && strspn(w, "0123456789ABCDEFabcdef:.") == n;
 }
 
+/* the dimensions' keys: lib/sweep/sweepdim.h */
+#define SWEEPSPEC_DIMKEY_(id, opt, col, abbr, kind, valid, def, hint, ...) \
+	[SK_##id] = { opt, K_##kind, def, valid, hint },
+
 static const struct keydef keys[SK_NKEYS] = {
-	[SK_DIST] = { "dist", K_LIST, "exp", isdist, "fixed, exp, poisson" },
-	[SK_INTERVAL_US] = { "interval-us", K_LIST, "1000", isposnum,
-			     "a mean gap in us, above 0" },
+	SWEEPDIM_TABLE(SWEEPSPEC_DIMKEY_)
 	[SK_RATE] = { "rate", K_OPTLIST, "", isposnum,
 		      "requests per second, above 0" },
-	[SK_PREQUERY] = { "prequery", K_LIST, "off", ispq,
-			  "off, adaptive or a lead in us" },
 	[SK_WINDOW] = { "window", K_ONE, "1000", ispos,
 			"a whole number of requests, at least 1" },
-	[SK_WARMUP] = { "warmup", K_LIST, "0", isint, "a whole number of requests" },
-	[SK_CSTATES] = { "cstates", K_LIST, "on", iscs,
-			 "on, off, max-latency-us=N, system-off or system-max-latency-us=N" },
-	[SK_SERVICE_US] = { "service-us", K_LIST, "0", isnum, "a number of us" },
 	[SK_REQUESTS] = { "requests", K_ONE, "1000", ispos,
 			  "a whole number of requests, at least 1" },
 	[SK_REPS] = { "reps", K_ONE, "5", ispos, "a whole number, at least 1" },
@@ -239,37 +235,12 @@ static const struct keydef keys[SK_NKEYS] = {
 			     "an IP address or host name" },
 	[SK_SERVER_PORT] = { "server-port", K_ONE, "17000", isport,
 			     "1-65534; pre-queries use PORT+1" },
-	[SK_TIERS] = { "tiers", K_LIST, "2", istiers,
-		       "2 (client, server) or 3 (client, midtier, server)" },
-	[SK_CLOSED] = { "closed", K_LIST, "no", isyesno, "no or yes" },
-	[SK_PREQUERY_AT] = { "prequery-at", K_LIST, "lead", isat,
-			     "lead, gap-start or sleep-after" },
-	[SK_PREQUERY_ACK] = { "prequery-ack", K_LIST, "no", isyesno, "no or yes" },
-	[SK_PREQUERY_RECEIVER] = { "prequery-receiver", K_LIST, "server",
-				   isreceiver, "server or separate" },
-	[SK_WARMUP_MODE] = { "warmup-mode", K_LIST, "schedule", iswumode,
-			     "schedule or burst" },
 	[SK_WARMUP_INTERVAL_US] = { "warmup-interval-us", K_OPTONE, "", isposnum,
 				    "a mean gap in us, above 0" },
 	[SK_WARMUP_DIST] = { "warmup-dist", K_OPTONE, "", isdist,
 			     "fixed, exp, poisson" },
-	[SK_TIMER_SLACK_NS] = { "timer-slack-ns", K_LIST, "1", isslack,
-				"a whole number of ns, at least 1" },
 	[SK_PERCENTILE_RULE] = { "percentile-rule", K_ONE, "nearest-rank",
 				 isrule, "nearest-rank or floor-index" },
-	[SK_SERVER_CSTATES] = { "server-cstates", K_OPTLIST, "", iscs,
-				"on, off, max-latency-us=N, system-off or system-max-latency-us=N" },
-	[SK_CLIENT_CSTATES] = { "client-cstates", K_OPTLIST, "", iscs,
-				"on, off, max-latency-us=N, system-off or system-max-latency-us=N" },
-	[SK_MIDTIER_CSTATES] = { "midtier-cstates", K_OPTLIST, "", iscs,
-				 "on, off, max-latency-us=N, system-off or system-max-latency-us=N" },
-	[SK_CPU] = { "cpu", K_LIST, "pinned", ispin,
-		     "pinned (each tier on its CPU) or none (the scheduler's)" },
-	[SK_DELAY] = { "delay", K_LIST, "off", ispq,
-		       "off, adaptive or the midtier's pre-query delay in us" },
-	[SK_WORK_US] = { "work-us", K_LIST, "0", isnum, "a number of us" },
-	[SK_HELPER_WAIT] = { "helper-wait", K_LIST, "block", ishelperwait,
-			     "block or spin" },
 	[SK_MIDTIER_CPU] = { "midtier-cpu", K_OPTONE, "", iscpu,
 			     "a CPU number below %d" },
 	[SK_HELPER_CPU] = { "helper-cpu", K_OPTONE, "", iscpu,
@@ -280,8 +251,6 @@ static const struct keydef keys[SK_NKEYS] = {
 				"turbostat column names, comma-separated" },
 	[SK_TURBOSTAT_HIDE] = { "turbostat-hide", K_OPTONE, "", iscols,
 				"turbostat column names, comma-separated" },
-	[SK_BACKEND] = { "backend", K_LIST, "wakebench", isbackend,
-			 "wakebench, memcached or redis" },
 	[SK_LEAVES] = { "leaves", K_ONE, "1", isleaves,
 			"1 to 64 backends behind the midtier" },
 	[SK_ROUTE] = { "route", K_ONE, "hash", isroute, "hash or all" },
@@ -301,8 +270,11 @@ static const struct keydef keys[SK_NKEYS] = {
 	[SK_ORDER] = { "order", K_ONE, "shuffle", isorder, "shuffle or pairs" },
 };
 
-/* The order values are checked in: the first bad one is reported. */
-static const int check_order[SK_NKEYS] = {
+/*
+ * The order values are checked in: the first bad one is reported. The
+ * keys of dimensions added to the table since (after SK_ORDER) come last.
+ */
+static const int check_order[] = {
 	SK_DIST, SK_PREQUERY, SK_CSTATES, SK_WARMUP, SK_SERVICE_US,
 	SK_REQUESTS, SK_REPS, SK_SEED, SK_WINDOW, SK_WAIT, SK_SERVER_PORT,
 	SK_SERVER_ADDR, SK_SERVER_BIND, SK_CLIENT_CPU, SK_SERVER_CPU,
@@ -316,6 +288,8 @@ static const int check_order[SK_NKEYS] = {
 	SK_GET_RATIO, SK_KEYS, SK_KEY_SIZE, SK_VALUE_SIZE, SK_KEY_DIST,
 	SK_PRELOAD, SK_START_MARGIN_MS, SK_ORDER,
 };
+_Static_assert(sizeof(check_order) / sizeof(*check_order) == SK_ORDER + 1,
+	       "check_order names every key up to SK_ORDER");
 
 int sweepspec_same_key(const char *a, const char *b)
 {
@@ -722,6 +696,40 @@ static int check_leaves(const struct sweepspec *s, int k, char *err,
 	return 0;
 }
 
+/* Key K's checks, alone and with the keys checked before it. */
+static int resolve_key(struct sweepspec *s, int k, int ncpus, char *err,
+		       size_t errlen)
+{
+	int ret;
+
+	if (k == SK_RATE && count_words(s->val[SK_RATE]) &&
+	    s->src[SK_INTERVAL_US] == SS_CLI) {
+		errmsg_set(err, errlen, "give --interval-us or --rate, not both");
+		return -EINVAL;
+	}
+	if (k == SK_TIERS && strstr(s->val[SK_TIERS], "3") &&
+	    atol(s->val[SK_SERVER_PORT]) > 65533) {
+		errmsg_set(err, errlen, "with tiers 3 the midtier listens on server_port + 2: server_port must be at most 65533");
+		return -EINVAL;
+	}
+	if (k == SK_CSTATES && s->src[SK_CSTATES] != SS_DEFAULT &&
+	    count_words(s->val[SK_SERVER_CSTATES]) &&
+	    count_words(s->val[SK_CLIENT_CSTATES]) &&
+	    count_words(s->val[SK_MIDTIER_CSTATES])) {
+		errmsg_set(err, errlen, "cstates is not used when server_cstates, client_cstates and midtier_cstates are all given");
+		return -EINVAL;
+	}
+	ret = sweepspec_check(s, k, ncpus, err, errlen);
+	if (ret)
+		return ret;
+	ret = check_leaves(s, k, err, errlen);
+	if (ret)
+		return ret;
+	if (k == SK_RATE && count_words(s->val[SK_RATE]))
+		return rate_to_interval(s);
+	return 0;
+}
+
 int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 		      size_t errlen)
 {
@@ -732,37 +740,15 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 		if (ret)
 			return ret;
 	}
-	for (int i = 0; i < SK_NKEYS; i++) {
-		int k = check_order[i];
-
-		if (k == SK_RATE && count_words(s->val[SK_RATE]) &&
-		    s->src[SK_INTERVAL_US] == SS_CLI) {
-			errmsg_set(err, errlen, "give --interval-us or --rate, not both");
-			return -EINVAL;
-		}
-		if (k == SK_TIERS && strstr(s->val[SK_TIERS], "3") &&
-		    atol(s->val[SK_SERVER_PORT]) > 65533) {
-			errmsg_set(err, errlen, "with tiers 3 the midtier listens on server_port + 2: server_port must be at most 65533");
-			return -EINVAL;
-		}
-		if (k == SK_CSTATES && s->src[SK_CSTATES] != SS_DEFAULT &&
-		    count_words(s->val[SK_SERVER_CSTATES]) &&
-		    count_words(s->val[SK_CLIENT_CSTATES]) &&
-		    count_words(s->val[SK_MIDTIER_CSTATES])) {
-			errmsg_set(err, errlen, "cstates is not used when server_cstates, client_cstates and midtier_cstates are all given");
-			return -EINVAL;
-		}
-		ret = sweepspec_check(s, k, ncpus, err, errlen);
+	for (size_t i = 0; i < sizeof(check_order) / sizeof(*check_order); i++) {
+		ret = resolve_key(s, check_order[i], ncpus, err, errlen);
 		if (ret)
 			return ret;
-		ret = check_leaves(s, k, err, errlen);
+	}
+	for (int k = SK_ORDER + 1; k < SK_NKEYS; k++) {
+		ret = resolve_key(s, k, ncpus, err, errlen);
 		if (ret)
 			return ret;
-		if (k == SK_RATE && count_words(s->val[SK_RATE])) {
-			ret = rate_to_interval(s);
-			if (ret)
-				return ret;
-		}
 	}
 	for (int k = 0; k < SK_NKEYS; k++) {
 		char *c = canon(s->val[k]);

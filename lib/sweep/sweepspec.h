@@ -17,6 +17,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "sweepdim.h"
+
+/*
+ * The keys. Those of the dimensions added since lib/sweep/sweepdim.h's
+ * table come from it, after the others (the older ones are listed here:
+ * their order is the order --resume reports differences in).
+ */
 enum sweepspec_key {
 	SK_DIST, SK_INTERVAL_US, SK_RATE, SK_PREQUERY, SK_WINDOW, SK_WARMUP,
 	SK_CSTATES, SK_SERVICE_US, SK_REQUESTS, SK_REPS, SK_SEED, SK_WAIT,
@@ -38,6 +45,9 @@ enum sweepspec_key {
 	SK_START_MARGIN_MS,
 	/* the order of the runs (issue 31): one value */
 	SK_ORDER,
+#define SWEEPSPEC_KEY_(id, ...) SK_##id,
+	SWEEPDIM_ADDED(SWEEPSPEC_KEY_)
+#undef SWEEPSPEC_KEY_
 	SK_NKEYS
 };
 
