@@ -21,6 +21,7 @@
 #include "idlestate.h"
 #include "snapshot.h"
 #include "sysfs.h"
+#include "topology.h"
 
 /* Two renderings of one walk: JSON, or indented "key: value" text. */
 struct emit {
@@ -267,6 +268,40 @@ static void emit_irqs(struct emit *e)
 	e_end(e, 1);
 }
 
+/* a topology id, null where the kernel does not know it */
+static void e_id(struct emit *e, const char *key, int v)
+{
+	if (v < 0)
+		e_str(e, key, NULL);
+	else
+		e_u64(e, key, (uint64_t)v);
+}
+
+/*
+ * Where every CPU sits: a result depends on whether the server and the
+ * client shared a core, a die or a package.
+ */
+static void emit_topology(struct emit *e)
+{
+	int ncpu = idlestate_cpu_count();
+
+	e_begin(e, "topology", 1);
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct topology_cpu t;
+
+		if (topology_get(cpu, &t))
+			continue;
+		e_begin(e, NULL, 0);
+		e_u64(e, "cpu", (uint64_t)cpu);
+		e_id(e, "package", t.package);
+		e_id(e, "die", t.die);
+		e_id(e, "core", t.core);
+		e_str(e, "smt_siblings", t.siblings[0] ? t.siblings : NULL);
+		e_end(e, 0);
+	}
+	e_end(e, 1);
+}
+
 static void emit_all(struct emit *e, const char *role, const char *cmdline,
 		     const char *software)
 {
@@ -299,6 +334,7 @@ static void emit_all(struct emit *e, const char *role, const char *cmdline,
 	if (cstate_effect()[0])
 		e_str(e, "cstates_effect", cstate_effect());
 	emit_cpuidle(e);
+	emit_topology(e);
 	emit_cpufreq(e);
 	emit_pmqos(e);
 	emit_irqs(e);

@@ -16,7 +16,8 @@ export WAKEBENCH_STATE_DIR="$TMP/state" WAKEBENCH_PMQOS_DEV="$TMP/pmqos"
 : > "$WAKEBENCH_PMQOS_DEV"
 
 # machine  CPUs  states (cpu0, in order)    a CPU list to change  a state
-while IFS='|' read -r m ncpu states cpus deep; do
+# packages, whether all ids read, CPU 0's SMT siblings
+while IFS='|' read -r m ncpu states cpus deep topo; do
 	root="$TREES/$m"
 	"$WB_TOOLS/wb-sysfsfake" "$FIX/$m/inlinefiles.txt" "$root" "$FIX/$m/cpuinfo" ||
 		fail "$m: wb-sysfsfake"
@@ -102,12 +103,21 @@ EOF
 ) || fail "$m: snapshot JSON"
 	case $m in milan0) drv=acpi_idle ;; *) drv=intel_idle ;; esac
 	[ "$got" = "$drv $ncpu $states" ] || fail "$m: snapshot gave '$got'"
+	# where every CPU sits: package, die, core and SMT siblings
+	got=$(python3 - "$TMP/$m.snap.json" <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1]))["topology"]
+ok = all(isinstance(c[k], int) for c in t for k in ("package", "die", "core"))
+print(len(t), len({c["package"] for c in t}), ok, t[0]["smt_siblings"])
+EOF
+) || fail "$m: snapshot topology"
+	[ "$got" = "$ncpu $topo" ] || fail "$m: snapshot topology gave '$got', want '$ncpu $topo'"
 	rm -rf "$root"
 done <<'EOF'
-gnr0|512|POLL C1 C1E C6 C6P|64-66,300,400-401|C6P
-clx4s0|192|POLL C1 C1E C6|65-70,129|C6
-milan0|128|POLL C1 C2|65,100-101|C2
-knl0|272|POLL C1 C6|257-260|C6
-srf2|224|POLL C1 C1E C6S C6SP|64,200-201|C6SP
+gnr0|512|POLL C1 C1E C6 C6P|64-66,300,400-401|C6P|2 True 0,256
+clx4s0|192|POLL C1 C1E C6|65-70,129|C6|4 True 0,96
+milan0|128|POLL C1 C2|65,100-101|C2|2 True 0,64
+knl0|272|POLL C1 C6|257-260|C6|1 True 0,68,136,204
+srf2|224|POLL C1 C1E C6S C6SP|64,200-201|C6SP|2 True 0
 EOF
 echo ok

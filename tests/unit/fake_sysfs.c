@@ -99,6 +99,18 @@ void fake_sysfs_set(int cpu, int state, const char *file, const char *val)
 	put(path, val);
 }
 
+void fake_sysfs_put(const char *rel, const char *val)
+{
+	char path[512], *slash;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	mkdirs(path);
+	*slash = '/';
+	put(path, val);
+}
+
 int fake_sysfs_disabled(int cpu, int state)
 {
 	char path[512];

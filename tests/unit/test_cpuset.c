@@ -16,6 +16,7 @@
 #include "fake_sysfs.h"
 #include "hwcstate.h"
 #include "residency.h"
+#include "topology.h"
 
 START_TEST(cpu_lists)
 {
@@ -286,12 +287,102 @@ START_TEST(perf_stat_many_cpus)
 }
 END_TEST
 
+/*
+ * A host of 2 packages x 4 cores x 2 threads numbered as Linux does:
+ * 0-3 package 0 thread 0, 4-7 package 1, 8-11 package 0 thread 1, ...
+ */
+static void topo_host(int ncpus, int packages, int cores, int smt)
+{
+	char rel[128], v[32];
+
+	fake_sysfs_create(ncpus, 1);
+	for (int c = 0; c < ncpus; c++) {
+		int per = packages * cores;
+		int pkg = (c % per) / cores, core = c % cores;
+
+		snprintf(v, sizeof(v), "%d", pkg);
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/physical_package_id", c);
+		fake_sysfs_put(rel, v);
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/die_id", c);
+		fake_sysfs_put(rel, "0");
+		snprintf(v, sizeof(v), "%d", core);
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/core_id", c);
+		fake_sysfs_put(rel, v);
+		if (smt)
+			snprintf(v, sizeof(v), "%d,%d", c % per, c % per + per);
+		else
+			snprintf(v, sizeof(v), "%d", c);
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
+		fake_sysfs_put(rel, v);
+	}
+}
+
+static void pick(int ncpus, int cross, int s, int c, int want_s, int want_c)
+{
+	char err[128] = "";
+
+	ck_assert_int_eq(topology_pick(ncpus, cross, &s, &c, err, sizeof(err)), 0);
+	ck_assert_msg(s == want_s && c == want_c,
+		      "%d CPUs%s: server %d client %d, want %d %d", ncpus,
+		      cross ? " cross" : "", s, c, want_s, want_c);
+}
+
+START_TEST(topology_defaults)
+{
+	struct topology_cpu t;
+	char err[128];
+	int s = -1, c = -1;
+
+	/* 2 vCPUs, one package: today's choice */
+	topo_host(2, 1, 2, 0);
+	pick(2, 0, -1, -1, 0, 1);
+	pick(2, 0, -1, 0, 1, 0);
+	pick(2, 1, -1, -1, 0, 1);
+	fake_sysfs_destroy();
+	/* 2 x 4 cores x 2 threads: package 0, off CPU 0's core, apart */
+	topo_host(16, 2, 4, 1);
+	ck_assert_int_eq(topology_get(9, &t), 0);
+	ck_assert(t.package == 0 && t.core == 1 && t.die == 0 &&
+		  !strcmp(t.siblings, "1,9"));
+	ck_assert(topology_is_big(16));
+	pick(16, 0, -1, -1, 1, 2);
+	pick(16, 1, -1, -1, 1, 4);		/* cross-socket on purpose */
+	pick(16, 0, 9, -1, 9, 2);		/* not 1, 9's sibling */
+	pick(16, 0, -1, 0, 1, 0);		/* given: kept */
+	pick(16, 0, -1, 5, 4, 5);		/* on the client's package */
+	pick(16, 0, 3, 7, 3, 7);
+	/* hostile values: refused, not read as numbers */
+	fake_sysfs_put("devices/system/cpu/cpu3/topology/core_id", "1x");
+	ck_assert_int_eq(topology_get(3, &t), -EINVAL);
+	fake_sysfs_put("devices/system/cpu/cpu3/topology/core_id", "-1");
+	ck_assert_int_eq(topology_get(3, &t), 0);
+	ck_assert_int_eq(t.core, -1);
+	fake_sysfs_put("devices/system/cpu/cpu3/topology/thread_siblings_list", "3;rm");
+	ck_assert_int_eq(topology_get(3, &t), 0);
+	ck_assert_str_eq(t.siblings, "");
+	ck_assert_int_eq(topology_get(99, &t), -ENOENT);
+	fake_sysfs_destroy();
+	/* 6 CPUs, no SMT, one package: big by count */
+	topo_host(6, 1, 6, 0);
+	pick(6, 0, -1, -1, 1, 2);
+	pick(6, 1, -1, -1, 1, 2);		/* no other package */
+	fake_sysfs_destroy();
+	/* no topology to read: today's choice */
+	fake_sysfs_create(8, 1);
+	pick(8, 0, -1, -1, 0, 1);
+	pick(8, 0, -1, 0, 1, 0);
+	fake_sysfs_destroy();
+	ck_assert_int_eq(topology_pick(0, 0, &s, &c, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
 Suite *cpuset_suite(void)
 {
 	Suite *s = suite_create("cpuset");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, cpu_lists);
+	tcase_add_test(tc, topology_defaults);
 	tcase_add_test(tc, cpu_mask_text);
 	tcase_add_loop_test(tc, cpu_sizes, 0, (int)(sizeof(sizes) / sizeof(sizes[0])));
 	tcase_add_test(tc, cpu_possible);
