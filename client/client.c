@@ -554,9 +554,33 @@ static void cstates_end(struct cstate_session *cs)
 			PROG, strerror(-left));
 }
 
+/*
+ * The governor's counters before the run: every CPU, as the server's is
+ * not known here. A failed read leaves the snapshot empty and its note
+ * says why (the summary shows the note, the columns stay out).
+ */
+static void gov_begin(struct govstat_snap *g)
+{
+	if (govstat_snap(g, NULL))
+		snprintf(g->note, sizeof(g->note), "governor counters: out of memory");
+}
+
+/* ... and after it: the run's delta into @d. */
+static void gov_end(struct govstat_snap *g, struct govstat_delta *d)
+{
+	struct govstat_snap after;
+
+	if (govstat_snap(&after, NULL))
+		snprintf(after.note, sizeof(after.note), "governor counters: out of memory");
+	govstat_delta(g, &after, -1, d);
+	govstat_free(g);
+	govstat_free(&after);
+}
+
 int main(int argc, char **argv)
 {
 	struct cstate_session *cs = NULL;
+	struct govstat_snap gov;
 	struct client_opts o;
 	struct run r;
 	char err[4700];
@@ -613,7 +637,9 @@ int main(int argc, char **argv)
 	}
 	if (ret)
 		opt_die(PROG, "cannot build the schedule: %s", strerror(-ret));
+	gov_begin(&gov);
 	run_experiment(&r);
+	gov_end(&gov, &r.gov);
 	if (r.start_wait_interrupted) {
 		/* As above: the schedule had not started. */
 		fprintf(stderr, "%s: interrupted while waiting for --start-at\n",

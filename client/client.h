@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "cstate.h"
 #include "energy.h"
+#include "govstat.h"
 #include "hillclimb.h"
 #include "keydist.h"
 #include "net.h"
@@ -176,6 +177,10 @@ struct run {
 	struct energy energy;
 	int energy_ok;
 	char energy_note[512];
+	/* the governor's counters over the whole run on every CPU (the
+	 * client does not know where the server runs; trace capture gives
+	 * the server's CPU): lib/govstat, empty with a note without cpuidle */
+	struct govstat_delta gov;
 	struct run_acc acc;	/* every thread's, once they are done */
 	/* each thread's records for requests.csv (none: NULL), in seq order */
 	struct spool **spools;

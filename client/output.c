@@ -458,6 +458,26 @@ void output_start_line(FILE *f, const struct client_opts *o)
 }
 
 /*
+ * The governor's counters over the run: per state the entries, the time,
+ * and the governor's misses (above: too deep, below: too shallow) and
+ * the driver's refusals; or why there are none.
+ */
+static void print_governor(FILE *f, const struct govstat_delta *g)
+{
+	char line[4096];
+
+	if (!g->nstates) {
+		fprintf(f, "governor counters: none (%s)\n", g->note);
+		return;
+	}
+	govstat_text(g, line, sizeof(line));
+	fprintf(f, "governor counters (%s, %s; %d CPUs, whole run): %s\n",
+		g->driver, g->governor, g->ncpus, line);
+	if (g->note[0])
+		fprintf(f, "governor counters: %s\n", g->note);
+}
+
+/*
  * The text summary: summary.txt, and on the terminal (term) after the
  * start line and the lines of the run, so without the start line again
  * and without the error, which goes to stderr. Where no measured request
@@ -574,6 +594,7 @@ after_tables:
 			fprintf(f, "energy: not measured (%s)\n", r->energy_note[0] ?
 				r->energy_note : "no measured request");
 	}
+	print_governor(f, &r->gov);
 	if (o->prequery && r->warmup)
 		fprintf(f, "warm-up prequeries (not counted above): sent %llu skipped %llu\n",
 			(unsigned long long)s->warm.prequeries_sent,
@@ -652,10 +673,14 @@ static int write_summary_csv(const char *path, const struct run *r,
 	const struct client_opts *o = r->o;
 	struct csv *c = csv_open(path);
 	char lat[256], svc[256], pace[256], lat_ci[256], svc_ci[256];
-	char hdr[2560];
+	char hdr[2560 + 4096], gov[4096];
 
 	if (!c)
 		return -errno;
+	/* appended (issue 33): the governor's counters, where there are
+	 * idle states (none without a cpuidle driver) */
+	if (govstat_csv_header(&r->gov, gov, sizeof(gov)))
+		gov[0] = '\0';
 	csv_ci_header(lat_ci, sizeof(lat_ci), "lat");
 	csv_ci_header(svc_ci, sizeof(svc_ci), "svc");
 	csv_dist_header(lat, sizeof(lat), "lat");
@@ -672,8 +697,8 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 "get_ratio,keys,key_size,value_size,key_dist,energy_j,power_w,"
 		 "energy_per_request_uj,threads,raw,raw_rows,percentiles_exact,"
 		 "percentile_rel_error,lat_stddev_us,svc_p95_us,svc_p9999_us,"
-		 "svc_stddev_us,pace_p95_us,pace_p9999_us,pace_stddev_us,%s,%s",
-		 lat, svc, pace, lat_ci, svc_ci);
+		 "svc_stddev_us,pace_p95_us,pace_p9999_us,pace_stddev_us,%s,%s%s",
+		 lat, svc, pace, lat_ci, svc_ci, gov);
 	csv_header(c, hdr);
 	csv_str(c, status_name(r->status));
 	csv_u64(c, s->count);
@@ -770,6 +795,8 @@ static int write_summary_csv(const char *path, const struct run *r,
 	csv_double(c, s->pace.sd, 3);
 	csv_ci(c, &s->lat);
 	csv_ci(c, &s->svc);
+	if (gov[0])
+		govstat_csv_row(c, &r->gov);
 	csv_end_row(c);
 	return csv_close(c);
 }
@@ -982,6 +1009,7 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_obj_end(j);
 	json_u64(j, "raw_rows", r->acc.rows);
 	json_validity(j, s);
+	govstat_json(j, "governor_counters", &r->gov, "all");
 	json_obj_end(j);
 	return json_close(j);
 }

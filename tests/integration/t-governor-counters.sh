@@ -1,0 +1,93 @@
+# The governor's counters in the client's summaries (issue 33): on a
+# fake KVM guest with haltpoll (POLL and "haltpoll idle") the change of
+# usage, time, above, below and rejected per state over the run, summed
+# over the CPUs, in summary.txt, appended to summary.csv (usage_<state>,
+# time_us_<state>, above_<state>, below_<state>, rejected_<state>, the
+# name with '_' for other characters) and in summary.json; without a
+# cpuidle driver (as on most VMs) no columns and a note saying why.
+. "$(dirname "$0")/lib.sh"
+[ -x "$WB_TOOLS/wb-sysfsfake" ] || skip "wb-sysfsfake not built"
+start_server -q
+
+# The haltpoll tree, in pepc's dump format.
+{
+	echo "rw|/sys/devices/system/cpu/cpuidle/current_driver|haltpoll"
+	echo "rw|/sys/devices/system/cpu/cpuidle/current_governor|haltpoll"
+	echo "rw|/sys/devices/system/cpu/cpuidle/available_governors|ladder menu teo haltpoll"
+	echo "rw|/sys/devices/system/cpu/possible|0-1"
+	echo "rw|/sys/devices/system/cpu/present|0-1"
+	echo "rw|/sys/devices/system/cpu/online|0-1"
+	for c in 0 1; do
+		for s in 0 1; do
+			n=POLL; [ $s = 1 ] && n="haltpoll idle"
+			for f in "name|$n" "desc|x" "latency|$s" "residency|$s" "disable|0" \
+				 "usage|1000" "time|5000" "above|10" "below|20" "rejected|0"; do
+				echo "rw|/sys/devices/system/cpu/cpu$c/cpuidle/state$s/$f"
+			done
+		done
+		echo "rw|/sys/devices/system/cpu/cpu$c/power/pm_qos_resume_latency_us|0"
+	done
+} > "$TMP/hp.txt"
+"$WB_TOOLS/wb-sysfsfake" "$TMP/hp.txt" "$TMP/hp" || fail "wb-sysfsfake"
+st="$TMP/hp/devices/system/cpu"
+
+# The counters move while the run waits for its start (--start-at, 2 s
+# ahead): the client read them before, and reads them again after.
+start=$(( $(date +%s%N) + 2000000000 ))
+WAKEBENCH_SYSFS="$TMP/hp" $WB client --server 127.0.0.1:$PORT --requests 20 --interval-us 300 \
+	--start-at $start --out "$TMP/c" -q 2>"$TMP/c.err" &
+cpid=$!
+sleep 1
+echo 1300 > "$st/cpu1/cpuidle/state1/usage"	# +300
+echo 5100 > "$st/cpu0/cpuidle/state1/time"	# +100 us
+echo 13 > "$st/cpu0/cpuidle/state1/above"	# +3 too deep
+echo 12 > "$st/cpu1/cpuidle/state1/above"	# +2
+echo 27 > "$st/cpu1/cpuidle/state1/below"	# +7 too shallow
+wait $cpid || fail "client on the haltpoll tree: $(cat "$TMP/c.err")"
+grep -q "^governor counters (haltpoll, haltpoll; 2 CPUs, whole run): POLL usage 0 time_us 0 above 0 below 0 rejected 0, haltpoll idle usage 300 time_us 100 above 5 below 7 rejected 0$" \
+	"$TMP/c/summary.txt" || fail "summary.txt: $(grep governor "$TMP/c/summary.txt")"
+[ "$(csv_col "$TMP/c/summary.csv" usage_haltpoll_idle)" = 300 ] || fail "usage_haltpoll_idle"
+[ "$(csv_col "$TMP/c/summary.csv" above_haltpoll_idle)" = 5 ] || fail "above_haltpoll_idle"
+[ "$(csv_col "$TMP/c/summary.csv" below_haltpoll_idle)" = 7 ] || fail "below_haltpoll_idle"
+[ "$(csv_col "$TMP/c/summary.csv" time_us_haltpoll_idle)" = 100 ] || fail "time_us_haltpoll_idle"
+[ "$(csv_col "$TMP/c/summary.csv" rejected_POLL)" = 0 ] || fail "rejected_POLL"
+# appended: the columns before them as they were
+head -1 "$TMP/c/summary.csv" | grep -q ',svc_p999_hi_us,usage_POLL,time_us_POLL,above_POLL,below_POLL,rejected_POLL,usage_haltpoll_idle,' ||
+	fail "summary.csv header: $(head -1 "$TMP/c/summary.csv")"
+python3 - "$TMP/c/summary.json" <<'EOF' || fail "summary.json"
+import json, sys
+g = json.load(open(sys.argv[1]))["governor_counters"]
+assert g["driver"] == "haltpoll" and g["governor"] == "haltpoll", g
+assert g["cpus"] == "all" and g["cpus_counted"] == 2 and g["note"] is None, g
+assert [s["name"] for s in g["states"]] == ["POLL", "haltpoll idle"], g
+h = g["states"][1]
+assert (h["usage"], h["time_us"], h["above"], h["below"], h["rejected"]) == (300, 100, 5, 7, 0), h
+EOF
+
+# A counter that goes backwards (the CPU was offlined) is left empty.
+WAKEBENCH_SYSFS="$TMP/hp" $WB client --server 127.0.0.1:$PORT --requests 20 --interval-us 300 \
+	--start-at $(( $(date +%s%N) + 2000000000 )) --out "$TMP/b" -q 2>"$TMP/b.err" &
+cpid=$!
+sleep 1
+echo 5 > "$st/cpu0/cpuidle/state1/usage"
+wait $cpid || fail "client (backwards): $(cat "$TMP/b.err")"
+[ -z "$(csv_col "$TMP/b/summary.csv" usage_haltpoll_idle)" ] || fail "backwards: not empty"
+[ "$(csv_col "$TMP/b/summary.csv" usage_POLL)" = 0 ] || fail "backwards: POLL"
+grep -q "^governor counters: cpu0 haltpoll idle usage went backwards" "$TMP/b/summary.txt" ||
+	fail "backwards: $(grep governor "$TMP/b/summary.txt")"
+
+# No cpuidle driver: no columns, the note in summary.txt and .json.
+fake_sysfs 0
+$WB client --server 127.0.0.1:$PORT --requests 20 --interval-us 300 --out "$TMP/n" -q 2>"$TMP/n.err" ||
+	fail "client without a driver: $(cat "$TMP/n.err")"
+grep -q "^governor counters: none (no cpuidle driver: governor counters unavailable)$" \
+	"$TMP/n/summary.txt" || fail "no driver: summary.txt"
+head -1 "$TMP/n/summary.csv" | grep -q ',svc_p999_hi_us$' || fail "no driver: columns appended"
+python3 - "$TMP/n/summary.json" <<'EOF' || fail "no driver: summary.json"
+import json, sys
+g = json.load(open(sys.argv[1]))["governor_counters"]
+assert g["driver"] == "none" and g["states"] == [], g
+assert g["note"] == "no cpuidle driver: governor counters unavailable", g
+EOF
+stop_server || fail "server exit"
+exit 0
