@@ -15,6 +15,7 @@
 #include "kvkey.h"
 #include "proto.h"
 #include "sweepspec.h"
+#include "topology.h"
 
 enum kind {
 	K_LIST,		/* one or more words, each valid */
@@ -584,12 +585,31 @@ int sweepspec_check(const struct sweepspec *s, int k, int ncpus, char *err,
 	return 0;
 }
 
-static int first_cpu_not(int cpu, int ncpus)
+static int set_str(struct sweepspec *s, int k, const char *v);
+
+/*
+ * The server's and client's CPUs where the spec leaves them: on a big host
+ * one socket, off CPU 0, not SMT siblings (lib/sys/topology); on a small
+ * one the server on 0 (the last CPU may never report idle on some VMs)
+ * and the client on the first other one.
+ */
+static int place_cpus(struct sweepspec *s, int ncpus, char *err,
+		      size_t errlen)
 {
-	for (int c = 0; c < ncpus; c++)
-		if (c != cpu)
-			return c;
-	return 0;
+	int server = s->val[SK_SERVER_CPU][0] ? atoi(s->val[SK_SERVER_CPU]) : -1;
+	int client = s->val[SK_CLIENT_CPU][0] ? atoi(s->val[SK_CLIENT_CPU]) : -1;
+	char b[16];
+	int ret;
+
+	ret = topology_pick(ncpus, 0, &server, &client, err, errlen);
+	if (ret)
+		return ret;
+	snprintf(b, sizeof(b), "%d", server);
+	ret = set_str(s, SK_SERVER_CPU, b);
+	if (ret)
+		return ret;
+	snprintf(b, sizeof(b), "%d", client);
+	return set_str(s, SK_CLIENT_CPU, b);
 }
 
 static int set_str(struct sweepspec *s, int k, const char *v)
@@ -758,26 +778,9 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 		free(s->val[k]);
 		s->val[k] = c;
 	}
-	/* The server's CPU is the one measured: 0 (the last CPU may never
-	 * report idle on some VMs); the client takes the first other one. */
-	if (!s->val[SK_SERVER_CPU][0]) {
-		char b[16];
-
-		snprintf(b, sizeof(b), "%d", s->val[SK_CLIENT_CPU][0] ?
-			 first_cpu_not(atoi(s->val[SK_CLIENT_CPU]), ncpus) : 0);
-		ret = set_str(s, SK_SERVER_CPU, b);
-		if (ret)
-			return ret;
-	}
-	if (!s->val[SK_CLIENT_CPU][0]) {
-		char b[16];
-
-		snprintf(b, sizeof(b), "%d",
-			 first_cpu_not(atoi(s->val[SK_SERVER_CPU]), ncpus));
-		ret = set_str(s, SK_CLIENT_CPU, b);
-		if (ret)
-			return ret;
-	}
+	ret = place_cpus(s, ncpus, err, errlen);
+	if (ret)
+		return ret;
 	/* The midtier shares the client's CPU unless told: the server's is
 	 * the one measured, and it should idle between requests. */
 	if (!s->val[SK_MIDTIER_CPU][0]) {
