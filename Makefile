@@ -142,10 +142,27 @@ $(UNIT_BIN): $(UNIT_OBJ) $(LIBWB) | need-check
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(LIBWB) $(CHECK_LIBS) $(LDLIBS)
 
-tests: $(UNIT_BIN) $(TOOL_BINS) $(BENCH_TOOL_BINS)
+# The new-dimension test (issue 32): lib/sweep and lib/fig built again
+# with the rows of tests/sweepdim/sweepdim-test.h added to the table of
+# lib/sweep/sweepdim.h, linked before the library so that they win.
+SWEEPDIM_OBJ := $(patsubst %.c,$(O)/obj-sweepdim/%.o,$(wildcard lib/sweep/*.c lib/fig/*.c))
+SWEEPDIM_BIN := $(O)/tests/sweepdim-extra
+SWEEPDIM_FLAGS := -DSWEEPDIM_TEST -Itests/sweepdim
+
+$(O)/obj-sweepdim/%.o: %.c Makefile | need-libs
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(SWEEPDIM_FLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c -o $@ $<
+
+$(SWEEPDIM_BIN): tests/sweepdim/sweepdim-extra.c $(SWEEPDIM_OBJ) $(LIBWB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(SWEEPDIM_FLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -MF $@.d $(LDFLAGS) \
+		-o $@ $< $(SWEEPDIM_OBJ) $(LIBWB) $(LDLIBS)
+
+tests: $(UNIT_BIN) $(TOOL_BINS) $(BENCH_TOOL_BINS) $(SWEEPDIM_BIN)
 
 check: all tests
 	$(UNIT_BIN)
+	$(SWEEPDIM_BIN)
 	O=$(O) tests/run-integration.sh
 
 unit: $(UNIT_BIN)
@@ -244,7 +261,8 @@ clean:
 
 # Header dependencies of what was built before (see DEPFLAGS).
 DEPS := $(LIB_OBJ:.o=.d) $(PROG_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) \
-	$(TOOL_BINS:=.d) $(BENCH_TOOL_BINS:=.d) $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BINS:=.d)
+	$(TOOL_BINS:=.d) $(BENCH_TOOL_BINS:=.d) $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BINS:=.d) \
+	$(SWEEPDIM_OBJ:.o=.d) $(SWEEPDIM_BIN:=.d)
 -include $(wildcard $(DEPS))
 
 .PHONY: need-libs need-check all check unit tests bench-tools asan fuzz deps demo install \
