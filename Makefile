@@ -67,12 +67,12 @@ midtier_SRC := prequery/midtier.c
 trace_SRC := tracing/trace.c tracing/record.c tracing/residency.c tracing/capture.c \
 	tracing/export.c tracing/tracedat.c tracing/socwatch.c
 stats_SRC := stats/stats.c
-# internal helper of `wakebench sweep` (lib/sweep)
-sweep-spec_SRC := sweep-spec/sweep-spec.c
+# the scripts' helpers, verbs of one hidden program (lib/cli verbs)
+internal_SRC := $(wildcard internal/*.c)
 # internal helper of `wakebench report` (lib/fig)
 figdata_SRC := figdata/figdata.c
 wake_SRC := wake/wake.c
-PROGS := server client midtier cstate snapshot trace stats sweep-spec figdata wake
+PROGS := server client midtier cstate snapshot trace stats internal figdata wake
 PROG_BINS := $(PROGS:%=$(O)/bin/wakebench-%)
 SCRIPT_CMDS := $(patsubst scripts/wakebench-%,%,$(wildcard scripts/wakebench-*))
 SCRIPT_BINS := $(SCRIPT_CMDS:%=$(O)/bin/wakebench-%)

@@ -18,13 +18,10 @@
 #include "cli.h"
 #include "clishared.h"
 #include "csv.h"
-#include "figpairs.h"
 #include "die.h"
 #include "stats.h"
-#include "sweepcollect.h"
 #include "sweepcsv.h"
 #include "sweepmerge.h"
-#include "wfile.h"
 #include "rfile.h"
 
 #define PROG "wakebench-stats"
@@ -268,7 +265,6 @@ struct stats_opts {
 	int include_behind;
 	struct baseline bl;
 	const char *out;	/* summary: instead of DIR/summary.csv */
-	const char *collect, *run_ok, *pairs;	/* the other modes' dirs */
 	const char *merge;	/* --merge OUTDIR AGENTDIR... */
 	int rule;		/* its --percentile-rule */
 	double confirm_pct;	/* the repetitions' target: +-R % (0: 1) */
@@ -318,20 +314,6 @@ static const struct cli_opt stats_options[] = {
 	  .help = "the reps columns: repetitions needed for +-R %\n"
 		  "of the median (default 1)",
 	  .off = AT(confirm_pct) },
-	{ .name = "collect", .kind = CLI_STRING, .arg = "DIR",
-	  .help = "build DIR/sweep.csv from DIR/plan.txt, DIR/sweep.spec\n"
-		  "and every run's client/summary.csv (wakebench sweep\n"
-		  "does this; a run without a summary is 'missing')",
-	  .off = AT(collect) },
-	{ .name = "run-ok", .kind = CLI_STRING, .arg = "RUNDIR",
-	  .help = "exit 0 when RUNDIR/client/summary.csv says ok, else 1",
-	  .off = AT(run_ok) },
-	/* OUTDIR is the option's value; the SUMMARY files are positional */
-	{ .name = "pairs", .kind = CLI_STRING, .arg = "OUTDIR SUMMARY...",
-	  .help = "write OUTDIR/bars.dat and speedup.dat, the data of\n"
-		  "wakebench report's figures 1 and 2, from one sweep\n"
-		  "summary.csv or from client runs' summary.csv",
-	  .off = AT(pairs) },
 	{ .name = "merge", .kind = CLI_STRING, .arg = "OUTDIR AGENTDIR...",
 	  .help = "one run from its client agents' runs (wakebench\n"
 		  "sweep --client-exec, given more than once): OUTDIR\n"
@@ -351,9 +333,6 @@ static const struct cli_cmd stats_cmd = {
 	.prog = PROG,
 	.usage =
 "Usage: wakebench stats [--include-behind] [--baseline KEY=VALUE] [--out FILE] DIR\n"
-"       wakebench stats --collect DIR\n"
-"       wakebench stats --run-ok RUNDIR\n"
-"       wakebench stats --pairs OUTDIR SUMMARY...\n"
 "       wakebench stats --merge OUTDIR AGENTDIR... [--percentile-rule R]",
 	.about =
 "Reads DIR/sweep.csv (wakebench sweep) and writes DIR/summary.csv (or FILE):\n"
@@ -415,31 +394,6 @@ static int by_params(const void *a, const void *b, void *arg)
 	return (i > j) - (i < j);	/* the file's order */
 }
 
-/* --collect DIR */
-static int collect(const char *dir)
-{
-	char err[1024];
-	size_t rows;
-	int ret = sweepcollect_dir(dir, &rows, err, sizeof(err));
-
-	if (ret == -ENOMEM)
-		opt_die(PROG, "out of memory");
-	if (ret)
-		opt_die(PROG, "--collect: %s", err);
-	return 0;
-}
-
-/* --run-ok RUNDIR: 0 ok, 1 not (a malformed summary is named) */
-static int run_ok(const char *rundir)
-{
-	char err[1024];
-	int ret = sweepcollect_run_ok(rundir, err, sizeof(err));
-
-	if (ret < 0)
-		fprintf(stderr, "%s: %s\n", PROG, err);
-	return ret == 1 ? 0 : 1;
-}
-
 /* --merge OUTDIR AGENTDIR...: one run from its client agents' runs */
 static int merge(const char *outdir, int rule, int n, char **dirs)
 {
@@ -453,59 +407,6 @@ static int merge(const char *outdir, int rule, int n, char **dirs)
 			      err, sizeof(err));
 	if (ret)
 		opt_die(PROG, "--merge: %s", err);
-	return 0;
-}
-
-/* Opens OUTDIR/NAME for writing; exits on error. */
-static FILE *open_dat(const char *outdir, const char *name, char *path, size_t len)
-{
-	FILE *f;
-
-	if ((size_t)snprintf(path, len, "%s/%s", outdir, name) >= len)
-		opt_die(PROG, "%s: path too long", outdir);
-	f = wfile_open(path);
-	if (!f)
-		opt_die(PROG, "cannot write %s: %s", path, strerror(errno));
-	return f;
-}
-
-/* --pairs OUTDIR FILE...: one sweep summary, or client run summaries */
-static int pairs(const char *outdir, int n, char **files)
-{
-	char bpath[4096], spath[4096], err[1024], *hdr = NULL;
-	size_t hcap = 0;
-	int sweep, ret;
-	FILE *f, *bars, *sp;
-
-	if (n < 1)
-		opt_usage(PROG, "--pairs needs OUTDIR and a SUMMARY");
-	f = rfile_fopen_quiet(files[0]);
-	if (!f)
-		opt_die(PROG, "cannot read %s: %s", files[0], rfile_strerror(errno));
-	/* a sweep summary has speedups; a client run's has none */
-	sweep = rfile_getline(f, &hdr, &hcap, RFILE_LINE_MAX) > 0 &&
-		strstr(hdr, "speedup_p50");
-	free(hdr);
-	rewind(f);
-	if (sweep && n > 1)
-		opt_usage(PROG, "--pairs takes one sweep summary, or client run summaries");
-	bars = open_dat(outdir, "bars.dat", bpath, sizeof(bpath));
-	sp = open_dat(outdir, "speedup.dat", spath, sizeof(spath));
-	if (sweep)
-		ret = figpairs_sweep(f, files[0], bars, sp, err, sizeof(err));
-	else
-		ret = figpairs_runs(files, (size_t)n, bars, sp, err, sizeof(err));
-	fclose(f);
-	if (fclose(bars) && !ret) {
-		snprintf(err, sizeof(err), "writing %.900s failed", bpath);
-		ret = -EIO;
-	}
-	if (fclose(sp) && !ret) {
-		snprintf(err, sizeof(err), "writing %.900s failed", spath);
-		ret = -EIO;
-	}
-	if (ret)
-		opt_die(PROG, "--pairs: %s", err);
 	return 0;
 }
 
@@ -689,245 +590,307 @@ static void print_within(const struct point *pts, const size_t *ord, size_t npts
 	}
 }
 
-int main(int argc, char **argv)
+/* A sweep's points, read from its sweep.csv and summarized. */
+struct sweep_sum {
+	struct sweepcsv csv;
+	struct point *pts;	/* in the file's order */
+	size_t npts, cap;
+	size_t rows, behind, unchecked;	/* ok runs; behind; not checked */
+	size_t *ord;		/* the output's order */
+	int namew;		/* the point column's width */
+};
+
+/* The command line into O; the index of the first positional argument. */
+static int parse_args(int argc, char **argv, struct stats_opts *o)
+{
+	int first = cli_parse(&stats_cmd, argc, argv, o);
+
+	if (o->merge && (o->out || o->include_behind || o->bl.key >= 0))
+		opt_usage(PROG, "--out, --include-behind and --baseline are for the "
+			  "summary, not --merge");
+	if (!(o->confirm_pct > 0))
+		o->confirm_pct = 1;
+	if (o->rule && !o->merge)
+		opt_usage(PROG, "--percentile-rule is for --merge");
+	if (!o->merge && first + 1 != argc)
+		opt_usage(PROG, "give one sweep DIR");
+	return first;
+}
+
+/* DIR/sweep.csv into W: its runs by point, those behind named */
+static void read_points(const char *dir, int incl, struct sweep_sum *w)
 {
 	char spath[4096], err[512];
-	struct stats_opts o = { .bl = { .key = -1 } };
-	const char *outpath;
-	int ret, include_behind, first, namew = 5;	/* "point" */
-	size_t *ord;
-	struct sweepcsv csv;
-	struct point *pts = NULL;
-	size_t npts = 0, cap = 0, rows = 0, behind = 0, unchecked = 0;
-	struct csv *out;
 	FILE *f;
+	int ret;
 
-	first = cli_parse(&stats_cmd, argc, argv, &o);
-	outpath = o.out;
-	include_behind = o.include_behind;
-	if (!!o.collect + !!o.run_ok + !!o.pairs + !!o.merge > 1)
-		opt_usage(PROG, "--collect, --run-ok, --pairs and --merge go alone");
-	if ((o.collect || o.run_ok || o.pairs || o.merge) &&
-	    (outpath || include_behind || o.bl.key >= 0))
-		opt_usage(PROG, "--out, --include-behind and --baseline are for the "
-			  "summary, not --collect, --run-ok, --pairs or --merge");
-	if (!(o.confirm_pct > 0))
-		o.confirm_pct = 1;
-	if (o.rule && !o.merge)
-		opt_usage(PROG, "--percentile-rule is for --merge");
-	if (o.pairs)
-		return pairs(o.pairs, argc - first, argv + first);
-	if (o.merge)
-		return merge(o.merge, o.rule, argc - first, argv + first);
-	if ((o.collect || o.run_ok) && first != argc)
-		opt_usage(PROG, "unexpected argument '%s'", argv[first]);
-	if (o.collect)
-		return collect(o.collect);
-	if (o.run_ok)
-		return run_ok(o.run_ok);
-	if (first + 1 != argc)
-		opt_usage(PROG, "give one sweep DIR");
-	snprintf(spath, sizeof(spath), "%s/sweep.csv", argv[first]);
+	snprintf(spath, sizeof(spath), "%s/sweep.csv", dir);
 	f = rfile_fopen_quiet(spath);
 	if (!f)
 		opt_die(PROG, "cannot read %s: %s", spath, rfile_strerror(errno));
-	ret = sweepcsv_read(f, spath, &csv, err, sizeof(err));
+	ret = sweepcsv_read(f, spath, &w->csv, err, sizeof(err));
 	fclose(f);
 	if (ret)
 		opt_die(PROG, "%s", err);
-	for (size_t i = 0; i < csv.n; i++) {
-		const struct sweepcsv_run *r = &csv.run[i];
-		struct point *p = find_point(&pts, &npts, &cap, r->point);
+	for (size_t i = 0; i < w->csv.n; i++) {
+		const struct sweepcsv_run *r = &w->csv.run[i];
+		struct point *p = find_point(&w->pts, &w->npts, &w->cap, r->point);
 
 		for (size_t k = 0; k < NPARAMS; k++)
 			snprintf(p->param[k], sizeof(p->param[k]), "%s", r->param[k]);
 		if (r->behind < 0)
-			unchecked++;
+			w->unchecked++;
 		if (r->behind > 0) {
-			behind++;
+			w->behind++;
 			p->n_behind++;
 			printf("behind schedule%s: %s rep %s: %s\n",
-			       include_behind ? " (included)" : "", r->point, r->rep,
-			       r->why);
+			       incl ? " (included)" : "", r->point, r->rep, r->why);
 		}
-		if (r->behind <= 0 || include_behind)
+		if (r->behind <= 0 || incl)
 			add_vals(p, r->val);
 		add_run(p, i);
-		rows++;
+		w->rows++;
 	}
-	if (!rows)
+	if (!w->rows)
 		opt_die(PROG, "no successful runs in %s", spath);
-	for (size_t i = 0; i < npts; i++) {
-		struct point *p = &pts[i];
-		double *v = p->n ? malloc(p->n * sizeof(*v)) : NULL;
+}
 
-		if (p->n && !v)
+/* Point I's medians, CIs and repetitions, metric by metric */
+static void summarize_point(struct point *p, size_t i, double confirm_pct)
+{
+	double *v = p->n ? malloc(p->n * sizeof(*v)) : NULL;
+
+	if (p->n && !v)
+		opt_die(PROG, "out of memory");
+	p->max_p99 = NAN;
+	for (int m = 0; m < NMETRICS && p->n; m++) {
+		/* p95 and p9999 are missing from older clients' runs */
+		size_t k = 0;
+
+		for (size_t j = 0; j < p->n; j++)
+			if (isfinite(p->val[m][j]))
+				v[k++] = p->val[m][j];
+		p->nm[m] = k;
+		if (k && stats_summarize(v, k, confirm_pct, i + 1, &p->s[m]))
 			opt_die(PROG, "out of memory");
-		p->max_p99 = NAN;
-		for (int m = 0; m < NMETRICS && p->n; m++) {
-			/* p95 and p9999 are missing from older clients' runs */
-			size_t k = 0;
-
-			for (size_t j = 0; j < p->n; j++)
-				if (isfinite(p->val[m][j]))
-					v[k++] = p->val[m][j];
-			p->nm[m] = k;
-			if (k && stats_summarize(v, k, o.confirm_pct, i + 1,
-						 &p->s[m]))
-				opt_die(PROG, "out of memory");
-			for (size_t j = 0; m == M_P99 && j < k; j++)
-				if (!(v[j] <= p->max_p99))
-					p->max_p99 = v[j];
-		}
-		free(v);
+		for (size_t j = 0; m == M_P99 && j < k; j++)
+			if (!(v[j] <= p->max_p99))
+				p->max_p99 = v[j];
 	}
-	for (size_t i = 0; i < npts; i++) {
-		const struct point *b = base_runs_of(pts, npts, &pts[i], &o.bl, 0);
+	free(v);
+}
+
+/*
+ * Every point summarized, paired with its baseline, its within-run CIs
+ * looked at, and the output's order: pts itself stays in the file's
+ * (CONFIRM's seeds, the first baseline found).
+ */
+static void summarize(struct sweep_sum *w, const struct stats_opts *o)
+{
+	for (size_t i = 0; i < w->npts; i++)
+		summarize_point(&w->pts[i], i, o->confirm_pct);
+	for (size_t i = 0; i < w->npts; i++) {
+		const struct point *b = base_runs_of(w->pts, w->npts, &w->pts[i],
+						     &o->bl, 0);
 
 		if (b)
-			paired_of(&csv, &pts[i], b, include_behind);
-		within_of(&csv, &pts[i], include_behind);
+			paired_of(&w->csv, &w->pts[i], b, o->include_behind);
+		within_of(&w->csv, &w->pts[i], o->include_behind);
 	}
-	/* the output's order; pts itself stays in the file's (CONFIRM's
-	 * seeds, the first baseline found) */
-	ord = malloc((npts ? npts : 1) * sizeof(*ord));
-	if (!ord)
+	w->ord = malloc((w->npts ? w->npts : 1) * sizeof(*w->ord));
+	if (!w->ord)
 		opt_die(PROG, "out of memory");
-	for (size_t i = 0; i < npts; i++) {
-		ord[i] = i;
-		if (strlen(pts[i].name) > (size_t)namew)
-			namew = (int)strlen(pts[i].name);
+	w->namew = 5;	/* "point" */
+	for (size_t i = 0; i < w->npts; i++) {
+		w->ord[i] = i;
+		if (strlen(w->pts[i].name) > (size_t)w->namew)
+			w->namew = (int)strlen(w->pts[i].name);
 	}
-	qsort_r(ord, npts, sizeof(*ord), by_params, pts);
+	qsort_r(w->ord, w->npts, sizeof(*w->ord), by_params, w->pts);
+}
 
-	snprintf(spath, sizeof(spath), "%s/summary.csv", argv[first]);
-	if (!outpath)
-		outpath = spath;
-	out = csv_open(outpath);
+/* summary.csv's header line */
+static void summary_header(struct csv *out)
+{
+	char h[8192];
+	size_t len = (size_t)snprintf(h, sizeof(h), "point");
+
+	/* the first version's columns, then what three tiers added */
+	for (size_t k = 0; k < NLEGACY_PARAMS; k++)
+		len += (size_t)snprintf(h + len, sizeof(h) - len, ",%s", sweepcsv_params[k]);
+	len += (size_t)snprintf(h + len, sizeof(h) - len, ",n");
+	len = metric_header(h, sizeof(h), len, 0, NLEGACY_METRICS);
+	len += (size_t)snprintf(h + len, sizeof(h) - len,
+		 ",ci_exact,ci_coverage,n_behind,behind_included,ci_label");
+	for (size_t k = NLEGACY_PARAMS; k < NPARAMS; k++)
+		len += (size_t)snprintf(h + len, sizeof(h) - len, ",%s", sweepcsv_params[k]);
+	len = metric_header(h, sizeof(h), len, NLEGACY_METRICS,
+			    SWEEPCSV_NLAT_METRICS);
+	len += (size_t)snprintf(h + len, sizeof(h) - len,
+		 ",avg_of_avgs_us,avg_p99_us,max_p99_us,baseline");
+	/* energy: speedup_* = the baseline's / this (above 1: less) */
+	len = metric_header(h, sizeof(h), len, SWEEPCSV_NLAT_METRICS, NMETRICS);
+	/* issue 31: the paired effect, the within-run CIs */
+	paired_header(h, sizeof(h), len);
+	csv_header(out, h);
+}
+
+/* P's row of summary.csv; B its baseline or NULL */
+static void summary_row(struct csv *out, const struct sweep_sum *w,
+			const struct point *p, const struct point *b,
+			const struct stats_opts *o)
+{
+	csv_str(out, p->name);
+	for (size_t k = 0; k < NLEGACY_PARAMS; k++)
+		csv_str(out, p->param[k]);
+	csv_u64(out, p->n);
+	metric_cols(out, p, b, 0, NLEGACY_METRICS);
+	if (p->n) {
+		csv_u64(out, (uint64_t)p->s[0].ci_exact);
+		csv_double(out, p->s[0].ci_coverage, 4);
+	} else {
+		csv_empty(out);
+		csv_empty(out);
+	}
+	csv_u64(out, p->n_behind);
+	csv_u64(out, (uint64_t)o->include_behind);
+	if (p->n) {
+		char lab[64];
+
+		stats_ci_label(&p->s[0], lab, sizeof(lab));
+		csv_str(out, lab);
+	} else {
+		csv_empty(out);
+	}
+	for (size_t k = NLEGACY_PARAMS; k < NPARAMS; k++)
+		csv_str(out, p->param[k]);
+	metric_cols(out, p, b, NLEGACY_METRICS, SWEEPCSV_NLAT_METRICS);
+	/* the thesis' columns: mean of the runs' averages and p99s, and the
+	 * highest p99 */
+	csv_double(out, p->nm[M_AVG] ? p->s[M_AVG].mean : NAN, 3);
+	csv_double(out, p->nm[M_P99] ? p->s[M_P99].mean : NAN, 3);
+	csv_double(out, p->max_p99, 3);
+	if (b) {
+		const char *value;
+		char bk[128];
+		int key;
+
+		baseline_of(&o->bl, p, &key, &value);
+		snprintf(bk, sizeof(bk), "%s=%s", sweepcsv_params[key], value);
+		csv_str(out, bk);
+	} else {
+		csv_empty(out);
+	}
+	metric_cols(out, p, b, SWEEPCSV_NLAT_METRICS, NMETRICS);
+	paired_cols(out, p, &w->csv);
+	csv_end_row(out);
+}
+
+/* P's line of the printed table; B its baseline or NULL */
+static void print_row(const struct sweep_sum *w, const struct point *p,
+		      const struct point *b, int incl)
+{
+	char reps[24], nb[16], ci[48], cov[16], sp[16] = "-";
+
+	snprintf(nb, sizeof(nb), "%zu%s", p->n_behind,
+		 p->n_behind ? (incl ? "+" : "!") : "");
+	if (!p->n) {
+		printf("%-*s %3zu %6s %9s %19s %6s %9s %5s %8s\n", w->namew, p->name,
+		       p->n, nb, "-", "-", "-", "-", "-", "-");
+		return;
+	}
+	snprintf(ci, sizeof(ci), "[%.1f, %.1f]", p->s[1].ci_lo, p->s[1].ci_hi);
+	snprintf(cov, sizeof(cov), "%.1f%%", 100 * p->s[1].ci_coverage);
+	stats_reps_confirm_str(&p->s[1], reps, sizeof(reps));
+	if (b)
+		snprintf(sp, sizeof(sp), "%.3f%s", b->s[1].median / p->s[1].median,
+			 stats_overlap(p->s[1].ci_lo, p->s[1].ci_hi,
+				       b->s[1].ci_lo, b->s[1].ci_hi) ? "~" : "");
+	printf("%-*s %3zu %6s %9.1f %19s %6s %9.1f %5s %8s\n", w->namew, p->name,
+	       p->n, nb, p->s[1].median, ci, cov, p->s[2].median, reps, sp);
+}
+
+/* summary.csv at OUTPATH and the table, in the output's order */
+static void write_summary(const struct sweep_sum *w, const struct stats_opts *o,
+			  const char *outpath)
+{
+	struct csv *out = csv_open(outpath);
+
 	if (!out)
 		opt_die(PROG, "cannot write %s: %s", outpath, strerror(errno));
-	{
-		char h[8192];
-		size_t len = (size_t)snprintf(h, sizeof(h), "point");
-
-		/* the first version's columns, then what three tiers added */
-		for (size_t k = 0; k < NLEGACY_PARAMS; k++)
-			len += (size_t)snprintf(h + len, sizeof(h) - len, ",%s", sweepcsv_params[k]);
-		len += (size_t)snprintf(h + len, sizeof(h) - len, ",n");
-		len = metric_header(h, sizeof(h), len, 0, NLEGACY_METRICS);
-		len += (size_t)snprintf(h + len, sizeof(h) - len,
-			 ",ci_exact,ci_coverage,n_behind,behind_included,ci_label");
-		for (size_t k = NLEGACY_PARAMS; k < NPARAMS; k++)
-			len += (size_t)snprintf(h + len, sizeof(h) - len, ",%s", sweepcsv_params[k]);
-		len = metric_header(h, sizeof(h), len, NLEGACY_METRICS,
-				    SWEEPCSV_NLAT_METRICS);
-		len += (size_t)snprintf(h + len, sizeof(h) - len,
-			 ",avg_of_avgs_us,avg_p99_us,max_p99_us,baseline");
-		/* energy: speedup_* = the baseline's / this (above 1: less) */
-		len = metric_header(h, sizeof(h), len, SWEEPCSV_NLAT_METRICS, NMETRICS);
-		/* issue 31: the paired effect, the within-run CIs */
-		paired_header(h, sizeof(h), len);
-		csv_header(out, h);
-	}
+	summary_header(out);
 	/* full point names, never cut: the column is as wide as the longest */
-	printf("%-*s %3s %6s %9s %19s %6s %9s %5s %8s\n", namew, "point", "n", "behind",
-	       "p50_med", "p50 CI", "cover", "p99_med", "reps", "speedup");
-	for (size_t i = 0; i < npts; i++) {
-		const struct point *p = &pts[ord[i]];
-		const struct point *b = base_of(pts, npts, p, &o.bl);
-		char reps[24], nb[16];
+	printf("%-*s %3s %6s %9s %19s %6s %9s %5s %8s\n", w->namew, "point", "n",
+	       "behind", "p50_med", "p50 CI", "cover", "p99_med", "reps", "speedup");
+	for (size_t i = 0; i < w->npts; i++) {
+		const struct point *p = &w->pts[w->ord[i]];
+		const struct point *b = base_of(w->pts, w->npts, p, &o->bl);
 
-		csv_str(out, p->name);
-		for (size_t k = 0; k < NLEGACY_PARAMS; k++)
-			csv_str(out, p->param[k]);
-		csv_u64(out, p->n);
-		metric_cols(out, p, b, 0, NLEGACY_METRICS);
-		if (p->n) {
-			csv_u64(out, (uint64_t)p->s[0].ci_exact);
-			csv_double(out, p->s[0].ci_coverage, 4);
-		} else {
-			csv_empty(out);
-			csv_empty(out);
-		}
-		csv_u64(out, p->n_behind);
-		csv_u64(out, (uint64_t)include_behind);
-		if (p->n) {
-			char lab[64];
-
-			stats_ci_label(&p->s[0], lab, sizeof(lab));
-			csv_str(out, lab);
-		} else {
-			csv_empty(out);
-		}
-		for (size_t k = NLEGACY_PARAMS; k < NPARAMS; k++)
-			csv_str(out, p->param[k]);
-		metric_cols(out, p, b, NLEGACY_METRICS, SWEEPCSV_NLAT_METRICS);
-		/* the thesis' columns: mean of the runs' averages and p99s,
-		 * and the highest p99 */
-		csv_double(out, p->nm[M_AVG] ? p->s[M_AVG].mean : NAN, 3);
-		csv_double(out, p->nm[M_P99] ? p->s[M_P99].mean : NAN, 3);
-		csv_double(out, p->max_p99, 3);
-		if (b) {
-			const char *value;
-			char bk[128];
-			int key;
-
-			baseline_of(&o.bl, p, &key, &value);
-			snprintf(bk, sizeof(bk), "%s=%s", sweepcsv_params[key], value);
-			csv_str(out, bk);
-		} else {
-			csv_empty(out);
-		}
-		metric_cols(out, p, b, SWEEPCSV_NLAT_METRICS, NMETRICS);
-		paired_cols(out, p, &csv);
-		csv_end_row(out);
-
-		snprintf(nb, sizeof(nb), "%zu%s", p->n_behind,
-			 p->n_behind ? (include_behind ? "+" : "!") : "");
-		if (!p->n) {
-			printf("%-*s %3zu %6s %9s %19s %6s %9s %5s %8s\n", namew, p->name,
-			       p->n, nb, "-", "-", "-", "-", "-", "-");
-			continue;
-		}
-		{
-			char ci[48], cov[16], sp[16] = "-";
-
-			snprintf(ci, sizeof(ci), "[%.1f, %.1f]", p->s[1].ci_lo, p->s[1].ci_hi);
-			snprintf(cov, sizeof(cov), "%.1f%%", 100 * p->s[1].ci_coverage);
-			stats_reps_confirm_str(&p->s[1], reps, sizeof(reps));
-			if (b)
-				snprintf(sp, sizeof(sp), "%.3f%s", b->s[1].median / p->s[1].median,
-					 stats_overlap(p->s[1].ci_lo, p->s[1].ci_hi,
-						       b->s[1].ci_lo, b->s[1].ci_hi) ? "~" : "");
-			printf("%-*s %3zu %6s %9.1f %19s %6s %9.1f %5s %8s\n", namew, p->name,
-			       p->n, nb, p->s[1].median, ci, cov, p->s[2].median, reps, sp);
-		}
+		summary_row(out, w, p, b, o);
+		print_row(w, p, b, o->include_behind);
 	}
 	if (csv_close(out))
 		opt_die(PROG, "writing %s failed", outpath);
-	printf("%zu points, %zu runs -> %s\n", npts, rows, outpath);
+}
+
+/* What the table's columns mean, and what was left out */
+static void print_notes(const struct sweep_sum *w, const struct stats_opts *o,
+			const char *outpath)
+{
+	printf("%zu points, %zu runs -> %s\n", w->npts, w->rows, outpath);
 	printf("n: runs in the medians; cover: the CI's exact coverage of the median "
 	       "(min-max of all n when n < 6); reps: CONFIRM repetitions for +-%g %% of the p50 "
 	       "median (>n: not reached with n); speedup: p50 of the baseline / this, "
-	       "~ = CIs overlap\n", o.confirm_pct);
-	if (behind)
+	       "~ = CIs overlap\n", o->confirm_pct);
+	if (w->behind)
 		printf("%zu run%s fell behind schedule (behind: ! = left out of the "
-		       "medians%s)\n", behind, behind == 1 ? "" : "s",
-		       include_behind ? "; included by --include-behind: +" :
+		       "medians%s)\n", w->behind, w->behind == 1 ? "" : "s",
+		       o->include_behind ? "; included by --include-behind: +" :
 		       "; --include-behind counts them");
-	if (unchecked)
+	if (w->unchecked)
 		printf("%zu run%s could not be checked for falling behind (no late_sends, "
-		       "pace_p99_us or behind_schedule)\n", unchecked,
-		       unchecked == 1 ? "" : "s");
-	print_within(pts, ord, npts, &csv);
-	print_paired(pts, ord, npts, namew);
-	for (size_t i = 0; i < npts; i++) {
+		       "pace_p99_us or behind_schedule)\n", w->unchecked,
+		       w->unchecked == 1 ? "" : "s");
+	print_within(w->pts, w->ord, w->npts, &w->csv);
+	print_paired(w->pts, w->ord, w->npts, w->namew);
+}
+
+static void sweep_sum_free(struct sweep_sum *w)
+{
+	for (size_t i = 0; i < w->npts; i++) {
 		for (int m = 0; m < NMETRICS; m++)
-			free(pts[i].val[m]);
-		free(pts[i].run);
+			free(w->pts[i].val[m]);
+		free(w->pts[i].run);
 	}
-	free(pts);
-	free(ord);
-	sweepcsv_free(&csv);
+	free(w->pts);
+	free(w->ord);
+	sweepcsv_free(&w->csv);
+}
+
+/* stats DIR: DIR/summary.csv (or --out) and the table */
+static int summary(const char *dir, const struct stats_opts *o)
+{
+	struct sweep_sum w = { .pts = NULL };
+	char spath[4096];
+	const char *outpath = o->out;
+
+	read_points(dir, o->include_behind, &w);
+	summarize(&w, o);
+	snprintf(spath, sizeof(spath), "%s/summary.csv", dir);
+	if (!outpath)
+		outpath = spath;
+	write_summary(&w, o, outpath);
+	print_notes(&w, o, outpath);
+	sweep_sum_free(&w);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct stats_opts o = { .bl = { .key = -1 } };
+	int first = parse_args(argc, argv, &o);
+
+	if (o.merge)
+		return merge(o.merge, o.rule, argc - first, argv + first);
+	return summary(argv[first], &o);
 }

@@ -111,4 +111,42 @@ int cli_value(const struct cli_opt *o, const char *arg, void *base,
 /* The entry named name, or NULL. */
 const struct cli_opt *cli_find(const struct cli_cmd *cmd, const char *name);
 
+/*
+ * Verbs: one program, several commands ("wakebench-internal plan SPEC"),
+ * as rtla and git do. Each verb declares its options (a cli_opt table
+ * parsed by cli_parse, with its own --help) and how many positional
+ * arguments it takes; a verb not in the table, or a wrong count, is a
+ * usage error (exit 2, "Try 'PROG VERB --help'.").
+ */
+struct cli_verb {
+	const char *name;
+	/* ARGS: the positional arguments, after the options */
+	int (*run)(int nargs, char **args, void *opts);
+	const struct cli_opt *opts;	/* NULL: --help only */
+	void *base;			/* where opts' values land */
+	int min_args, max_args;		/* max_args -1: any number */
+	const char *args;		/* their names for the usage line */
+	const char *help;		/* one line */
+	/*
+	 * The verb reads its own options (RUN gets every word after the
+	 * verb): for keys that come from another table (a sweep's spec).
+	 */
+	int raw;
+};
+
+struct cli_verbs {
+	const char *prog;	/* "wakebench-internal" */
+	const char *about;	/* text after the usage line, or NULL */
+	const struct cli_verb *verbs;	/* closed by a NULL name */
+};
+
+/*
+ * Runs the verb argv[1] names with its arguments and returns what it
+ * returns; exits 2 on a usage error and 0 after --help.
+ */
+int cli_verb_main(const struct cli_verbs *v, int argc, char **argv);
+
+/* The verb named name, or NULL. */
+const struct cli_verb *cli_verb_find(const struct cli_verbs *v, const char *name);
+
 #endif

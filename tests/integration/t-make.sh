@@ -36,7 +36,7 @@ includers() {
 	while [ ${#todo[@]} -gt 0 ]; do
 		h=${todo[0]}; todo=("${todo[@]:1}")
 		for f in $(cd "$src" && grep -rlE "^#include \"$(basename "$h")\"" \
-				--include='*.c' --include='*.h' lib client server prequery tracing stats sweep-spec figdata cstate snapshot wake tests/unit); do
+				--include='*.c' --include='*.h' lib client server prequery tracing stats internal figdata cstate snapshot wake tests/unit); do
 			[[ $seen == *" $f "* ]] && continue
 			seen+="$f "
 			[[ $f == *.h ]] && todo+=("$f")

@@ -265,6 +265,132 @@ START_TEST(help_layout)
 }
 END_TEST
 
+/* A verb table: a verb's options, its count of arguments, its run. */
+struct v_opts {
+	int flag;
+	const char *path;
+};
+
+static struct v_opts v_got;
+static int v_nargs;
+static char *v_first;
+
+static int v_run(int nargs, char **args, void *opts)
+{
+	if (opts)
+		v_got = *(struct v_opts *)opts;
+	v_nargs = nargs;
+	v_first = nargs ? args[0] : NULL;
+	return 7;
+}
+
+static const struct cli_opt v_options[] = {
+	{ .name = "flag", .kind = CLI_FLAG, .off = CLI_AT(struct v_opts, flag),
+	  .help = "a flag" },
+	{ .name = "path", .kind = CLI_STRING, .arg = "P",
+	  .off = CLI_AT(struct v_opts, path), .help = "a path" },
+	CLI_OPT_HELP,
+	{ .kind = CLI_END }
+};
+
+static struct v_opts v_base;
+
+static const struct cli_verb v_verbs[] = {
+	{ .name = "two", .run = v_run, .opts = v_options, .base = &v_base,
+	  .min_args = 2, .max_args = 2, .args = "A B", .help = "two words" },
+	{ .name = "many", .run = v_run, .min_args = 1, .max_args = -1,
+	  .args = "X...", .help = "one or more" },
+	{ .name = "raw", .run = v_run, .raw = 1, .help = "its own" },
+	{ .name = NULL }
+};
+
+static const struct cli_verbs v_table = { .prog = "t-verbs", .verbs = v_verbs };
+
+static int v_main(int argc, const char *const *words)
+{
+	static char buf[8][32];
+	char *argv[9];
+
+	for (int i = 0; i < argc; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "%s", words[i]);
+		argv[i] = buf[i];
+	}
+	argv[argc] = NULL;
+	return cli_verb_main(&v_table, argc, argv);
+}
+
+START_TEST(verbs_dispatch)
+{
+	const char *a[] = { "t", "two", "--flag", "x", "--path", "p", "y" };
+	const char *b[] = { "t", "many", "1", "2", "3" };
+	const char *c[] = { "t", "raw", "--anything", "goes" };
+
+	ck_assert_int_eq(v_main(7, a), 7);
+	ck_assert_int_eq(v_got.flag, 1);
+	ck_assert_str_eq(v_got.path, "p");
+	ck_assert_int_eq(v_nargs, 2);
+	ck_assert_str_eq(v_first, "x");
+	ck_assert_int_eq(v_main(5, b), 7);
+	ck_assert_int_eq(v_nargs, 3);
+	ck_assert_int_eq(v_main(4, c), 7);
+	ck_assert_int_eq(v_nargs, 2);
+	ck_assert_str_eq(v_first, "--anything");
+	ck_assert_ptr_nonnull(cli_verb_find(&v_table, "many"));
+	ck_assert_ptr_null(cli_verb_find(&v_table, "mani"));
+}
+END_TEST
+
+/* usage errors: exit 2 (the forked test's exit status) */
+START_TEST(verb_unknown)
+{
+	const char *a[] = { "t", "tow", "x", "y" };
+
+	v_main(4, a);
+}
+END_TEST
+
+START_TEST(verb_none)
+{
+	const char *a[] = { "t" };
+
+	v_main(1, a);
+}
+END_TEST
+
+START_TEST(verb_too_few)
+{
+	const char *a[] = { "t", "two", "x" };
+
+	v_main(3, a);
+}
+END_TEST
+
+START_TEST(verb_too_many)
+{
+	const char *a[] = { "t", "two", "x", "y", "z" };
+
+	v_main(5, a);
+}
+END_TEST
+
+START_TEST(verb_bad_option)
+{
+	const char *a[] = { "t", "many", "--flag", "x" };
+
+	v_main(4, a);
+}
+END_TEST
+
+START_TEST(verb_help)
+{
+	const char *a[] = { "t", "two", "--help" };
+
+	/* the help itself is cli_help's, tested above */
+	ck_assert_ptr_nonnull(freopen("/dev/null", "w", stdout));
+	v_main(3, a);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -275,6 +401,13 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, bad_values_and_hints);
 	tcase_add_test(tc, help_layout);
 	tcase_add_test(tc, cpu_lists);
+	tcase_add_test(tc, verbs_dispatch);
+	tcase_add_exit_test(tc, verb_unknown, 2);
+	tcase_add_exit_test(tc, verb_none, 2);
+	tcase_add_exit_test(tc, verb_too_few, 2);
+	tcase_add_exit_test(tc, verb_too_many, 2);
+	tcase_add_exit_test(tc, verb_bad_option, 2);
+	tcase_add_exit_test(tc, verb_help, 0);
 	suite_add_tcase(s, tc);
 	return s;
 }

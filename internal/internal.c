@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wakebench-internal VERB [OPTIONS] ARGS: the helpers wakebench's scripts
+ * run, one verb each (lib/cli's verb table parses them, as rtla's
+ * subcommands). Not a user's command: `wakebench --help` does not list
+ * it, and a verb's output may change with the scripts that read it.
+ */
+#include "cli.h"
+#include "internal.h"
+
+static const struct cli_verb verbs[] = {
+	{ .name = "spec", .run = verb_spec, .raw = 1,
+	  .help = "check and resolve a sweep's spec and values (see spec --help)" },
+	{ .name = "plan", .run = verb_plan, .min_args = 1, .max_args = 1,
+	  .args = "SPEC",
+	  .help = "print the plan of a resolved spec, in the spec's order" },
+	{ .name = "plan-update", .run = verb_plan_update, .min_args = 3,
+	  .max_args = 3, .args = "OLDSPEC NEWSPEC PLAN",
+	  .help = "check that PLAN is OLDSPEC's, print it and the runs NEWSPEC adds" },
+	{ .name = "estimate", .run = verb_estimate, .min_args = 1, .max_args = 1,
+	  .args = "SPEC",
+	  .help = "the number of runs of a resolved spec and their duration" },
+	{ .name = "agents", .run = verb_agents, .min_args = 7, .max_args = 7,
+	  .args = "N SEED INTERVAL_US REQUESTS WARMUP WARMUP_INTERVAL_US MARGIN_MS",
+	  .help = "each client agent's share of a run, the first at MARGIN_MS from now" },
+	{ .name = "port-holders", .run = verb_port_holders, .min_args = 1,
+	  .max_args = -1, .args = "PORT...",
+	  .help = "read 'ss -Hltnup' on standard input, print who holds each PORT" },
+	{ .name = "collect", .run = verb_collect, .min_args = 1, .max_args = 1,
+	  .args = "DIR",
+	  .help = "build DIR/sweep.csv from its plan, spec and runs' summaries" },
+	{ .name = "run-ok", .run = verb_run_ok, .min_args = 1, .max_args = 1,
+	  .args = "RUNDIR",
+	  .help = "exit 0 when RUNDIR/client/summary.csv says ok, else 1" },
+	{ .name = "pairs", .run = verb_pairs, .min_args = 2, .max_args = -1,
+	  .args = "OUTDIR SUMMARY...",
+	  .help = "OUTDIR/bars.dat and speedup.dat (report figures 1, 2) from summaries" },
+	{ .name = NULL }
+};
+
+static const struct cli_verbs internal = {
+	.prog = "wakebench-internal",
+	.about =
+"The helpers of wakebench's scripts (sweep, report, demo), one verb each.\n"
+"Not a user's command: a verb's arguments and output follow the scripts.\n",
+	.verbs = verbs,
+};
+
+int main(int argc, char **argv)
+{
+	return cli_verb_main(&internal, argc, argv);
+}
