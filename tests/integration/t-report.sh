@@ -136,6 +136,14 @@ out=$("$WB" report "$TMP/empty" 2>&1); [ $? = 1 ] || fail "empty DIR: exit"
 echo "$out" | grep -q 'no client run' || fail "empty DIR: message: $out"
 "$WB" report 2>/dev/null; [ $? = 2 ] || fail "no DIR"
 "$WB" report "$TMP/empty" --bogus 2>/dev/null; [ $? = 2 ] || fail "bad option"
+# an option without its value (last, or empty): a usage error, not bash's
+for o in --reference --out --cpus --window-ms --run; do
+	out=$("$WB" report "$TMP/empty" "$o" 2>&1); rc=$?
+	[ $rc = 2 ] || fail "$o without a value: exit $rc: $out"
+	[ "$out" = "wakebench-report: option '$o' requires an argument
+Try 'wakebench-report --help'." ] || fail "$o without a value: $out"
+done
+"$WB" report "$TMP/empty" --reference "" 2>/dev/null; [ $? = 2 ] || fail "an empty --reference"
 # A trace directory cut short still gives the figures its files allow.
 mkdir -p "$TMP/partial/trace"
 cp "$FX/trace/meta.txt" "$FX/trace/residency.csv" "$TMP/partial/trace/"
