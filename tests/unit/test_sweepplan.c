@@ -7,6 +7,8 @@
 #include "unit.h"
 #include "irqstat.h"
 #include "residency.h"
+#include "sweepcsv.h"
+#include "sweepdim.h"
 #include "sweepplan.h"
 #include "sweepspec.h"
 
@@ -466,6 +468,42 @@ START_TEST(colnames)
 }
 END_TEST
 
+/* lib/sweep/sweepdim.h: one table, read the same way everywhere */
+START_TEST(dim_table)
+{
+	struct sweepdim_rules r;
+	const char *v[SWEEPDIM_N];
+	char msg[256] = "";
+	int k = 0;
+
+	ck_assert_int_eq(sweepdim_rules(&r, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(SWEEPPLAN_NDIMS, 21);
+	for (int d = 0; d < SWEEPDIM_N; d++) {
+		ck_assert_str_eq(sweepplan_dims[d], sweepdim_table[d].col);
+		ck_assert_int_eq(sweepdim_find(sweepdim_table[d].opt), d);
+		ck_assert_int_eq(sweepspec_key(sweepdim_table[d].col), sweepdim_table[d].key);
+		/* sweepcsv's parameters: the dimensions and requests after six */
+		if (k == SWEEPDIM_NFIRST)
+			ck_assert_str_eq(sweepcsv_params[k++], "requests");
+		ck_assert_str_eq(sweepcsv_params[k++], sweepdim_table[d].col);
+		v[d] = sweepdim_table[d].def;
+	}
+	ck_assert_int_eq(sweepdim_find("nosuch"), -1);
+	/* the rules read the other values after their own collapse: three
+	 * tiers turn prequery off, which takes prequery_at with it */
+	v[SWEEPDIM_TIERS] = "3";
+	v[SWEEPDIM_PREQUERY] = "50";
+	v[SWEEPDIM_CPU] = "none";
+	sweepdim_collapse(&r, v);
+	ck_assert_str_eq(v[SWEEPDIM_PREQUERY], "off");
+	ck_assert_str_eq(v[SWEEPDIM_PREQUERY_AT], "-");
+	ck_assert_str_eq(v[SWEEPDIM_SERVER_CSTATES], "on");
+	ck_assert_str_eq(v[SWEEPDIM_CLIENT_CSTATES], "-");
+	ck_assert_str_eq(v[SWEEPDIM_HELPER_WAIT], "-");
+	ck_assert_str_eq(v[SWEEPDIM_WORK_US], "0");
+}
+END_TEST
+
 Suite *sweepplan_suite(void)
 {
 	Suite *s = suite_create("sweepplan");
@@ -483,6 +521,7 @@ Suite *sweepplan_suite(void)
 	tcase_add_test(t, irq_bad);
 	tcase_add_test(t, colnames);
 	tcase_add_test(t, estimate);
+	tcase_add_test(t, dim_table);
 	suite_add_tcase(s, t);
 	return s;
 }
