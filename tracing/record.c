@@ -726,125 +726,146 @@ static void files_for_cpus(int ncpus)
 			(unsigned long long)need, strerror(errno));
 }
 
-int trace_record(int argc, char **argv, int full_argc, char **full_argv)
-{
-	struct hwres hw = { 0 };
-	struct record_opts o = { .buffer_kb = 4096 };
-	const char *out;
-	char *events[48], *evlist, **cmd = NULL, *cmdline;
-	struct cpuset *mask;
-	int nevents = 0, rc = 1, buffer_kb, sig = 0, first;
-	double duration;
+/*
+ * One recording, from the command line to the files put in place: what
+ * the steps of trace_record() share.
+ */
+struct recording {
+	struct hwres hw;
+	struct record_opts o;
+	struct rec r;
+	char *events[48];
+	int nevents;
+	char **cmd;		/* -- COMMAND..., NULL for --duration */
+	char *cmdline;		/* the whole command line, for meta.txt */
+	pid_t child;
+	sigset_t stopset, old;	/* the stop signals, blocked; the mask before */
 	uint64_t start, end;
-	struct rec r = { 0 };
-	pid_t child = -1;
+	int rc, sig, failed;
 	char err[4400], meta_tmp[4096], cmdlines_tmp[4096];
-	int failed = 0, held, ret;
-	struct stat sb;
-	sigset_t stopset, old;
+};
 
-	/* A closed standard error (a pipe whose reader is gone) is no reason
-	 * to die with the instance up or the files half written. */
-	signal(SIGPIPE, SIG_IGN);
+/* The options, the command after -- and the events to enable. */
+static void record_parse(struct recording *s, int argc, char **argv,
+			 int full_argc, char **full_argv)
+{
+	int first;
+
 	/* The command line is taken whole before "--" is cut off. */
-	cmdline = opt_cmdline(full_argc, full_argv);
-	argc = opt_split_command(TRACE_PROG, argc, argv, &cmd);
+	s->cmdline = opt_cmdline(full_argc, full_argv);
+	argc = opt_split_command(TRACE_PROG, argc, argv, &s->cmd);
 	/* the running kernel's CPUs, whatever sysfs tree a test fakes */
-	r.ncpus = cpuset_kernel_possible();
-	first = cli_parse(&trace_record_cmd, argc, argv, &o);
-	out = o.out;
-	mask = o.mask;
-	if (mask && cpuset_next(mask, r.ncpus) >= 0)
+	s->r.ncpus = cpuset_kernel_possible();
+	first = cli_parse(&trace_record_cmd, argc, argv, &s->o);
+	if (s->o.mask && cpuset_next(s->o.mask, s->r.ncpus) >= 0)
 		opt_usage(TRACE_PROG, "invalid --cpus: CPU %d (this kernel has CPUs 0-%d)",
-			  cpuset_next(mask, r.ncpus), r.ncpus - 1);
-	evlist = o.events;
-	buffer_kb = o.buffer_kb;
-	duration = o.duration;
-	if (!out)
+			  cpuset_next(s->o.mask, s->r.ncpus), s->r.ncpus - 1);
+	if (!s->o.out)
 		opt_usage(TRACE_PROG, "record needs --out DIR");
 	if (first < argc)
 		opt_usage(TRACE_PROG, "unexpected argument '%s' (a command goes after --)",
 			  argv[first]);
-	if ((duration > 0) == (cmd != NULL))
+	if ((s->o.duration > 0) == (s->cmd != NULL))
 		opt_usage(TRACE_PROG, "record needs --duration S or -- COMMAND (one of them)");
 	for (int i = 0; default_events[i]; i++)
-		events[nevents++] = (char *)default_events[i];
-	if (evlist) {
+		s->events[s->nevents++] = (char *)default_events[i];
+	if (s->o.events) {
 		/* Extra events, e.g. irq:softirq_entry,sched:sched_wakeup. */
-		for (char *tok = strtok(evlist, ","); tok;
+		for (char *tok = strtok(s->o.events, ","); tok;
 		     tok = strtok(NULL, ",")) {
 			if (!strchr(tok, ':'))
 				opt_usage(TRACE_PROG, "invalid event '%s' (SYSTEM:EVENT)", tok);
-			if (nevents >= 30)
+			if (s->nevents >= 30)
 				opt_usage(TRACE_PROG, "too many --events: at most %d besides the %d default ones",
 					  30 - (int)(sizeof(default_events) / sizeof(default_events[0]) - 1),
 					  (int)(sizeof(default_events) / sizeof(default_events[0]) - 1));
-			events[nevents++] = tok;
+			s->events[s->nevents++] = tok;
 		}
 	}
+}
+
+/* DIR, made when it is not there; a stale instance of ours removed. */
+static void record_make_out(struct recording *s)
+{
+	const char *out = s->o.out;
+	struct stat sb;
+
 	need_tracefs("record");
 	/* What a killed record left behind (and a stale one in our name). */
 	remove_stale(0, getpid());
-	r.out = out;
+	s->r.out = out;
 	if (!mkdir(out, 0755))
-		r.made_out = 1;
+		s->r.made_out = 1;
 	else if (errno != EEXIST)
 		opt_die(TRACE_PROG, "cannot create %s: %s", out, strerror(errno));
 	else if (stat(out, &sb) || !S_ISDIR(sb.st_mode))
 		opt_die(TRACE_PROG, "%s exists and is not a directory", out);
+}
 
-	snprintf(r.name, sizeof(r.name), "wakebench-%d", (int)getpid());
-	live = &r;
+/* The instance with its clock, buffers, CPUs and events (trace off). */
+static void record_setup_instance(struct recording *s)
+{
+	struct rec *r = &s->r;
+
+	snprintf(r->name, sizeof(r->name), "wakebench-%d", (int)getpid());
+	live = r;
 	atexit(record_exit);
 	/*
 	 * SIGINT/SIGTERM/SIGHUP/SIGQUIT stay blocked from before the instance
 	 * exists: one that comes during set-up waits for the recording loop,
 	 * which stops cleanly; errors on the way exit through record_exit().
 	 */
-	sigemptyset(&stopset);
-	sigaddset(&stopset, SIGINT);
-	sigaddset(&stopset, SIGTERM);
-	sigaddset(&stopset, SIGHUP);
-	sigaddset(&stopset, SIGQUIT);
-	sigaddset(&stopset, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &stopset, &old);
-	r.inst = tracefs_instance_create(r.name);
-	if (!r.inst)
-		opt_die(TRACE_PROG, "cannot create tracefs instance %s: %s", r.name,
+	sigemptyset(&s->stopset);
+	sigaddset(&s->stopset, SIGINT);
+	sigaddset(&s->stopset, SIGTERM);
+	sigaddset(&s->stopset, SIGHUP);
+	sigaddset(&s->stopset, SIGQUIT);
+	sigaddset(&s->stopset, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &s->stopset, &s->old);
+	r->inst = tracefs_instance_create(r->name);
+	if (!r->inst)
+		opt_die(TRACE_PROG, "cannot create tracefs instance %s: %s", r->name,
 			strerror(errno));
-	if (tracefs_instance_file_write(r.inst, "trace_clock", "mono") < 0)
+	if (tracefs_instance_file_write(r->inst, "trace_clock", "mono") < 0)
 		opt_die(TRACE_PROG, "this kernel has no 'mono' trace clock");
-	tracefs_trace_off(r.inst);
-	if (tracefs_instance_set_buffer_size(r.inst, (size_t)buffer_kb, -1) < 0)
-		opt_die(TRACE_PROG, "cannot set the buffer to %d KB per CPU", buffer_kb);
-	if (mask)
-		set_cpumask(&r, mask);
-	for (int i = 0; i < nevents; i++) {
+	tracefs_trace_off(r->inst);
+	if (tracefs_instance_set_buffer_size(r->inst, (size_t)s->o.buffer_kb, -1) < 0)
+		opt_die(TRACE_PROG, "cannot set the buffer to %d KB per CPU", s->o.buffer_kb);
+	if (s->o.mask)
+		set_cpumask(r, s->o.mask);
+	for (int i = 0; i < s->nevents; i++) {
 		char sys[64], name[64];
 
-		sscanf(events[i], "%63[^:]:%63s", sys, name);
-		if (tracefs_event_enable(r.inst, sys, name))
-			opt_die(TRACE_PROG, "no event %s on this kernel", events[i]);
+		sscanf(s->events[i], "%63[^:]:%63s", sys, name);
+		if (tracefs_event_enable(r->inst, sys, name))
+			opt_die(TRACE_PROG, "no event %s on this kernel", s->events[i]);
 	}
 	/* the wake-cause events this kernel has, unless given already */
-	for (int i = 0; !o.no_wake && wake_events[i]; i++) {
+	for (int i = 0; !s->o.no_wake && wake_events[i]; i++) {
 		char sys[64], name[64];
 		int dup = 0;
 
-		for (int k = 0; k < nevents; k++)
-			dup |= !strcmp(events[k], wake_events[i]);
+		for (int k = 0; k < s->nevents; k++)
+			dup |= !strcmp(s->events[k], wake_events[i]);
 		sscanf(wake_events[i], "%63[^:]:%63s", sys, name);
-		if (!dup && !tracefs_event_enable(r.inst, sys, name))
-			events[nevents++] = (char *)wake_events[i];
+		if (!dup && !tracefs_event_enable(r->inst, sys, name))
+			s->events[s->nevents++] = (char *)wake_events[i];
 	}
-	held = traceout_held_trace(out);
+}
+
+/* An earlier trace in DIR, and what was made from it, removed. */
+static void record_clear_earlier(struct recording *s)
+{
+	const char *out = s->o.out;
+	int held = traceout_held_trace(out);
+
 	/*
 	 * An earlier trace in DIR is replaced from here on: its meta.txt goes
 	 * first (it is no longer complete), and none of its cpuN.raw can pass
 	 * for this one's (a CPU left out by --cpus). The new ones take their
 	 * final names only when the recording has succeeded.
 	 */
-	for (int cpu = -2; cpu < r.ncpus; cpu++) {
+	for (int cpu = -2; cpu < s->r.ncpus; cpu++) {
 		char path[4096];
 
 		if (cpu == -2)
@@ -859,200 +880,263 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	}
 	/* and what was made from it (timeline, attribute): a report would
 	 * draw it as this trace's */
-	if (held && traceout_remove(out, err, sizeof(err)) < 0)
-		opt_die(TRACE_PROG, "%s", err);
-	if (save_formats(out, events, nevents, &r.made_formats, err, sizeof(err)))
-		opt_die(TRACE_PROG, "cannot save the event formats: %s", err);
-	files_for_cpus(r.ncpus);
-	r.tcpu = calloc((size_t)r.ncpus, sizeof(*r.tcpu));
-	r.fds = malloc((size_t)r.ncpus * sizeof(*r.fds));
-	r.st = stage_new(out);
-	if (!r.tcpu || !r.fds || !r.st)
+	if (held && traceout_remove(out, s->err, sizeof(s->err)) < 0)
+		opt_die(TRACE_PROG, "%s", s->err);
+	if (save_formats(out, s->events, s->nevents, &s->r.made_formats, s->err,
+			 sizeof(s->err)))
+		opt_die(TRACE_PROG, "cannot save the event formats: %s", s->err);
+}
+
+/*
+ * Each traced CPU's trace_pipe_raw and its cpuN.raw under a temporary
+ * name; hw-residency.csv, saved_cmdlines and meta.txt staged beside them.
+ */
+static void record_open_files(struct recording *s)
+{
+	struct rec *r = &s->r;
+	const char *out = s->o.out;
+	int ret;
+
+	files_for_cpus(r->ncpus);
+	r->tcpu = calloc((size_t)r->ncpus, sizeof(*r->tcpu));
+	r->fds = malloc((size_t)r->ncpus * sizeof(*r->fds));
+	r->st = stage_new(out);
+	if (!r->tcpu || !r->fds || !r->st)
 		opt_die(TRACE_PROG, "out of memory");
-	for (int cpu = 0; cpu < r.ncpus; cpu++)
-		r.fds[cpu] = -1;
-	ret = stage_add(r.st, "hw-residency.csv", hw.tmp, sizeof(hw.tmp));
+	for (int cpu = 0; cpu < r->ncpus; cpu++)
+		r->fds[cpu] = -1;
+	ret = stage_add(r->st, "hw-residency.csv", s->hw.tmp, sizeof(s->hw.tmp));
 	if (ret)
 		opt_die(TRACE_PROG, "%s/hw-residency.csv: %s", out, strerror(-ret));
-	for (int cpu = 0; cpu < r.ncpus; cpu++) {
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
 		char name[32], tmp[4096];
 
-		if (mask && !cpuset_test(mask, cpu))
+		if (s->o.mask && !cpuset_test(s->o.mask, cpu))
 			continue;
-		r.tcpu[cpu] = tracefs_cpu_open(r.inst, cpu, true);
-		if (!r.tcpu[cpu])
+		r->tcpu[cpu] = tracefs_cpu_open(r->inst, cpu, true);
+		if (!r->tcpu[cpu])
 			opt_die(TRACE_PROG, "cannot open CPU %d's trace_pipe_raw: %s", cpu,
 				strerror(errno));
 		snprintf(name, sizeof(name), "cpu%d.raw", cpu);
-		ret = stage_add(r.st, name, tmp, sizeof(tmp));
+		ret = stage_add(r->st, name, tmp, sizeof(tmp));
 		if (ret)
 			opt_die(TRACE_PROG, "%s/%s: %s", out, name, strerror(-ret));
-		r.fds[cpu] = wfile_create(tmp, 0644);
-		if (r.fds[cpu] < 0)
+		r->fds[cpu] = wfile_create(tmp, 0644);
+		if (r->fds[cpu] < 0)
 			opt_die(TRACE_PROG, "cannot create %s/%s (as %s): %s", out, name,
-				tmp, strerror(-r.fds[cpu]));
-		r.subbuf = tracefs_cpu_read_size(r.tcpu[cpu]);
+				tmp, strerror(-r->fds[cpu]));
+		r->subbuf = tracefs_cpu_read_size(r->tcpu[cpu]);
 	}
-	ret = stage_add(r.st, "saved_cmdlines", cmdlines_tmp, sizeof(cmdlines_tmp));
+	ret = stage_add(r->st, "saved_cmdlines", s->cmdlines_tmp, sizeof(s->cmdlines_tmp));
 	if (ret)
 		opt_die(TRACE_PROG, "%s/saved_cmdlines: %s", out, strerror(-ret));
 	/* Added last, so renamed last: a meta.txt means a complete trace. */
-	ret = stage_add(r.st, "meta.txt", meta_tmp, sizeof(meta_tmp));
+	ret = stage_add(r->st, "meta.txt", s->meta_tmp, sizeof(s->meta_tmp));
 	if (ret)
 		opt_die(TRACE_PROG, "%s/meta.txt: %s", out, strerror(-ret));
-	if (r.subbuf <= 0 || !(r.page = malloc((size_t)r.subbuf)))
+	if (r->subbuf <= 0 || !(r->page = malloc((size_t)r->subbuf)))
 		opt_die(TRACE_PROG, "cannot size the ring-buffer pages");
+}
 
-	hwres_begin(&hw);
-	start = clock_now_ns();
-	tracefs_trace_on(r.inst);
+/* Tracing on, the line scripts wait for, and the command started. */
+static void record_start(struct recording *s)
+{
+	hwres_begin(&s->hw);
+	s->start = clock_now_ns();
+	tracefs_trace_on(s->r.inst);
 	/* Scripts that start their load beside a recording wait for this
 	 * line: events before it are not recorded. */
 	fprintf(stderr, "%s: recording in instance %s into %s\n", TRACE_PROG,
-		r.name, out);
-	if (cmd) {
-		/* What the command leaves running comes to us (see
-		 * stop_leftovers). */
-		prctl(PR_SET_CHILD_SUBREAPER, 1);
-		child = fork();
-		if (child == 0) {
-			/* The command (and the servers it starts) find the
-			 * instance for their markers here. */
-			setenv("WAKEBENCH_TRACE_INSTANCE", r.name, 1);
-			signal(SIGPIPE, SIG_DFL);
-			sigprocmask(SIG_SETMASK, &old, NULL);
-			execvp(cmd[0], cmd);
-			fprintf(stderr, "%s: cannot run %s: %s\n", TRACE_PROG,
-				cmd[0], strerror(errno));
-			_exit(127);
-		}
+		s->r.name, s->o.out);
+	if (!s->cmd)
+		return;
+	/* What the command leaves running comes to us (see stop_leftovers). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	s->child = fork();
+	if (s->child == 0) {
+		/* The command (and the servers it starts) find the instance
+		 * for their markers here. */
+		setenv("WAKEBENCH_TRACE_INSTANCE", s->r.name, 1);
+		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &s->old, NULL);
+		execvp(s->cmd[0], s->cmd);
+		fprintf(stderr, "%s: cannot run %s: %s\n", TRACE_PROG,
+			s->cmd[0], strerror(errno));
+		_exit(127);
 	}
-	rc = 0;
+}
+
+/*
+ * The ring buffers drained every 50 ms until the duration is over, the
+ * command has exited, a stop signal came (passed on to the command) or
+ * a write failed.
+ */
+static void record_loop(struct recording *s)
+{
+	s->rc = 0;
 	for (;;) {
 		struct timespec ts = { 0, 50000000 };	/* drain every 50 ms */
-		int s = sigtimedwait(&stopset, NULL, &ts);
-		int status, bad = 0;
+		int sig = sigtimedwait(&s->stopset, NULL, &ts);
+		int status, bad = 0, ret;
 
-		ret = drain(&r, 0, &bad);
+		ret = drain(&s->r, 0, &bad);
 		if (ret) {
 			/* A full disk: the cause is the write's errno. */
 			fprintf(stderr, "%s: cannot write %s/cpu%d.raw: %s\n", TRACE_PROG,
-				out, bad, strerror(-ret));
-			failed = 1;
+				s->o.out, bad, strerror(-ret));
+			s->failed = 1;
 			break;
 		}
-		if (s == SIGINT || s == SIGTERM || s == SIGHUP || s == SIGQUIT) {
-			sig = s;
-			if (child > 0) {
-				kill(child, s);
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) {
+			s->sig = sig;
+			if (s->child > 0) {
+				kill(s->child, sig);
 				continue;	/* stop when the command has */
 			}
 			break;
 		}
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			rc = WIFEXITED(status) ? WEXITSTATUS(status) :
-			     128 + WTERMSIG(status);
+		if (s->child > 0 && waitpid(s->child, &status, WNOHANG) == s->child) {
+			s->rc = WIFEXITED(status) ? WEXITSTATUS(status) :
+				128 + WTERMSIG(status);
 			break;
 		}
-		if (!cmd && clock_now_ns() - start >= (uint64_t)(duration * 1e9))
+		if (!s->cmd && clock_now_ns() - s->start >= (uint64_t)(s->o.duration * 1e9))
 			break;
 	}
-	if (cmd) {
+}
+
+/* The command's leftovers stopped, tracing off, the last pages drained. */
+static void record_stop(struct recording *s)
+{
+	struct rec *r = &s->r;
+
+	if (s->cmd) {
 		/* The command has exited (or recording failed): what it left
 		 * running, or the command itself, is stopped before the
 		 * instance goes. */
 		int left;
 
-		if (child > 0 && waitpid(child, NULL, WNOHANG) == 0)
-			kill(child, SIGTERM);
-		left = stop_leftovers(child);
+		if (s->child > 0 && waitpid(s->child, NULL, WNOHANG) == 0)
+			kill(s->child, SIGTERM);
+		left = stop_leftovers(s->child);
 		if (left)
 			fprintf(stderr, "%s: stopped %d process%s the command left running\n",
 				TRACE_PROG, left, left == 1 ? "" : "es");
 	}
-	tracefs_trace_off(r.inst);
-	end = clock_now_ns();
-	if (hwres_end(&hw, &r))
-		failed = 1;
-	for (int cpu = 0; cpu < r.ncpus; cpu++)
-		if (r.tcpu[cpu])
-			tracefs_cpu_stop(r.tcpu[cpu]);
-	if (!failed) {
-		int bad = 0;
+	tracefs_trace_off(r->inst);
+	s->end = clock_now_ns();
+	if (hwres_end(&s->hw, r))
+		s->failed = 1;
+	for (int cpu = 0; cpu < r->ncpus; cpu++)
+		if (r->tcpu[cpu])
+			tracefs_cpu_stop(r->tcpu[cpu]);
+	if (!s->failed) {
+		int bad = 0, ret = drain(r, 1, &bad);
 
-		ret = drain(&r, 1, &bad);
 		if (ret) {
 			fprintf(stderr, "%s: cannot write %s/cpu%d.raw: %s\n", TRACE_PROG,
-				out, bad, strerror(-ret));
-			failed = 1;
+				s->o.out, bad, strerror(-ret));
+			s->failed = 1;
 		}
 	}
-	for (int cpu = 0; !failed && cpu < r.ncpus; cpu++) {
-		if (r.fds[cpu] >= 0 && close(r.fds[cpu])) {
+	for (int cpu = 0; !s->failed && cpu < r->ncpus; cpu++) {
+		if (r->fds[cpu] >= 0 && close(r->fds[cpu])) {
 			fprintf(stderr, "%s: cannot write %s/cpu%d.raw: %s\n", TRACE_PROG,
-				out, cpu, strerror(errno));
-			failed = 1;
+				s->o.out, cpu, strerror(errno));
+			s->failed = 1;
 		}
-		r.fds[cpu] = -1;
+		r->fds[cpu] = -1;
 	}
-	if (!failed) {
-		/*
-		 * The kernel's pid -> name table (top level: instances share
-		 * it), for the process names of trace export's trace.dat; empty
-		 * when it cannot be read.
-		 */
-		int size = 0;
-		char *names = tracefs_instance_file_read(NULL, "saved_cmdlines",
-							 &size);
+}
 
-		ret = wfile_write_new(cmdlines_tmp, names ? names : "",
-				 names && size > 0 ? (size_t)size : 0);
-		free(names);
-		if (ret) {
-			fprintf(stderr, "%s: cannot write %s/saved_cmdlines: %s\n",
-				TRACE_PROG, out, strerror(-ret));
-			failed = 1;
-		}
+/*
+ * saved_cmdlines and meta.txt written, then every file put in place;
+ * -errno (named on stderr) when one of them cannot be.
+ */
+static int record_commit(struct recording *s)
+{
+	/*
+	 * The kernel's pid -> name table (top level: instances share it),
+	 * for the process names of trace export's trace.dat; empty when it
+	 * cannot be read.
+	 */
+	int size = 0, ret;
+	char *names = tracefs_instance_file_read(NULL, "saved_cmdlines", &size);
+	size_t len = 0;
+	char *text;
+
+	ret = wfile_write_new(s->cmdlines_tmp, names ? names : "",
+			      names && size > 0 ? (size_t)size : 0);
+	free(names);
+	if (ret) {
+		fprintf(stderr, "%s: cannot write %s/saved_cmdlines: %s\n",
+			TRACE_PROG, s->o.out, strerror(-ret));
+		return ret;
 	}
-	if (!failed) {
-		/* meta.txt last: its temporary, then every file fsynced and
-		 * renamed into place, meta.txt after the raw files. */
-		size_t len = 0;
-		char *text = meta_text(&r, start, end, events, nevents, cmdline,
-				       buffer_kb, &len);
-		ret = text ? wfile_write_new(meta_tmp, text, len) : -ENOMEM;
-		free(text);
-		if (ret)
-			fprintf(stderr, "%s: cannot write %s/meta.txt: %s\n", TRACE_PROG,
-				out, strerror(-ret));
-		else if ((ret = stage_commit(r.st, err, sizeof(err))))
-			fprintf(stderr, "%s: cannot put the trace in place: %s\n",
-				TRACE_PROG, err);
-		if (ret)
-			failed = 1;
-		else
-			r.kept = 1;
-	}
+	/* meta.txt last: its temporary, then every file fsynced and renamed
+	 * into place, meta.txt after the raw files. */
+	text = meta_text(&s->r, s->start, s->end, s->events, s->nevents, s->cmdline,
+			 s->o.buffer_kb, &len);
+	ret = text ? wfile_write_new(s->meta_tmp, text, len) : -ENOMEM;
+	free(text);
+	if (ret)
+		fprintf(stderr, "%s: cannot write %s/meta.txt: %s\n", TRACE_PROG,
+			s->o.out, strerror(-ret));
+	else if ((ret = stage_commit(s->r.st, s->err, sizeof(s->err))))
+		fprintf(stderr, "%s: cannot put the trace in place: %s\n",
+			TRACE_PROG, s->err);
+	return ret;
+}
+
+/* The instance and any unkept file removed, the outcome said, freed. */
+static int record_finish(struct recording *s)
+{
+	struct rec *r = &s->r;
+
 	destroy_instance();
 	discard_files();
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (r.kept)
+	sigprocmask(SIG_SETMASK, &s->old, NULL);
+	if (r->kept)
 		fprintf(stderr, "%s: %llu pages (%d KB each) in %s, %.3f s%s\n",
-			TRACE_PROG, (unsigned long long)r.pages, r.subbuf / 1024, out,
-			(end - start) / 1e9, sig ? " (interrupted)" : "");
+			TRACE_PROG, (unsigned long long)r->pages, r->subbuf / 1024, s->o.out,
+			(s->end - s->start) / 1e9, s->sig ? " (interrupted)" : "");
 	else
 		fprintf(stderr, "%s: recording failed after %.3f s; no trace kept in %s (the %llu pages written and their temporary files are removed)\n",
-			TRACE_PROG, (end - start) / 1e9, out,
-			(unsigned long long)r.pages);
-	free(r.page);
-	free(r.tcpu);
-	free(r.fds);
-	cpuset_free(mask);
-	free(cmdline);
+			TRACE_PROG, (s->end - s->start) / 1e9, s->o.out,
+			(unsigned long long)r->pages);
+	free(r->page);
+	free(r->tcpu);
+	free(r->fds);
+	cpuset_free(s->o.mask);
+	free(s->cmdline);
 	live = NULL;
-	if (failed)
-		return rc ? rc : 1;
-	if (sig && !cmd)
+	if (s->failed)
+		return s->rc ? s->rc : 1;
+	if (s->sig && !s->cmd)
 		return 0;	/* Ctrl-C is how a duration-less user stops early */
-	return rc;
+	return s->rc;
+}
+
+int trace_record(int argc, char **argv, int full_argc, char **full_argv)
+{
+	struct recording s = { .o = { .buffer_kb = 4096 }, .child = -1, .rc = 1 };
+
+	/* A closed standard error (a pipe whose reader is gone) is no reason
+	 * to die with the instance up or the files half written. */
+	signal(SIGPIPE, SIG_IGN);
+	record_parse(&s, argc, argv, full_argc, full_argv);
+	record_make_out(&s);
+	record_setup_instance(&s);
+	record_clear_earlier(&s);
+	record_open_files(&s);
+	record_start(&s);
+	record_loop(&s);
+	record_stop(&s);
+	if (!s.failed) {
+		if (record_commit(&s))
+			s.failed = 1;
+		else
+			s.r.kept = 1;
+	}
+	return record_finish(&s);
 }
