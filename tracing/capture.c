@@ -337,23 +337,32 @@ static int role_has(const struct role *r, int cpu)
 	return r->cpu < 0 || r->cpu == cpu;
 }
 
-int trace_capture(int argc, char **argv)
+/* One capture, from the command line to the files: what its steps share. */
+struct capture {
+	struct capture_opts o;
+	char **cmd;
+	int rc, sig;		/* the command's exit status; its stop signal */
+	FILE *notes;		/* notes.txt: why a source is absent */
+	char notes_path[4096];
+	char list[256];		/* the roles' CPUs, "" for all */
+	char events[2048];	/* perf's -e list */
+	size_t nev;
+	struct around ts, perf;	/* turbostat, perf stat */
+	int ts_rc, perf_rc, have_perf;
+	struct irqstat ia, ib;	/* /proc/interrupts before and after */
+	int have_irq_a, have_irq_b;
+	struct res_snap a, b;	/* the idle counters before and after */
+	int res_a, res_b, have_res;
+	struct res_row *rows;	/* their difference */
+	int nrows;
+	struct states st;
+};
+
+/* The options and the command; the stop signals blocked from here on. */
+static void capture_parse(struct capture *s, int argc, char **argv)
 {
-	struct capture_opts o = { .interrupts = "/proc/interrupts" };
-	char **cmd = NULL, path[4096], notes_path[4096], list[256], events[2048];
-	char note[512];
-	size_t nev = 0;
-	struct irqstat ia, ib;
-	int have_irq_a, have_irq_b, first, rc, sig = 0;
-	int ts_rc = -1, perf_rc = -1, ret, have_perf = 0;
-	struct around ts = { -1, -1 }, perf = { -1, -1 };
-	struct res_snap a, b;
-	struct res_row *rows = NULL;
-	int nrows = 0, have_res, res_a, res_b;
-	struct states st = { .n = 0 };
-	FILE *notes;
-	struct csv *c;
 	sigset_t stop;
+	int first;
 
 	/*
 	 * The stop signals wait, blocked, from here until the files are
@@ -366,297 +375,392 @@ int trace_capture(int argc, char **argv)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop, NULL);
-	argc = opt_split_command(TRACE_PROG, argc, argv, &cmd);
-	first = cli_parse(&trace_capture_cmd, argc, argv, &o);
+	argc = opt_split_command(TRACE_PROG, argc, argv, &s->cmd);
+	first = cli_parse(&trace_capture_cmd, argc, argv, &s->o);
 	if (first < argc)
 		opt_usage(TRACE_PROG, "unexpected argument '%s' (a command goes after --)",
 			  argv[first]);
-	if (!o.out)
+	if (!s->o.out)
 		opt_usage(TRACE_PROG, "capture needs --out DIR");
-	if (!cmd)
+	if (!s->cmd)
 		opt_usage(TRACE_PROG, "capture needs -- COMMAND");
-	if (!o.nroles) {
-		snprintf(o.role[0].name, sizeof(o.role[0].name), "all");
-		o.role[0].cpu = -1;
-		o.nroles = 1;
+	if (!s->o.nroles) {
+		snprintf(s->o.role[0].name, sizeof(s->o.role[0].name), "all");
+		s->o.role[0].cpu = -1;
+		s->o.nroles = 1;
 	}
-	if (mkdir(o.out, 0755) && errno != EEXIST)
-		opt_die(TRACE_PROG, "cannot create %s: %s", o.out, strerror(errno));
-	snprintf(notes_path, sizeof(notes_path), "%s/notes.txt", o.out);
-	notes = wfile_open(notes_path);	/* its close says a full disk's cause */
-	if (!notes)
-		opt_die(TRACE_PROG, "cannot write %s: %s", notes_path, strerror(errno));
+}
 
-	/* turbostat and perf first: they measure until the command ends */
-	cpu_list(&o, list, sizeof(list));
-	{
-		char tsout[4200], tserr[4200];
-		char *args[16];
-		int n = 0;
+/* DIR and its notes.txt. */
+static void capture_open_notes(struct capture *s)
+{
+	if (mkdir(s->o.out, 0755) && errno != EEXIST)
+		opt_die(TRACE_PROG, "cannot create %s: %s", s->o.out, strerror(errno));
+	snprintf(s->notes_path, sizeof(s->notes_path), "%s/notes.txt", s->o.out);
+	s->notes = wfile_open(s->notes_path);	/* its close says a full disk's cause */
+	if (!s->notes)
+		opt_die(TRACE_PROG, "cannot write %s: %s", s->notes_path, strerror(errno));
+}
 
-		out_paths(o.out, "turbostat.txt", tsout, "turbostat.err", tserr);
-		args[n++] = "turbostat";
-		args[n++] = "--quiet";
-		args[n++] = "--out";
-		args[n++] = tsout;
-		if (list[0]) {
-			args[n++] = "--cpu";
-			args[n++] = list;
-		}
-		if (o.show) {
-			args[n++] = "--show";
-			args[n++] = (char *)o.show;
-		}
-		if (o.hide) {
-			args[n++] = "--hide";
-			args[n++] = (char *)o.hide;
-		}
-		args[n++] = "--";
-		args[n++] = "cat";
-		args[n] = NULL;
-		around_start(&ts, args, tserr);
+/* turbostat around cat, measuring until the command ends. */
+static void capture_start_turbostat(struct capture *s)
+{
+	char tsout[4200], tserr[4200];
+	char *args[16];
+	int n = 0;
+
+	out_paths(s->o.out, "turbostat.txt", tsout, "turbostat.err", tserr);
+	args[n++] = "turbostat";
+	args[n++] = "--quiet";
+	args[n++] = "--out";
+	args[n++] = tsout;
+	if (s->list[0]) {
+		args[n++] = "--cpu";
+		args[n++] = s->list;
 	}
+	if (s->o.show) {
+		args[n++] = "--show";
+		args[n++] = (char *)s->o.show;
+	}
+	if (s->o.hide) {
+		args[n++] = "--hide";
+		args[n++] = (char *)s->o.hide;
+	}
+	args[n++] = "--";
+	args[n++] = "cat";
+	args[n] = NULL;
+	around_start(&s->ts, args, tserr);
+}
+
+/* perf's -e list: the cstate PMUs' residency events and msr/tsc. */
+static void capture_perf_events(struct capture *s)
+{
+	char path[4096];
+	int ret;
+
 	/* only this capture's counts: none when perf does not run */
-	snprintf(path, sizeof(path), "%s/hw-residency.csv", o.out);
+	snprintf(path, sizeof(path), "%s/hw-residency.csv", s->o.out);
 	unlink(path);
-	events[0] = '\0';
+	s->events[0] = '\0';
 	for (int p = 0; p < 2; p++) {
 		const char *pmu = p ? "cstate_pkg" : "cstate_core";
 
-		ret = perf_events(pmu, events, sizeof(events), &nev);
+		ret = perf_events(pmu, s->events, sizeof(s->events), &s->nev);
 		if (ret)
-			fprintf(notes, "perf %s: %s (%s/bus/event_source/devices/%s)\n", pmu,
+			fprintf(s->notes, "perf %s: %s (%s/bus/event_source/devices/%s)\n", pmu,
 				ret == -ENODEV ? "no such PMU on this machine" :
 				"the PMU lists no residency events", sysfs_root(), pmu);
 		else
-			have_perf = 1;
+			s->have_perf = 1;
 	}
-	if (have_perf) {
+	if (s->have_perf) {
 		/* the TSC beside them: each count's share of the CPU's cycles */
 		char tsc[8][PERFPMU_NAME_LEN];
 		int k = perfpmu_list("msr", "tsc", "", tsc, 8), found = 0;
 
 		for (int i = 0; i < k; i++)
 			found |= !strcmp(tsc[i], "tsc");
-		if (found && nev + 10 < sizeof(events))
-			snprintf(events + nev, sizeof(events) - nev, ",msr/tsc/");
+		if (found && s->nev + 10 < sizeof(s->events))
+			snprintf(s->events + s->nev, sizeof(s->events) - s->nev, ",msr/tsc/");
 		else
-			fprintf(notes, "perf msr/tsc: no such event here; hw-residency.csv's percents stay empty\n");
+			fprintf(s->notes, "perf msr/tsc: no such event here; hw-residency.csv's percents stay empty\n");
 	}
-	if (have_perf) {
-		char pout[4200], perr[4200];
-		char *args[16];
-		int n = 0;
+}
 
-		out_paths(o.out, "perf-cstate.csv", pout, "perf-cstate.err", perr);
-		args[n++] = "perf";
-		args[n++] = "stat";
-		args[n++] = "-x,";
-		args[n++] = "-A";	/* per CPU: each with its own TSC */
-		args[n++] = "-o";
-		args[n++] = pout;
-		args[n++] = "-e";
-		args[n++] = events;
-		if (list[0]) {
-			args[n++] = "-C";
-			args[n++] = list;
-		} else {
-			args[n++] = "-a";
-		}
-		args[n++] = "--";
-		args[n++] = "cat";
-		args[n] = NULL;
-		around_start(&perf, args, perr);
+/* perf stat around cat, when there are events to count. */
+static void capture_start_perf(struct capture *s)
+{
+	char pout[4200], perr[4200];
+	char *args[16];
+	int n = 0;
+
+	if (!s->have_perf)
+		return;
+	out_paths(s->o.out, "perf-cstate.csv", pout, "perf-cstate.err", perr);
+	args[n++] = "perf";
+	args[n++] = "stat";
+	args[n++] = "-x,";
+	args[n++] = "-A";	/* per CPU: each with its own TSC */
+	args[n++] = "-o";
+	args[n++] = pout;
+	args[n++] = "-e";
+	args[n++] = s->events;
+	if (s->list[0]) {
+		args[n++] = "-C";
+		args[n++] = s->list;
+	} else {
+		args[n++] = "-a";
 	}
+	args[n++] = "--";
+	args[n++] = "cat";
+	args[n] = NULL;
+	around_start(&s->perf, args, perr);
+}
 
-	have_irq_a = !irqstat_read(o.interrupts, &ia);
-	res_a = !residency_snap(&a);
-	rc = runcmd_run(cmd, &sig);
-	res_b = !residency_snap(&b);
-	have_res = res_a && res_b;
-	have_irq_b = !irqstat_read(o.interrupts, &ib);
+/* The command between two snapshots of the counters; the helpers ended. */
+static void capture_run(struct capture *s)
+{
+	s->have_irq_a = !irqstat_read(s->o.interrupts, &s->ia);
+	s->res_a = !residency_snap(&s->a);
+	s->rc = runcmd_run(s->cmd, &s->sig);
+	s->res_b = !residency_snap(&s->b);
+	s->have_res = s->res_a && s->res_b;
+	s->have_irq_b = !irqstat_read(s->o.interrupts, &s->ib);
 
-	ts_rc = around_end(&ts);
-	perf_rc = around_end(&perf);
+	s->ts_rc = around_end(&s->ts);
+	s->perf_rc = around_end(&s->perf);
+}
 
-	/* turbostat: its table as CSV, or why not */
-	snprintf(path, sizeof(path), "%s/turbostat.err", o.out);
+/* turbostat's table as CSV and perf's counts as hw-residency.csv, or why not. */
+static void capture_helpers_results(struct capture *s)
+{
+	char path[4200], note[512];
+
+	snprintf(path, sizeof(path), "%s/turbostat.err", s->o.out);
 	first_line(path, note, sizeof(note));
-	if (ts_rc == 127 && !note[0])
+	if (s->ts_rc == 127 && !note[0])
 		snprintf(note, sizeof(note), "not installed (Debian: linux-cpupower)");
-	if (ts_rc != 0) {
-		fprintf(notes, "turbostat: cannot run here (exit %d: %s)\n", ts_rc,
+	if (s->ts_rc != 0) {
+		fprintf(s->notes, "turbostat: cannot run here (exit %d: %s)\n", s->ts_rc,
 			note[0] ? note : "no message");
-		snprintf(path, sizeof(path), "%s/turbostat.txt", o.out);
+		snprintf(path, sizeof(path), "%s/turbostat.txt", s->o.out);
 		unlink(path);
-		ts_rc = -1;
+		s->ts_rc = -1;
 	} else {
 		char txt[4200], err[8600];
 		size_t nrows_ts;
 		int ncols_ts, ret_ts;
 
-		out_paths(o.out, "turbostat.txt", txt, "turbostat.csv", path);
+		out_paths(s->o.out, "turbostat.txt", txt, "turbostat.csv", path);
 		/* a table of at most 4 MiB (turbostat around one run) */
 		ret_ts = trace_turbostat_csv(txt, path, 4 << 20, &nrows_ts, &ncols_ts,
 					     err, sizeof(err));
 		if (ret_ts) {
-			fprintf(notes, "turbostat: ran, but %s\n", err);
-			ts_rc = -1;
+			fprintf(s->notes, "turbostat: ran, but %s\n", err);
+			s->ts_rc = -1;
 		}
 	}
-	if (have_perf && perf_rc != 0) {
-		snprintf(path, sizeof(path), "%s/perf-cstate.err", o.out);
+	if (s->have_perf && s->perf_rc != 0) {
+		snprintf(path, sizeof(path), "%s/perf-cstate.err", s->o.out);
 		first_line(path, note, sizeof(note));
-		fprintf(notes, "perf cstate: perf stat failed (exit %d: %s)\n",
-			perf_rc, note[0] ? note : "no message");
-	} else if (have_perf) {
-		perf_residency(o.out, notes);
+		fprintf(s->notes, "perf cstate: perf stat failed (exit %d: %s)\n",
+			s->perf_rc, note[0] ? note : "no message");
+	} else if (s->have_perf) {
+		perf_residency(s->o.out, s->notes);
 	}
+}
 
-	/* residency per state, and the states seen on the roles' CPUs */
-	if (have_res) {
-		int max = (a.ncpus > b.ncpus ? a.ncpus : b.ncpus) * (RES_MAX_STATES + 2);
+/* Residency per state, and the states seen on the roles' CPUs. */
+static void capture_residency(struct capture *s)
+{
+	if (s->have_res) {
+		int max = (s->a.ncpus > s->b.ncpus ? s->a.ncpus : s->b.ncpus) *
+			  (RES_MAX_STATES + 2);
 
-		rows = calloc((size_t)max, sizeof(*rows));
-		nrows = rows ? residency_diff(&a, &b, rows, max) : 0;
-		for (int i = 0; i < nrows; i++)
-			for (int r = 0; r < o.nroles; r++)
-				if (role_has(&o.role[r], rows[i].cpu))
-					state_idx(&st, rows[i].state, 1);
-		if (nrows && strcmp(rows[0].source, "cpuidle"))
-			fprintf(notes, "cpuidle: this kernel has no cpuidle states; residency is /proc/stat idle time (one USER_HZ tick resolution), entries unknown\n");
+		s->rows = calloc((size_t)max, sizeof(*s->rows));
+		s->nrows = s->rows ? residency_diff(&s->a, &s->b, s->rows, max) : 0;
+		for (int i = 0; i < s->nrows; i++)
+			for (int r = 0; r < s->o.nroles; r++)
+				if (role_has(&s->o.role[r], s->rows[i].cpu))
+					state_idx(&s->st, s->rows[i].state, 1);
+		if (s->nrows && strcmp(s->rows[0].source, "cpuidle"))
+			fprintf(s->notes, "cpuidle: this kernel has no cpuidle states; residency is /proc/stat idle time (one USER_HZ tick resolution), entries unknown\n");
 	} else {
-		fprintf(notes, "cpuidle: cannot read the idle counters\n");
+		fprintf(s->notes, "cpuidle: cannot read the idle counters\n");
 	}
-	if (!have_irq_a || !have_irq_b)
-		fprintf(notes, "interrupts: cannot read %s\n", o.interrupts);
+	if (!s->have_irq_a || !s->have_irq_b)
+		fprintf(s->notes, "interrupts: cannot read %s\n", s->o.interrupts);
+}
 
-	snprintf(path, sizeof(path), "%s/cpuidle.csv", o.out);
+/* DIR/NAME as a CSV file with header HDR; exits when it cannot be made. */
+static struct csv *capture_csv_open(const struct capture *s, const char *name,
+				    const char *hdr, char *path, size_t len)
+{
+	struct csv *c;
+
+	snprintf(path, len, "%s/%s", s->o.out, name);
 	c = csv_open(path);
 	if (!c)
 		opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
-	csv_header(c, "role,cpu,state,percent,usage,time_us,source");
-	for (int r = 0; r < o.nroles; r++)
-		for (int i = 0; i < nrows; i++) {
-			if (!role_has(&o.role[r], rows[i].cpu))
+	csv_header(c, hdr);
+	return c;
+}
+
+/* cpuidle.csv: each role's CPUs' rows. */
+static void capture_write_cpuidle(const struct capture *s)
+{
+	char path[4096];
+	struct csv *c = capture_csv_open(s, "cpuidle.csv",
+					 "role,cpu,state,percent,usage,time_us,source",
+					 path, sizeof(path));
+
+	for (int r = 0; r < s->o.nroles; r++)
+		for (int i = 0; i < s->nrows; i++) {
+			const struct res_row *row = &s->rows[i];
+
+			if (!role_has(&s->o.role[r], row->cpu))
 				continue;
-			csv_str(c, o.role[r].name);
-			csv_u64(c, (uint64_t)rows[i].cpu);
-			csv_str(c, rows[i].state);
-			csv_double(c, rows[i].percent, 4);
-			csv_u64(c, rows[i].usage);
-			csv_u64(c, rows[i].time_us);
-			csv_str(c, rows[i].source);
+			csv_str(c, s->o.role[r].name);
+			csv_u64(c, (uint64_t)row->cpu);
+			csv_str(c, row->state);
+			csv_double(c, row->percent, 4);
+			csv_u64(c, row->usage);
+			csv_u64(c, row->time_us);
+			csv_str(c, row->source);
 			csv_end_row(c);
 		}
 	if (trace_csv_close(c, path))
 		exit(1);
+}
 
-	snprintf(path, sizeof(path), "%s/interrupts.csv", o.out);
-	c = csv_open(path);
-	if (!c)
-		opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
-	csv_header(c, "role,cpu,irq,desc,delta");
-	for (int r = 0; r < o.nroles && have_irq_a && have_irq_b; r++) {
-		struct irq_ctx x = { c, &o.role[r] };
+/* interrupts.csv: each role's delta per IRQ. */
+static void capture_write_interrupts(struct capture *s)
+{
+	char path[4096];
+	struct csv *c = capture_csv_open(s, "interrupts.csv", "role,cpu,irq,desc,delta",
+					 path, sizeof(path));
 
-		irqstat_delta(&ia, &ib, o.role[r].cpu, irq_row, &x);
+	for (int r = 0; r < s->o.nroles && s->have_irq_a && s->have_irq_b; r++) {
+		struct irq_ctx x = { c, &s->o.role[r] };
+
+		irqstat_delta(&s->ia, &s->ib, s->o.role[r].cpu, irq_row, &x);
 	}
 	if (trace_csv_close(c, path))
 		exit(1);
+}
 
-	/* capture.csv: one row per role, the columns a sweep takes */
-	{
-		char hdr[8192], col[IDLESTATE_NAME_LEN];
-		size_t n;
+/* capture.csv's header: the fixed columns, then two per state seen. */
+static void capture_summary_header(const struct capture *s, char *hdr, size_t len)
+{
+	char col[IDLESTATE_NAME_LEN];
+	size_t n;
 
-		n = (size_t)snprintf(hdr, sizeof(hdr),
-				     "role,cpu,window_s,source,irq_delta,turbostat,perf_cstate");
-		for (int s = 0; s < st.n; s++) {
-			residency_colname(st.name[s], col, sizeof(col));
-			n += (size_t)snprintf(hdr + n, sizeof(hdr) - n, ",res_%s_pct", col);
-			if (strcmp(st.name[s], "C0"))
-				n += (size_t)snprintf(hdr + n, sizeof(hdr) - n,
-						      ",entries_%s", col);
-			if (n >= sizeof(hdr))
-				opt_die(TRACE_PROG, "too many idle states");
-		}
-		snprintf(path, sizeof(path), "%s/capture.csv", o.out);
-		c = csv_open(path);
-		if (!c)
-			opt_die(TRACE_PROG, "cannot write %s: %s", path, strerror(errno));
-		csv_header(c, hdr);
-		for (int r = 0; r < o.nroles; r++) {
-			const struct role *ro = &o.role[r];
-			double pct[MAX_STATES] = { 0 };
-			uint64_t ent[MAX_STATES] = { 0 };
-			int cpus = 0, proc = 0, last = -1;
-
-			for (int i = 0; i < nrows; i++) {
-				int s = state_idx(&st, rows[i].state, 0);
-
-				if (!role_has(ro, rows[i].cpu))
-					continue;
-				/* the CPUs that reported (rows come per CPU) */
-				if (rows[i].cpu != last)
-					cpus++;
-				last = rows[i].cpu;
-				/* any /proc/stat CPU: entries are unknown */
-				proc |= strcmp(rows[i].source, "cpuidle") != 0;
-				if (s < 0)
-					continue;
-				pct[s] += rows[i].percent;
-				ent[s] += rows[i].usage;
-			}
-			csv_str(c, ro->name);
-			if (ro->cpu >= 0)
-				csv_u64(c, (uint64_t)ro->cpu);
-			else
-				csv_str(c, "all");
-			if (have_res)
-				csv_double(c, (b.at_ns - a.at_ns) / 1e9, 6);
-			else
-				csv_empty(c);
-			csv_str(c, !have_res ? "" : proc ? "proc-stat" : "cpuidle");
-			if (have_irq_a && have_irq_b &&
-			    (ro->cpu < 0 || (irqstat_has_cpu(&ia, ro->cpu) &&
-					     irqstat_has_cpu(&ib, ro->cpu))))
-				csv_u64(c, irqstat_delta(&ia, &ib, ro->cpu, NULL, NULL));
-			else
-				csv_empty(c);
-			csv_str(c, ts_rc == 0 ? "turbostat.csv" : "");
-			csv_str(c, have_perf && perf_rc == 0 ? "perf-cstate.csv" : "");
-			for (int s = 0; s < st.n; s++) {
-				if (have_res && nrows)
-					csv_double(c, pct[s] / (cpus ? cpus : 1), 4);
-				else
-					csv_empty(c);
-				if (!strcmp(st.name[s], "C0"))
-					continue;
-				if (have_res && nrows && !proc)
-					csv_u64(c, ent[s]);
-				else
-					csv_empty(c);
-			}
-			csv_end_row(c);
-		}
-		if (trace_csv_close(c, path))
-			exit(1);
+	n = (size_t)snprintf(hdr, len,
+			     "role,cpu,window_s,source,irq_delta,turbostat,perf_cstate");
+	for (int k = 0; k < s->st.n; k++) {
+		residency_colname(s->st.name[k], col, sizeof(col));
+		n += (size_t)snprintf(hdr + n, len - n, ",res_%s_pct", col);
+		if (strcmp(s->st.name[k], "C0"))
+			n += (size_t)snprintf(hdr + n, len - n, ",entries_%s", col);
+		if (n >= len)
+			opt_die(TRACE_PROG, "too many idle states");
 	}
-	ret = wfile_close(notes);
+}
+
+/* capture.csv's row for one role: its CPUs' residency summed per state. */
+static void capture_summary_row(struct capture *s, struct csv *c,
+				const struct role *ro)
+{
+	double pct[MAX_STATES] = { 0 };
+	uint64_t ent[MAX_STATES] = { 0 };
+	int cpus = 0, proc = 0, last = -1;
+
+	for (int i = 0; i < s->nrows; i++) {
+		const struct res_row *row = &s->rows[i];
+		int k = state_idx(&s->st, row->state, 0);
+
+		if (!role_has(ro, row->cpu))
+			continue;
+		/* the CPUs that reported (rows come per CPU) */
+		if (row->cpu != last)
+			cpus++;
+		last = row->cpu;
+		/* any /proc/stat CPU: entries are unknown */
+		proc |= strcmp(row->source, "cpuidle") != 0;
+		if (k < 0)
+			continue;
+		pct[k] += row->percent;
+		ent[k] += row->usage;
+	}
+	csv_str(c, ro->name);
+	if (ro->cpu >= 0)
+		csv_u64(c, (uint64_t)ro->cpu);
+	else
+		csv_str(c, "all");
+	if (s->have_res)
+		csv_double(c, (s->b.at_ns - s->a.at_ns) / 1e9, 6);
+	else
+		csv_empty(c);
+	csv_str(c, !s->have_res ? "" : proc ? "proc-stat" : "cpuidle");
+	if (s->have_irq_a && s->have_irq_b &&
+	    (ro->cpu < 0 || (irqstat_has_cpu(&s->ia, ro->cpu) &&
+			     irqstat_has_cpu(&s->ib, ro->cpu))))
+		csv_u64(c, irqstat_delta(&s->ia, &s->ib, ro->cpu, NULL, NULL));
+	else
+		csv_empty(c);
+	csv_str(c, s->ts_rc == 0 ? "turbostat.csv" : "");
+	csv_str(c, s->have_perf && s->perf_rc == 0 ? "perf-cstate.csv" : "");
+	for (int k = 0; k < s->st.n; k++) {
+		if (s->have_res && s->nrows)
+			csv_double(c, pct[k] / (cpus ? cpus : 1), 4);
+		else
+			csv_empty(c);
+		if (!strcmp(s->st.name[k], "C0"))
+			continue;
+		if (s->have_res && s->nrows && !proc)
+			csv_u64(c, ent[k]);
+		else
+			csv_empty(c);
+	}
+	csv_end_row(c);
+}
+
+/* capture.csv: one row per role, the columns a sweep takes. */
+static void capture_write_summary(struct capture *s)
+{
+	char hdr[8192], path[4096];
+	struct csv *c;
+
+	capture_summary_header(s, hdr, sizeof(hdr));
+	c = capture_csv_open(s, "capture.csv", hdr, path, sizeof(path));
+	for (int r = 0; r < s->o.nroles; r++)
+		capture_summary_row(s, c, &s->o.role[r]);
+	if (trace_csv_close(c, path))
+		exit(1);
+}
+
+/* notes.txt closed (a full disk fails the capture), the snapshots freed. */
+static int capture_finish(struct capture *s)
+{
+	int ret = wfile_close(s->notes);
+
 	if (ret) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", TRACE_PROG, notes_path,
+		fprintf(stderr, "%s: cannot write %s: %s\n", TRACE_PROG, s->notes_path,
 			strerror(-ret));
-		rc = rc ? rc : 1;
+		s->rc = s->rc ? s->rc : 1;
 	}
-	if (res_a)
-		residency_free(&a);
-	if (res_b)
-		residency_free(&b);
-	if (have_irq_a)
-		irqstat_free(&ia);
-	if (have_irq_b)
-		irqstat_free(&ib);
-	free(rows);
-	return rc;
+	if (s->res_a)
+		residency_free(&s->a);
+	if (s->res_b)
+		residency_free(&s->b);
+	if (s->have_irq_a)
+		irqstat_free(&s->ia);
+	if (s->have_irq_b)
+		irqstat_free(&s->ib);
+	free(s->rows);
+	return s->rc;
+}
+
+int trace_capture(int argc, char **argv)
+{
+	struct capture s = {
+		.o = { .interrupts = "/proc/interrupts" },
+		.ts = { -1, -1 }, .perf = { -1, -1 },
+		.ts_rc = -1, .perf_rc = -1,
+	};
+
+	capture_parse(&s, argc, argv);
+	capture_open_notes(&s);
+	/* turbostat and perf first: they measure until the command ends */
+	cpu_list(&s.o, s.list, sizeof(s.list));
+	capture_start_turbostat(&s);
+	capture_perf_events(&s);
+	capture_start_perf(&s);
+	capture_run(&s);
+	capture_helpers_results(&s);
+	capture_residency(&s);
+	capture_write_cpuidle(&s);
+	capture_write_interrupts(&s);
+	capture_write_summary(&s);
+	return capture_finish(&s);
 }
