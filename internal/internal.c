@@ -35,6 +35,14 @@ static const struct cli_verb verbs[] = {
 	{ .name = "pairs", .run = verb_pairs, .min_args = 2, .max_args = -1,
 	  .args = "OUTDIR SUMMARY...",
 	  .help = "OUTDIR/bars.dat and speedup.dat (report figures 1, 2) from summaries" },
+	{ .name = "sweep-usage", .run = verb_sweep_usage,
+	  .help = "print 'wakebench sweep --help'" },
+	{ .name = "sweep-cmd", .run = verb_sweep_cmd, .min_args = 5,
+	  .max_args = 7, .args = "SPEC RUNDIR WAKEBENCH TRACE LINE [MARGIN_MS START_AT]",
+	  .help = "one sweep run's command lines (or its agents'), NUL-separated" },
+	{ .name = "run-agents", .run = verb_run_agents, .min_args = 1,
+	  .max_args = 1, .args = "FILE",
+	  .help = "start the client agents FILE lists, wait for them all" },
 	{ .name = NULL }
 };
 

@@ -41,4 +41,9 @@ int verb_collect(int nargs, char **args, void *opts);
 int verb_run_ok(int nargs, char **args, void *opts);
 int verb_pairs(int nargs, char **args, void *opts);
 
+/* sweeprun.c (helper sweepsh): the sweep script's usage, runs, agents */
+int verb_sweep_usage(int nargs, char **args, void *opts);
+int verb_sweep_cmd(int nargs, char **args, void *opts);
+int verb_run_agents(int nargs, char **args, void *opts);
+
 #endif

@@ -15,7 +15,7 @@ int main(void)
 		trace_suite, stats_suite, runcheck_suite, wbinst_suite, srvlimit_suite,
 		relay_suite, pqplan_suite, tally_suite, schedule_suite,
 		stage_suite, sweepspec_suite, sweepcsv_suite, sweepcollect_suite,
-		cli_suite, serve_suite, sweepplan_suite, kv_suite, energy_suite,
+		cli_suite, serve_suite, sweepplan_suite, sweepcmd_suite, kv_suite, energy_suite,
 		figdata_suite,
 		tracewrite_suite, socwatch_suite,
 		hwcstate_suite, sweepmerge_suite, spectrum_suite, ivstat_suite,

@@ -39,6 +39,7 @@ Suite *sweepcollect_suite(void);
 Suite *cli_suite(void);
 Suite *serve_suite(void);
 Suite *sweepplan_suite(void);
+Suite *sweepcmd_suite(void);
 Suite *kv_suite(void);
 Suite *energy_suite(void);
 Suite *figdata_suite(void);
