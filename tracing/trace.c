@@ -627,6 +627,10 @@ struct attr_out {
 	 * idle exits before the client's send, made C0 */
 	uint64_t uncertain, unsent;
 	uint64_t unc_state[STATE_SLOTS], unc_pq[2], unc_class[ATTR_PQ_KINDS];
+	/* the governor's misses (power:cpu_idle_miss), where recorded */
+	int idle_miss;
+	struct hist *by_miss[ATTR_MISS_KINDS];
+	uint64_t unc_miss[ATTR_MISS_KINDS], misses[ATTR_MISS_KINDS];
 	uint32_t cause, detail;	/* of cause_text */
 	char cause_text[300];
 	char err[512];
@@ -766,8 +770,11 @@ static int attr_result(void *ctx, const struct attr_result *res)
 			csv_empty(out);
 	}
 	csv_u64(out, (uint64_t)r.uncertain);
+	if (ao->idle_miss)	/* appended where the trace has the event */
+		csv_str(out, attrib_miss_name(r.idle_miss));
 	csv_end_row(out);
 	ao->uncertain += (uint64_t)r.uncertain;
+	ao->misses[r.idle_miss]++;
 
 	g = &ao->bd[state_slot(r.state)][r.prequery];
 	g->state = r.state;
@@ -792,7 +799,34 @@ static int attr_result(void *ctx, const struct attr_result *res)
 	ao->unc_state[si] += (uint64_t)r.uncertain;
 	ao->unc_pq[r.prequery_woke] += (uint64_t)r.uncertain;
 	ao->unc_class[r.prequery] += (uint64_t)r.uncertain;
+	if (ao->idle_miss && r.idle_miss != ATTR_MISS_UNKNOWN) {
+		hist_put(&ao->by_miss[r.idle_miss], x);
+		ao->unc_miss[r.idle_miss] += (uint64_t)r.uncertain;
+	}
 	return 0;
+}
+
+/*
+ * The summary's idle_miss rows (none, above, below) and a line saying
+ * how many requests came after an idle the governor misjudged.
+ */
+static void miss_summary(struct attr_out *ao, struct csv *sum)
+{
+	for (int k = ATTR_MISS_NONE; k < ATTR_MISS_KINDS; k++) {
+		if (ao->by_miss[k] && hist_count(ao->by_miss[k]))
+			summary_row(sum, "idle_miss", attrib_miss_name((enum attr_miss)k),
+				    ao->by_miss[k], ao->unc_miss[k]);
+		hist_free(ao->by_miss[k]);
+	}
+	if (!ao->idle_miss) {
+		printf("governor misses: not recorded (no power:cpu_idle_miss in the trace)\n");
+		return;
+	}
+	printf("governor misses (power:cpu_idle_miss of the core's last idle before each request): %llu above (too deep), %llu below (too shallow), %llu none, %llu unknown\n",
+	       (unsigned long long)ao->misses[ATTR_MISS_ABOVE],
+	       (unsigned long long)ao->misses[ATTR_MISS_BELOW],
+	       (unsigned long long)ao->misses[ATTR_MISS_NONE],
+	       (unsigned long long)ao->misses[ATTR_MISS_UNKNOWN]);
 }
 
 /* breakdown.csv and its table: mean segments (they add up to the mean
@@ -996,13 +1030,17 @@ int trace_attribute(int argc, char **argv)
 		opt_die(TRACE_PROG, "out of memory");
 	if (in.m.no_causes)
 		timeline_no_causes(ao.t);
-	ao.out = csv_create(dir, TRACEOUT_ATTRIBUTION,
+	ao.idle_miss = tracefile_has_event(dir, "power", "cpu_idle_miss");
+	ao.out = csv_create(dir, TRACEOUT_ATTRIBUTION, ao.idle_miss ?
+		"seq,recv_ns,state,idle_end_ns,exit_to_recv_us,prequery_woke,"
+		"latency_us,prequery,cause,cause_ns,wakeup_ns,switch_ns,netrx_ns,"
+		"hw_exit_us,kernel_us,sched_us,wake_us,uncertain,idle_miss" :
 		"seq,recv_ns,state,idle_end_ns,exit_to_recv_us,prequery_woke,"
 		"latency_us,prequery,cause,cause_ns,wakeup_ns,switch_ns,netrx_ns,"
 		"hw_exit_us,kernel_us,sched_us,wake_us,uncertain");
 	ro = (struct attr_opts){ .cpu = o.cpu, .pid = o.pid, .fn = attr_result,
 				 .ctx = &ao, .recorded = in.recorded,
-				 .ncpus = in.m.ncpus };
+				 .ncpus = in.m.ncpus, .idle_miss = ao.idle_miss };
 	ret = attrib_run(ao.t, &src, &ro, in.m.end_ns, &st, err, sizeof(err));
 	if (ret) {
 		if (ao.err[0])
@@ -1067,6 +1105,7 @@ int trace_attribute(int argc, char **argv)
 				    ao.by_class[k], ao.unc_class[k]);
 		hist_free(ao.by_class[k]);
 	}
+	miss_summary(&ao, sum);
 	rc |= csv_done(sum, dir, TRACEOUT_ATTR_SUMMARY);
 	rc |= write_breakdown(&ao, dir);
 	rc |= csv_done(ao.out, dir, TRACEOUT_ATTRIBUTION);

@@ -41,6 +41,10 @@ struct attrib {
 	uint64_t wakeup_ts, wakeup_netrx, switch_ts, netrx_ts;
 	uint64_t hard_ts;	/* the core's last hard IRQ, IPI or timer */
 	uint64_t wakeup_hard;	/* ... when the thread was woken last */
+	/* the server core's last power:cpu_idle_miss (0: none yet) */
+	uint64_t miss_ts;
+	int miss_below;
+	uint32_t miss_cpu;	/* before the first marker names the core */
 	struct recent_wakeup recent[RECENT];
 	uint64_t nrecent;	/* written so far (the ring keeps RECENT) */
 	char *err;
@@ -70,6 +74,13 @@ void attrib_client_send(struct attr_result *r, uint64_t sent_ns)
 	r->prequery_woke = 0;
 	if (r->prequery == ATTR_PQ_WOKE)
 		r->prequery = ATTR_PQ_AWAKE;
+}
+
+const char *attrib_miss_name(enum attr_miss m)
+{
+	static const char *const names[] = { "", "none", "above", "below" };
+
+	return m < ATTR_MISS_KINDS ? names[m] : "?";
 }
 
 const char *attrib_pq_name(enum attr_pq pq)
@@ -200,6 +211,24 @@ static int delivered(const struct attrib *a, const struct tl_wake *w, uint64_t W
 }
 
 /*
+ * The miss of the core's last idle before R: its exit (now->wake) by R,
+ * and a cpu_idle_miss after that exit (the kernel emits it on the way
+ * out of that idle, before the server's thread runs) and by R.
+ */
+static enum attr_miss idle_miss(const struct attrib *a, const struct tl_now *now,
+				uint64_t R)
+{
+	/* idle at R: that idle's exit and miss are to come */
+	if (!a->o.idle_miss || !now->have_wake || now->wake.ts > R ||
+	    (now->state != TL_C0 && now->since <= R))
+		return ATTR_MISS_UNKNOWN;
+	if (!a->miss_ts || (int)a->miss_cpu != a->cpu ||
+	    a->miss_ts < now->wake.ts || a->miss_ts > R)
+		return ATTR_MISS_NONE;
+	return a->miss_below ? ATTR_MISS_BELOW : ATTR_MISS_ABOVE;
+}
+
+/*
  * The state m found its core in: 1 with *r filled, 0 when the trace
  * still shows the core idle at m's receive and its exit is to come
  * (unless final: the trace has ended).
@@ -214,6 +243,7 @@ static int classify(struct attrib *a, const struct attr_msg *m,
 				   .recv_ns = R, .send_ns = m->send_ns,
 				   .state = TL_C0, .thread_known = a->pid >= 0 };
 	timeline_now(a->t, (uint32_t)a->cpu, &now);
+	r->idle_miss = idle_miss(a, &now, R);
 	if (now.state != TL_C0 && now.since <= R) {
 		if (now.state >= 0 && !final)
 			return 0;
@@ -296,6 +326,7 @@ static int do_group(struct attrib *a, int final, int *done)
 			r.prequery_woke = r.prequery == ATTR_PQ_WOKE;
 			a->st->requests++;
 			a->st->uncertain += (uint64_t)r.uncertain;
+			a->st->miss[r.idle_miss]++;
 			if (a->o.fn) {
 				int ret = a->o.fn(a->o.ctx, &r);
 
@@ -381,6 +412,13 @@ static int event_seen(struct attrib *a, const struct tl_event *e, int markers)
 		return 0;
 	case TL_NETRX:
 		a->netrx_ts = e->ts;
+		return 0;
+	case TL_IDLE_MISS:
+		if (a->cpu < 0 || (int)e->cpu == a->cpu) {
+			a->miss_ts = e->ts;
+			a->miss_below = e->arg2 != 0;
+			a->miss_cpu = e->cpu;
+		}
 		return 0;
 	case TL_MARKER: {
 		struct attr_msg m = { .recv_ns = e->ts };

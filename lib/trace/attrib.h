@@ -83,6 +83,22 @@ struct attr_msg {
 	uint64_t recv_ns, send_ns;	/* send_ns 0: not answered */
 };
 
+/*
+ * Whether the governor's last idle on the server's core before the
+ * request (the one whose exit came last by its receive) missed, from
+ * power:cpu_idle_miss: the kernel emits it after the idle exit when the
+ * idle turned out shorter than the state's target residency (above: too
+ * deep) or long enough for a deeper enabled state (below: too shallow).
+ */
+enum attr_miss {
+	ATTR_MISS_UNKNOWN,	/* not recorded, no idle yet, or its exit
+				 * after the receive */
+	ATTR_MISS_NONE,
+	ATTR_MISS_ABOVE,
+	ATTR_MISS_BELOW,
+	ATTR_MISS_KINDS
+};
+
 enum attr_pq {
 	ATTR_PQ_NONE,
 	ATTR_PQ_WOKE,
@@ -114,6 +130,7 @@ struct attr_result {
 	int have_breakdown;
 	uint64_t hw_exit_ns, kernel_ns, sched_ns;
 	uint64_t wake_ns;	/* R - T0 */
+	enum attr_miss idle_miss;
 };
 
 /*
@@ -138,6 +155,8 @@ void attrib_client_send(struct attr_result *r, uint64_t sent_ns);
 
 /* "none", "woke", "awake", "together". */
 const char *attrib_pq_name(enum attr_pq pq);
+/* "", "none", "above", "below". */
+const char *attrib_miss_name(enum attr_miss m);
 
 /* Where the messages and events come from. */
 struct attr_source {
@@ -164,6 +183,7 @@ struct attr_opts {
 	 * NULL: every CPU is */
 	const unsigned char *recorded;
 	uint32_t ncpus;
+	int idle_miss;		/* the trace recorded power:cpu_idle_miss */
 };
 
 struct attr_stats {
@@ -174,6 +194,7 @@ struct attr_stats {
 	int64_t pid;		/* the thread whose wakeups were used, -1 */
 	uint64_t wakeups;	/* sched_wakeup events seen in the trace */
 	uint64_t uncertain;	/* requests with uncertain set */
+	uint64_t miss[ATTR_MISS_KINDS];	/* requests by idle_miss */
 };
 
 /*

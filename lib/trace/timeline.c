@@ -92,9 +92,12 @@ struct timeline {
 	size_t nmarkers, markers_cap;
 };
 
+/* From 16: on a host of hundreds of CPUs most have a few intervals,
+ * residency rows and wakes each, and 256 of each per CPU were most of
+ * an analysis's memory. */
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
 {
-	return arr_grow(arr, cap, need, size, 256);
+	return arr_grow(arr, cap, need, size, 16);
 }
 
 static int intern(struct timeline *t, const char *s, uint32_t *idx)
@@ -594,6 +597,7 @@ int timeline_add(struct timeline *t, const struct tl_event *e)
 	case TL_WAKEUP:
 	case TL_SWITCH:
 	case TL_NETRX:
+	case TL_IDLE_MISS:
 		return 0;	/* for consumers of the event stream */
 	case TL_NTYPES:
 		break;

@@ -51,6 +51,10 @@ enum tl_type {
 				 * arg2: its target CPU */
 	TL_SWITCH,		/* sched:sched_switch; arg: next pid, arg2: prev */
 	TL_NETRX,		/* net:netif_receive_skb */
+	TL_IDLE_MISS,		/* power:cpu_idle_miss: the governor's choice
+				 * did not fit the idle that followed; arg: the
+				 * state, arg2: 1 below (too shallow), 0 above
+				 * (too deep) */
 	TL_NTYPES
 };
 

@@ -212,12 +212,13 @@ static const struct { const char *name; int type; uint32_t arg; } vectors[] = {
 struct tf_decoder {
 	struct tep_handle *tep;
 	int idle_id, irq_entry_id, irq_exit_id, print_id, softirq_id;
-	int wakeup_id, switch_id, netrx_id;	/* -1: not recorded */
+	int wakeup_id, switch_id, netrx_id, miss_id;	/* -1: not recorded */
 	int vector_id[NVECTORS];	/* -1: not recorded */
 	struct tep_format_field *idle_state, *irq_entry_irq, *irq_entry_name;
 	struct tep_format_field *irq_exit_irq, *print_buf, *softirq_vec;
 	struct tep_format_field *wakeup_pid, *wakeup_cpu;
 	struct tep_format_field *switch_next, *switch_prev;
+	struct tep_format_field *miss_state, *miss_below;
 	struct tep_format_field *common_pid, *common_type;
 	int subbuf;		/* header_page's sub-buffer size; 0: none */
 };
@@ -240,6 +241,47 @@ static int load_event(struct tf_decoder *d, const char *dir, const char *sys,
 	ret = tep_parse_format(d->tep, &ev, buf, len, sys);
 	free(buf);
 	return ret || !ev ? -1 : ev->id;
+}
+
+/* SYS:NAME among the words of meta.txt's "events" line. */
+static int meta_has_event(const char *dir, const char *want)
+{
+	char path[4096], why[256], *buf = NULL;
+	size_t len, n = strlen(want);
+	int found = 0;
+
+	snprintf(path, sizeof(path), "%s/meta.txt", dir);
+	if (rfile_slurp(path, 1u << 20, &buf, &len, why, sizeof(why)))
+		return 0;
+	for (char *l = buf; l && !found; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (strncmp(l, "events ", 7))
+			continue;
+		for (char *p = l + 7; *p && *p != '\n' && !found;) {
+			size_t w = strcspn(p, " \n");
+
+			found = w == n && !strncmp(p, want, n);
+			p += w;
+			p += strspn(p, " ");
+		}
+	}
+	free(buf);
+	return found;
+}
+
+/* meta.txt's events, or a format file under formats/ (older traces). */
+int tracefile_has_event(const char *dir, const char *sys, const char *name)
+{
+	char path[4096], want[256];
+	struct stat sb;
+	int n = snprintf(want, sizeof(want), "%s:%s", sys, name);
+
+	if (n < 0 || (size_t)n >= sizeof(want))
+		return 0;
+	if (meta_has_event(dir, want))
+		return 1;
+	n = snprintf(path, sizeof(path), "%s/formats/%s/%s/format", dir, sys, name);
+	return n > 0 && (size_t)n < sizeof(path) && !stat(path, &sb) &&
+	       S_ISREG(sb.st_mode);
 }
 
 /* The "ID: N" line of a format file's text; -1 without one. */
@@ -391,6 +433,10 @@ static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
 	d->switch_next = field(d->tep, d->switch_id, "next_pid");
 	d->switch_prev = field(d->tep, d->switch_id, "prev_pid");
 	d->netrx_id = load_event(d, dir, "net", "netif_receive_skb");
+	/* the governor's misses (kernel 6.1+), where recorded */
+	d->miss_id = load_event(d, dir, "power", "cpu_idle_miss");
+	d->miss_state = field(d->tep, d->miss_id, "state");
+	d->miss_below = field(d->tep, d->miss_id, "below");
 	d->idle_state = field(d->tep, d->idle_id, "state");
 	if (d->idle_id >= 0) {
 		struct tep_event *ev = tep_find_event(d->tep, d->idle_id);
@@ -841,6 +887,12 @@ static int collect(void *arg, const struct tf_event *ev)
 		what = "sched:sched_switch next_pid or prev_pid";
 	} else if (id == d->netrx_id) {
 		e.type = TL_NETRX;
+	} else if (id == d->miss_id) {
+		e.type = TL_IDLE_MISS;
+		bad = num(d->miss_state, ev->data, rec.size, &e.arg) ||
+		      num(d->miss_below, ev->data, rec.size, &e.arg2);
+		e.arg2 = e.arg2 != 0;
+		what = "power:cpu_idle_miss state or below";
 	} else if (!vector_event(d, id, &e)) {
 		return 0;	/* an event wakebench does not read */
 	}

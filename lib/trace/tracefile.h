@@ -50,6 +50,9 @@ void tracefile_meta_free(struct trace_meta *m);
 /* "C0", "unknown", the recorded name, or "stateN". */
 const char *tracefile_state_name(const struct trace_meta *m, uint32_t cpu,
 				 int32_t state, char *buf, size_t len);
+/* 1 when trace DIR recorded event SYS:NAME: a word of meta.txt's events
+ * line, or (older traces) its format under formats/. */
+int tracefile_has_event(const char *dir, const char *sys, const char *name);
 /* Sub-buffer sizes a trace may declare (the kernel's are 4 KB to 1 MB). */
 #define TRACEFILE_MIN_SUBBUF 64
 #define TRACEFILE_MAX_SUBBUF (16u << 20)

@@ -29,7 +29,7 @@ enum {
 	ID_PRINT = 5,
 	ID_IDLE = 101, ID_IRQ_ENTRY, ID_IRQ_EXIT, ID_SOFTIRQ, ID_WAKEUP,
 	ID_TIMER, ID_RESCHED, ID_CALL_FUNC, ID_CALL_FUNC_SINGLE, ID_IRQ_WORK,
-	ID_SWITCH, ID_NETRX,
+	ID_SWITCH, ID_NETRX, ID_MISS,
 };
 #define COMMON 8
 #define LONG ((unsigned int)sizeof(long))
@@ -407,6 +407,19 @@ int tracewrite_event(struct tracewrite *w, const struct tl_event *e)
 		put4(p + 48 + LONG, e->arg);
 		put4(p + 52 + LONG, 120);
 		break;
+	case TL_IDLE_MISS:
+		if (!w->o.idle_miss)
+			return fail(w, -EINVAL, "cpu %u: power:cpu_idle_miss not recorded (tracewrite_opts.idle_miss)",
+				    e->cpu);
+		p = reserve(w, e->cpu, e->ts, COMMON + 12, &ret);
+		if (!p)
+			return ret;
+		common(p, ID_MISS, pid);
+		put4(p + 8, e->cpu);
+		put4(p + 12, e->arg);
+		memset(p + 16, 0, 4);
+		p[16] = e->arg2 != 0;
+		break;
 	case TL_NETRX:
 		/* void *skbaddr, len (arg), __data_loc name (str: device) */
 		slen = strlen(s) + 1;
@@ -729,6 +742,13 @@ static int write_formats(const struct tracewrite *w, const char *base)
 	for (size_t i = 0; !ret && i < NVECTORS; i++)
 		ret = one_format(base, "irq_vectors", vectors[i].name, vectors[i].id,
 				 vector_fields, "\"vector=%d\", REC->vector");
+	/* only where asked: its format says the event was recorded */
+	if (!ret && w->o.idle_miss)
+		ret = one_format(base, "power", "cpu_idle_miss", ID_MISS,
+				 "\tfield:u32 cpu_id;\toffset:8;\tsize:4;\tsigned:0;\n"
+				 "\tfield:u32 state;\toffset:12;\tsize:4;\tsigned:0;\n"
+				 "\tfield:bool below;\toffset:16;\tsize:1;\tsigned:0;\n",
+				 "\"cpu_id=%lu state=%lu type=%s\", (unsigned long)REC->cpu_id, (unsigned long)REC->state, (REC->below)?\"below\":\"above\"");
 	return ret;
 }
 
@@ -755,7 +775,7 @@ static char *meta_text(const struct tracewrite *w, size_t *len)
 			"irq_vectors:local_timer_entry");
 		for (size_t i = 0; i < NVECTORS; i++)
 			fprintf(f, " irq_vectors:%s", vectors[i].name);
-		fprintf(f, " ftrace:print\n");
+		fprintf(f, "%s ftrace:print\n", w->o.idle_miss ? " power:cpu_idle_miss" : "");
 	}
 	if (*w->command)
 		fprintf(f, "command %s\n", w->command);

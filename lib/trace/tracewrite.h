@@ -54,6 +54,8 @@ struct tracewrite_opts {
 	int no_interrupts;	/* the source records no interrupts: meta.txt
 				 * says "wake_causes unknown" */
 	int absolute;		/* long gaps as absolute time stamps, not extends */
+	int idle_miss;		/* power:cpu_idle_miss recorded (its format
+				 * written, TL_IDLE_MISS events taken) */
 };
 
 struct tracewrite;

@@ -4,7 +4,8 @@
 # over the CPUs, in summary.txt, appended to summary.csv (usage_<state>,
 # time_us_<state>, above_<state>, below_<state>, rejected_<state>, the
 # name with '_' for other characters) and in summary.json; without a
-# cpuidle driver (as on most VMs) no columns and a note saying why.
+# cpuidle driver (as on most VMs) no columns and a note saying why. And
+# power:cpu_idle_miss per request in trace attribute.
 . "$(dirname "$0")/lib.sh"
 [ -x "$WB_TOOLS/wb-sysfsfake" ] || skip "wb-sysfsfake not built"
 start_server -q
@@ -90,4 +91,26 @@ assert g["driver"] == "none" and g["states"] == [], g
 assert g["note"] == "no cpuidle driver: governor counters unavailable", g
 EOF
 stop_server || fail "server exit"
+
+# power:cpu_idle_miss in a trace: each request gets the miss of its
+# core's last idle before it (attribution.csv's appended idle_miss:
+# above, below, none, or empty when unknown), counted in the summary;
+# a trace without the event has no such column and says so.
+"$WB_TOOLS/wb-tracegen" "$TMP/tm" 2000 2 1 idle-miss > /dev/null || fail "wb-tracegen idle-miss"
+$WB trace timeline "$TMP/tm" > /dev/null 2>&1 || fail "timeline on a trace with cpu_idle_miss"
+$WB trace attribute "$TMP/tm" --requests markers > "$TMP/tm.out" 2>/dev/null || fail "attribute"
+head -1 "$TMP/tm/attribution.csv" | grep -q ',uncertain,idle_miss$' || fail "no idle_miss column"
+col=$(csv_col "$TMP/tm/attribution.csv" idle_miss)
+above=$(grep -c '^above$' <<< "$col"); below=$(grep -c '^below$' <<< "$col")
+none=$(grep -c '^none$' <<< "$col")
+[ "$above" -gt 0 ] && [ "$below" -gt 0 ] && [ "$none" -gt 0 ] || fail "idle_miss: $above above $below below $none none"
+grep -q "^governor misses (power:cpu_idle_miss of the core's last idle before each request): $above above (too deep), $below below (too shallow), $none none, 0 unknown$" \
+	"$TMP/tm.out" || fail "summary line: $(grep miss "$TMP/tm.out")"
+grep -q "^idle_miss,above,$above," "$TMP/tm/attribution-summary.csv" || fail "summary rows"
+"$WB_TOOLS/wb-tracegen" "$TMP/tn" 2000 2 1 > /dev/null || fail "wb-tracegen"
+$WB trace attribute "$TMP/tn" --requests markers > "$TMP/tn.out" 2>/dev/null || fail "attribute (no miss)"
+head -1 "$TMP/tn/attribution.csv" | grep -q ',uncertain$' || fail "idle_miss column without the event"
+grep -q "^governor misses: not recorded (no power:cpu_idle_miss in the trace)$" "$TMP/tn.out" ||
+	fail "no miss: $(grep miss "$TMP/tn.out")"
+! grep -q "^idle_miss," "$TMP/tn/attribution-summary.csv" || fail "idle_miss rows without the event"
 exit 0

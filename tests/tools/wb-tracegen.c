@@ -3,7 +3,7 @@
  * wb-tracegen: a synthetic wakebench trace directory, written with
  * lib/tracewrite (tests of trace export/import, the trace readers).
  *
- *   wb-tracegen DIR [EVENTS [CPUS [SEED]]]
+ *   wb-tracegen DIR [EVENTS [CPUS [SEED [idle-miss]]]]
  *
  * EVENTS (default 2000) cpu_idle events in all over CPUS (default 3)
  * CPUs but the last, which gets none (like a CPU whose idle loop emits
@@ -12,7 +12,9 @@
  * the SocWatch mapping), stays of 1 us to 3 ms and now and then 0.2 s
  * (a time extend), an IRQ entry and exit before most idle exits, a
  * marker now and then. Reproducible from SEED. Prints the events
- * written and the time it took.
+ * written and the time it took. With idle-miss the trace also records
+ * power:cpu_idle_miss: 50 ns after a third of the idle exits a miss
+ * above (too deep), after another third one below (too shallow).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,7 @@ int main(int argc, char **argv)
 {
 	static const char *const names[] = { "POLL", "C1", "C1E", "C6" };
 	uint64_t events = 2000, ncpus = 3, seed = 1, written = 0;
+	int miss = 0;
 	const uint64_t start = 5000000000ull;
 	struct trace_meta m = { 0 };
 	struct tracewrite_opts o = { .command = "wb-tracegen", .source = "synthetic" };
@@ -56,10 +59,13 @@ int main(int argc, char **argv)
 	char err[600];
 	double t0;
 
-	if (argc < 2 || argc > 5 || (argc > 2 && opt_u64(argv[2], 1, UINT64_MAX, &events)) ||
+	if (argc < 2 || argc > 6 || (argc > 2 && opt_u64(argv[2], 1, UINT64_MAX, &events)) ||
 	    (argc > 3 && opt_u64(argv[3], 1, TRACEFILE_MAX_CPUS, &ncpus)) ||
-	    (argc > 4 && opt_u64(argv[4], 0, UINT64_MAX, &seed)))
-		opt_usage(PROG, "usage: wb-tracegen DIR [EVENTS [CPUS [SEED]]]");
+	    (argc > 4 && opt_u64(argv[4], 0, UINT64_MAX, &seed)) ||
+	    (argc > 5 && strcmp(argv[5], "idle-miss")))
+		opt_usage(PROG, "usage: wb-tracegen DIR [EVENTS [CPUS [SEED [idle-miss]]]]");
+	miss = argc > 5;
+	o.idle_miss = miss;
 	prng_seed(&rng, seed);
 	m.ncpus = (uint32_t)ncpus;
 	m.start_ns = start;
@@ -92,6 +98,15 @@ int main(int argc, char **argv)
 				put(w, ts - 100, cpu, TL_IRQ_EXIT, 40 + cpu, NULL, &written);
 			}
 			put(w, ts, cpu, TL_IDLE, TL_EXIT, NULL, &written);
+			if (miss && (r >> 4) % 3) {
+				struct tl_event e = { .ts = ts + 50, .cpu = cpu,
+						      .type = TL_IDLE_MISS, .arg = state,
+						      .arg2 = (r >> 4) % 3 == 2 };
+
+				if (tracewrite_event(w, &e))
+					opt_die(PROG, "%s", tracewrite_error(w));
+				written++;
+			}
 			if (r % 7 == 0) {
 				snprintf(text, sizeof(text), "wb recv %llu", (unsigned long long)i);
 				put(w, ts + 1000, cpu, TL_MARKER, 0, text, &written);

@@ -53,6 +53,8 @@ static int keep(void *ctx, const struct attr_result *r)
 
 /* The CPUs of the trace's two that were recorded (NULL: both). */
 static const unsigned char *recorded;
+/* The trace recorded power:cpu_idle_miss. */
+static int with_miss;
 
 /* Runs the engine for cpu 0 (pid: the server's thread, -1 unknown);
  * messages NULL: the markers in the events. Returns its status. */
@@ -64,7 +66,8 @@ static int run_pid(struct arrays *a, const struct tl_event *ev, size_t nev,
 	struct attr_source src = { .ctx = a, .next_event = next_ev,
 				   .next_msg = m ? next_msg : NULL };
 	struct attr_opts o = { .cpu = m ? 0 : -1, .pid = pid, .fn = keep, .ctx = a,
-			       .recorded = recorded, .ncpus = 2 };
+			       .recorded = recorded, .ncpus = 2,
+			       .idle_miss = with_miss };
 	struct attr_stats st;
 	int ret;
 
@@ -562,6 +565,59 @@ START_TEST(exit_before_send_is_busy)
 }
 END_TEST
 
+#define MISS(t, c, s, below) { .ts = (t), .cpu = (c), .type = TL_IDLE_MISS, \
+				.arg = (s), .arg2 = (below) }
+
+/*
+ * power:cpu_idle_miss, emitted on the way out of an idle: each request
+ * gets the miss of its core's last idle before it (above: too deep,
+ * below: too shallow), none when that idle had none, unknown when the
+ * trace did not record the event or the core is idle to the end.
+ */
+START_TEST(idle_miss_per_request)
+{
+	static const struct tl_event ev[] = {
+		IDLE(100, 2), IDLE(200, TL_EXIT), MISS(203, 0, 2, 0),
+		IDLE(300, 1), IDLE(400, TL_EXIT), MISS(402, 0, 1, 1),
+		IDLE(500, 1), IDLE(600, TL_EXIT), MISS(605, 1, 1, 0),
+		IDLE(700, 2),
+	};
+	struct attr_msg m[] = {
+		{ .seq = 1, .recv_ns = 210, .send_ns = 220 },	/* too deep */
+		{ .seq = 2, .recv_ns = 410, .send_ns = 420 },	/* too shallow */
+		{ .seq = 3, .recv_ns = 610, .send_ns = 620 },	/* cpu1's miss */
+		{ .seq = 4, .recv_ns = 650, .send_ns = 660 },	/* C0: none */
+		{ .seq = 5, .recv_ns = 750, .send_ns = 0 },	/* idle to the end */
+	};
+	static const struct tl_event mk[] = {
+		IDLE(100, 1), IDLE(200, TL_EXIT), MISS(201, 0, 1, 1),
+		{ .ts = 220, .cpu = 0, .type = TL_MARKER, .str = "wb recv 1", .pid = 42 },
+	};
+	char err[512];
+
+	with_miss = 1;
+	ck_assert_uint_eq(run(&A, ev, N(ev), m, N(m)), 5);
+	ck_assert_int_eq(A.r[0].idle_miss, ATTR_MISS_ABOVE);
+	ck_assert_int_eq(A.r[1].idle_miss, ATTR_MISS_BELOW);
+	ck_assert_int_eq(A.r[2].idle_miss, ATTR_MISS_NONE);
+	ck_assert_int_eq(A.r[3].state, TL_C0);
+	ck_assert_int_eq(A.r[3].idle_miss, ATTR_MISS_NONE);
+	ck_assert_int_eq(A.r[4].idle_miss, ATTR_MISS_UNKNOWN);
+	ck_assert_str_eq(attrib_miss_name(A.r[0].idle_miss), "above");
+	ck_assert_str_eq(attrib_miss_name(A.r[1].idle_miss), "below");
+	ck_assert_str_eq(attrib_miss_name(ATTR_MISS_UNKNOWN), "");
+	/* from markers: a miss before the first marker names the core */
+	ck_assert_int_eq(run_pid(&A, mk, N(mk), NULL, 0, -1, 1000, err), 0);
+	ck_assert_uint_eq(A.nr, 1);
+	ck_assert_int_eq(A.r[0].idle_miss, ATTR_MISS_BELOW);
+	/* not recorded: unknown, whatever the events */
+	with_miss = 0;
+	ck_assert_uint_eq(run(&A, ev, N(ev), m, N(m)), 5);
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(A.r[i].idle_miss, ATTR_MISS_UNKNOWN);
+}
+END_TEST
+
 Suite *attrib_suite(void)
 {
 	Suite *s = suite_create("attrib");
@@ -587,6 +643,7 @@ Suite *attrib_suite(void)
 	tc = tcase_create("partial");
 	tcase_add_test(tc, uncertain_without_the_waking_cpu);
 	tcase_add_test(tc, exit_before_send_is_busy);
+	tcase_add_test(tc, idle_miss_per_request);
 	suite_add_tcase(s, tc);
 	return s;
 }

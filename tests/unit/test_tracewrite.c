@@ -293,6 +293,64 @@ START_TEST(inverse_of_the_reader)
 END_TEST
 
 /*
+ * power:cpu_idle_miss (the governor's misses): written only where asked
+ * (its format then says it was recorded), read back with its state and
+ * below flag (1: too shallow, 0: above, too deep).
+ */
+START_TEST(idle_miss_round_trip)
+{
+	static const struct tl_event evs[] = {
+		{ 100, 0, TL_IDLE, 2, 0, 0, NULL },
+		{ 190, 0, TL_IDLE, TL_EXIT, 0, 0, NULL },
+		{ 195, 0, TL_IDLE_MISS, 2, 1, 0, NULL },
+		{ 300, 1, TL_IDLE_MISS, 1, 0, 0, NULL },
+	};
+	struct tracewrite_opts wo = { .source = "test", .idle_miss = 1 };
+	char *dir = tmpdir(), err[6000];
+	struct trace_meta m, r;
+	struct tracewrite *w;
+	struct tf_decode o = { 0 };
+	struct tf_stream *st;
+	struct tl_event e;
+	size_t i = 0;
+	int ret;
+
+	meta(&m, 2, 0, 0, 0);
+	/* not asked for: refused, and no format */
+	ck_assert(!tracewrite_open(dir, &m, NULL, &w, err, sizeof(err)));
+	ck_assert_int_eq(tracewrite_event(w, &evs[2]), -EINVAL);
+	tracewrite_close(w, err, sizeof(err));
+	ck_assert_int_eq(tracefile_has_event(dir, "power", "cpu_idle_miss"), 0);
+	ck_assert_int_eq(tracefile_has_event(dir, "power", "cpu_idle"), 1);
+	unit_rmtree(dir);
+	dir = tmpdir();
+	ck_assert(!tracewrite_open(dir, &m, &wo, &w, err, sizeof(err)));
+	for (size_t k = 0; k < sizeof(evs) / sizeof(evs[0]); k++)
+		ck_assert_msg(!tracewrite_event(w, &evs[k]), "%s", tracewrite_error(w));
+	ck_assert(!tracewrite_close(w, err, sizeof(err)));
+	ck_assert_int_eq(tracefile_has_event(dir, "power", "cpu_idle_miss"), 1);
+	ck_assert(!tracefile_meta(dir, &r, err, sizeof(err)));
+	ck_assert_msg(!tracefile_stream_open(dir, &r, &o, &st, err, sizeof(err)), "%s", err);
+	while ((ret = tracefile_stream_next(st, &e, err, sizeof(err))) == 1) {
+		ck_assert_uint_lt(i, sizeof(evs) / sizeof(evs[0]));
+		ck_assert_int_eq(e.type, evs[i].type);
+		ck_assert_uint_eq(e.ts, evs[i].ts);
+		ck_assert_uint_eq(e.cpu, evs[i].cpu);
+		ck_assert_uint_eq(e.arg, evs[i].arg);
+		if (e.type == TL_IDLE_MISS)
+			ck_assert_uint_eq(e.arg2, evs[i].arg2);
+		i++;
+	}
+	ck_assert_msg(ret == 0, "%s", err);
+	ck_assert_uint_eq(i, sizeof(evs) / sizeof(evs[0]));
+	tracefile_stream_close(st);
+	tracefile_meta_free(&r);
+	free(m.names);
+	unit_rmtree(dir);
+}
+END_TEST
+
+/*
  * A stream with o->prefetch (decoded in a thread, handed out in batches
  * of 16384 with their strings copied) gives the same events, strings and
  * counts as one decoded in the caller's thread; a corrupt page stops it
@@ -842,6 +900,7 @@ Suite *tracewrite_suite(void)
 
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, inverse_of_the_reader);
+	tcase_add_test(tc, idle_miss_round_trip);
 	tcase_add_test(tc, prefetch_same_stream);
 	tcase_add_test(tc, merge_runs_and_ties);
 	tcase_add_test(tc, many_small_pages);
