@@ -8,6 +8,36 @@
 #include "cli.h"
 #include "internal.h"
 
+/* the demo's settings, as scripts/demo.sh sets them by default */
+static struct demo_opts demo = { .pairs = 10, .requests = 180, .seed = 1,
+				 .lead = "100" };
+
+#define DEMO_AT(field) CLI_AT(struct demo_opts, field)
+
+static const struct cli_opt demo_options[] = {
+	{ .name = "pairs", .kind = CLI_UINT, .store = CLI_U32, .arg = "N",
+	  .min = 1, .max = 1000000, .off = DEMO_AT(pairs),
+	  .help = "pairs of runs (default 10)" },
+	{ .name = "requests", .kind = CLI_UINT, .store = CLI_U32, .arg = "N",
+	  .min = 1, .max = 4e9, .off = DEMO_AT(requests),
+	  .help = "measured requests a run (default 180)" },
+	{ .name = "lead", .kind = CLI_STRING, .arg = "US", .off = DEMO_AT(lead),
+	  .help = "the pre-query's lead, its prequery value (default 100)" },
+	{ .name = "seed", .kind = CLI_UINT, .store = CLI_U64, .arg = "S",
+	  .max = 1e15, .off = DEMO_AT(seed),
+	  .help = "the seed base: pair N ran seed S + N (default 1)" },
+	{ .name = "server-cpu", .kind = CLI_UINT, .store = CLI_U32, .arg = "CPU",
+	  .max = 1 << 20, .off = DEMO_AT(server_cpu), .help = "the server's CPU" },
+	{ .name = "client-cpu", .kind = CLI_UINT, .store = CLI_U32, .arg = "CPU",
+	  .max = 1 << 20, .off = DEMO_AT(client_cpu), .help = "the client's CPU" },
+	{ .name = "included", .kind = CLI_STRING, .arg = "FILE",
+	  .off = DEMO_AT(included),
+	  .help = "stats --include-behind's summary: the effect with the pairs\n"
+		  "behind schedule counted too" },
+	{ .name = "help", .short_name = 'h', .kind = CLI_HELP, .help = "this help" },
+	{ .kind = CLI_END }
+};
+
 static const struct cli_verb verbs[] = {
 	{ .name = "spec", .run = verb_spec, .raw = 1,
 	  .help = "check and resolve a sweep's spec and values (see spec --help)" },
@@ -43,6 +73,15 @@ static const struct cli_verb verbs[] = {
 	{ .name = "run-agents", .run = verb_run_agents, .min_args = 1,
 	  .max_args = 1, .args = "FILE",
 	  .help = "start the client agents FILE lists, wait for them all" },
+	{ .name = "demo-report", .run = verb_demo_report, .opts = demo_options,
+	  .base = &demo, .min_args = 1, .max_args = 1, .args = "DIR",
+	  .help = "what the demo prints after its runs, from the sweep's files" },
+	{ .name = "demo-behind", .run = verb_demo_behind, .opts = demo_options,
+	  .base = &demo, .min_args = 1, .max_args = 1, .args = "DIR",
+	  .help = "the demo's pairs left out as behind schedule (0: none)" },
+	{ .name = "demo-point", .run = verb_demo_point, .min_args = 2,
+	  .max_args = 2, .args = "DIR PREQUERY",
+	  .help = "the point (directory) of sweep.csv with that prequery value" },
 	{ .name = NULL }
 };
 

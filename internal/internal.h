@@ -36,6 +36,17 @@ int verb_estimate(int nargs, char **args, void *opts);
 int verb_agents(int nargs, char **args, void *opts);
 int verb_port_holders(int nargs, char **args, void *opts);
 
+/* demo.c: the demo's settings (scripts/demo.sh) */
+struct demo_opts {
+	unsigned pairs, requests, server_cpu, client_cpu;
+	unsigned long long seed;
+	const char *lead;	/* the pre-query's prequery value */
+	const char *included;	/* stats --include-behind's summary.csv */
+};
+int verb_demo_report(int nargs, char **args, void *opts);
+int verb_demo_behind(int nargs, char **args, void *opts);
+int verb_demo_point(int nargs, char **args, void *opts);
+
 /* collect.c */
 int verb_collect(int nargs, char **args, void *opts);
 int verb_run_ok(int nargs, char **args, void *opts);

@@ -60,7 +60,6 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 WB="$top/${O:-build}/bin/wakebench"
-. "$top/scripts/wb-lib.sh"
 out=${WB_DEMO_OUT:-$top/results/demo-$(date +%Y%m%d-%H%M%S)}
 scpu=${WB_DEMO_SERVER_CPU:-0}
 ccpu=$(($(nproc) - 1))
@@ -70,7 +69,6 @@ REQUESTS=${WB_DEMO_REQUESTS:-180}
 LEAD=${WB_DEMO_LEAD_US:-100}
 SEED=${WB_DEMO_SEED:-1}
 WARMUP=20
-ALPHA=0.01
 trap 'exit 130' INT TERM HUP
 
 die() { echo "demo: $*" >&2; exit 1; }
@@ -150,10 +148,7 @@ run_pairs() {
 }
 
 # point SIDE-PREQUERY: the directory name of the point (from sweep.csv)
-point() {
-	paste -d' ' <(csv_col "$out/sweep.csv" prequery) <(csv_col "$out/sweep.csv" point) |
-		awk -v pq="$1" '$1 == pq { print $2; exit }'
-}
+point() { "$WB" internal demo-point "$out" "$1"; }
 
 # analyse PREQUERY: the traced first pair's run of that side
 analyse() {
@@ -171,208 +166,21 @@ analyse() {
 		--client "$d/client/requests.csv" 2>>"$out/trace.err" | grep -v '^[0-9]* requests attributed' || true
 }
 
-# run_tests DIR: the failed workload tests of run DIR, one a line:
-# "NAME<TAB>P<TAB>TEXT" (P empty for a test without a p-value)
-run_tests() {
-	awk '/^test / && $3 ~ /^(misfits|fails|drifts)$/ {
-		text = $0; sub(/^test +[a-z]+ +[a-z]+ +/, "", text)
-		p = ""
-		if (match(text, /\(p [^)]*\)/)) p = substr(text, RSTART + 3, RLENGTH - 4)
-		printf "%s\t%s\t%s\n", $2, p, text
-	}' "$1/client/summary.txt" 2>/dev/null
-}
-
-# judge PREQUERY REP STATUS DIR BEHIND REASON: one WARNING or note line
-# for a run that failed, failed a workload test or fell behind, and a
-# "drift<TAB>..." line when its latency drifted; nothing for a run that
-# passed. $thr: the level below which a test warns.
-judge() {
-	local pq=$1 rep=$2 st=$3 dir=$4 behind=$5 reason=$6 warn=0 items=() name p text what
-	if [ "$st" != ok ]; then
-		text=$(tail -1 "$out/$dir/client.err" 2>/dev/null || true)
-		case $st in failed) ;; missing) st="is missing" ;; *) st="was $st" ;; esac
-		echo "WARNING: pair $rep, $(side "$pq"): the run $st: ${text:-see $out/sweep.log}"
-		return
-	fi
-	while IFS=$'\t' read -r name p text; do
-		case $name in
-		gaps) what="gap test failed" ;;
-		# the latency of the system moved within the run: on a VM the
-		# wake cost itself drifts over seconds (lib/core/validity.h), so this
-		# describes the machine, not the run's workload: a note
-		# a note of its own, all runs on one line: "drift<TAB>..."
-		stationarity)
-			printf 'drift\tpair %s %s (p %s%s)\n' "$rep" "$([ "$pq" = off ] && echo without || echo with)" \
-				"$p" "$([[ $text == *"window medians "* ]] && echo ", ${text##*window medians }")"
-			continue ;;
-		*) what="$name test failed" ;;
-		esac
-		items+=("$what ($text)")
-		# no p-value (fixed gaps: their spread against a bound): no chance level
-		if [ -z "$p" ] || awk -v p="$p" -v t="$thr" 'BEGIN { exit !(p < t) }'; then warn=1; fi
-	done < <(run_tests "$out/$dir")
-	if [ "$behind" = 1 ]; then
-		if [[ $reason == "gap test:"* && $reason != *"pacing moves"* ]]; then
-			items+=("behind schedule by the gap test: left out of the paired effect")
-		else
-			# the pacing error moved a percentile (or an older rule's
-			# reason): not a matter of chance
-			[[ $reason == "gap test:"*"; pacing moves"* ]] && reason="pacing moves${reason#*; pacing moves}"
-			items+=("behind schedule: $reason: left out of the paired effect")
-			warn=1
-		fi
-	fi
-	[ ${#items[@]} -gt 0 ] || return 0
-	text=$(printf '%s; ' "${items[@]}")
-	if [ $warn = 1 ]; then echo "WARNING: pair $rep, $(side "$pq"): ${text%; }"
-	else echo "note: pair $rep, $(side "$pq"): ${text%; }"; fi
-}
-
-# workload_tests: what the machine did to the runs, in the order they ran
-workload_tests() {
-	local n lines pq rep st dir behind reason drift
-	n=$(csv_col "$out/sweep.csv" point | wc -l)
-	# N runs x 2 tests that warn, at ALPHA each: by chance alone some
-	# fail; below ALPHA / (2 N) one does in fewer than ALPHA of the demos
-	thr=$(awk -v a=$ALPHA -v n="$n" 'BEGIN { printf "%.2g", a / (2 * n) }')
-	lines=$(paste <(csv_col "$out/sweep.csv" prequery) <(csv_col "$out/sweep.csv" rep) \
-		<(csv_col "$out/sweep.csv" status) <(csv_col "$out/sweep.csv" dir) \
-		<(csv_col "$out/sweep.csv" behind_schedule) <(csv_col "$out/sweep.csv" behind_reason) |
-		while IFS=$'\t' read -r pq rep st dir behind reason; do
-			judge "$pq" "$rep" "$st" "$dir" "$behind" "$reason"
-		done)
-	if [ -z "$lines" ]; then
-		echo "workload tests: all $n runs passed (send gaps fit exp, gaps independent, latency stationary; alpha $ALPHA) and kept their schedule"
-		return
-	fi
-	echo "workload tests of the $n runs, alpha $ALPHA a test; the demo warns when the gaps or their"
-	echo "independence fail below $ALPHA / $((2 * n)) = $thr (by chance in under 1 % of demos) or the pacing"
-	echo "error moves a reported percentile outside its CI (behind schedule), and notes the rest:"
-	printf '%s\n' "$lines" | { grep -v '^drift' || true; } | sed 's/^/  /'
-	drift=$(printf '%s\n' "$lines" | { grep '^drift' || true; } | cut -f2)
-	[ -n "$drift" ] || return 0
-	# the VM's wake cost moves over seconds (lib/core/validity.h): the machine,
-	# not the run's workload; the paired design holds the sides to the
-	# same stretch of time
-	echo "  note: latency drifts within $(printf '%s\n' "$drift" | wc -l) of the $n runs (stationarity test, window medians):"
-	printf '%s\n' "$drift" | paste -sd';' | sed 's/;/; /g' | fold -s -w 96 | sed 's/ *$//; s/^/    /'
-}
-
-# paired M FILE: "M  ratio  [lo, hi]  verdict" from the paired columns
-# of stats' summary FILE
-paired() {
-	local m=$1 f=$2 r lo hi v n
-	r=$(sel "paired_speedup_$m" "$LEAD" "$f") lo=$(sel "paired_speedup_${m}_lo" "$LEAD" "$f")
-	hi=$(sel "paired_speedup_${m}_hi" "$LEAD" "$f") v=$(sel "paired_verdict_$m" "$LEAD" "$f")
-	n=$(sel paired_n "$LEAD" "$f")
-	# no verdict: the point has no row (none of its runs is ok)
-	[ "${v:-undecided}" = undecided ] && v="undecided at n=${n:-0}"
-	if [ -n "$lo" ]; then printf '  %-4s %9s  [%s, %s]  %s\n' "$m" "${r:--}" "$lo" "$hi" "$v"
-	else printf '  %-4s %9s  [-]  %s\n' "$m" "${r:--}" "$v"; fi
-}
-
-# sel COLUMN [PREQUERY] [FILE]: COLUMN of the point with that prequery
-# (default: the pre-query's) in stats' summary.csv (or FILE)
-sel() {
-	local f=${3:-$out/summary.csv}
-	paste -d'\t' <(csv_col "$f" prequery) <(csv_col "$f" "$1") |
-		awk -F'\t' -v pq="${2:-$LEAD}" '$1 == pq { print $2; exit }'
-}
-
-# effect_of FILE: the paired effect's three lines from stats' summary FILE
-effect_of() {
-	local f=$1 cov=
-	# a coverage only where there is an interval
-	[ -z "$(sel paired_speedup_p50_lo "$LEAD" "$f")" ] || cov=$(sel paired_ci_coverage "$LEAD" "$f")
-	echo "[its distribution-free 95 % CI over the pairs${cov:+, exact coverage $cov}] (wakebench stats):"
-	paired avg "$f"; paired p50 "$f"; paired p99 "$f"
-	[ -n "$(sel paired_speedup_p50_lo "$LEAD" "$f")" ] || echo "  ([-]: fewer than 6 pairs cannot bound a median at 95 %)"
-}
-
-# effect: the headline, computed by wakebench stats: the pairs whose runs
-# kept their schedule; when some did not, the effect with them counted
-# follows (what they would change, said beside the headline)
-effect() {
-	local n behind all=$out/summary-include-behind.csv
-	head -1 "$out/summary.csv" | grep -q ',paired_n,' ||
-		die "$out/summary.csv has no paired columns: this wakebench stats is too old"
-	n=$(sel paired_n) behind=$(sel paired_n_behind)
-	n=${n:-0}
-	echo "paired effect, without / with pre-query: the median over $n pairs of the two runs' ratio"
-	effect_of "$out/summary.csv"
-	# the pairs neither kept nor left out as behind: a run of theirs failed
-	[ $((PAIRS - n - ${behind:-0})) = 0 ] || echo "  ($((PAIRS - n - ${behind:-0})) pairs with a failed run left out)"
-	[ -n "$behind" ] && [ "$behind" != 0 ] || return 0
-	"$WB" stats --include-behind --out "$all" "$out" > /dev/null 2>&1 || return 0
-	echo "$behind pairs with a run behind schedule were left out; counting them too, the median over $(sel paired_n "$LEAD" "$all") pairs"
-	effect_of "$all"
-}
-
-# within: wakebench stats' notes on the runs' own CIs (a percentile that
-# n requests bound only loosely, or not at all), from the last stats
-# output of the sweeps, with sides for point names
-within() {
-	local l
-	l=$(awk '/ runs -> /{ n = 0 } /: within-run 95 % CIs/ { l[++n] = $0 }
-		 END { for (i = 1; i <= n; i++) print l[i] }' "$out/sweep.log" |
-		sed -E 's/^[^:]*_pq-off_[^:]*:/  without pre-query:/; s/^[^:]*_pq-[^:]*:/  with pre-query:/')
-	[ -n "$l" ] || return 0
-	echo "within each run (wakebench stats; a run bounds its p99 at 95 % from 299 requests on):"
-	printf '%s\n' "$l"
-}
-
-# ci PREFIX PREQUERY: "median [lo, hi]" of PREFIX (avg, p50, p99) for
-# that side, "-" without runs
-ci() {
-	local m
-	m=$(sel "$1_median_us" "$2")
-	if [ -n "$m" ]; then echo "$m [$(sel "$1_ci_lo_us" "$2"), $(sel "$1_ci_hi_us" "$2")]"; else echo -; fi
-}
-
-# sides: each side's latency, the median over its runs (wakebench stats)
-sides() {
-	local pq
-	printf '%-30s %28s %28s %28s\n' "latency (us): median of the runs [95 % CI]" avg p50 p99
-	for pq in off "$LEAD"; do
-		printf '  %-28s %28s %28s %28s\n' "$(side "$pq"), n $(sel n "$pq" | grep . || echo 0)" \
-			"$(ci avg "$pq")" "$(ci p50 "$pq")" "$(ci p99 "$pq")"
-	done
-}
-
-# found: which state the traced pair's requests found the server core in
-# (counted from attribution.csv by column name; measured requests only,
-# the ones with a client latency)
-found() {
-	local pq a
-	for pq in off "$LEAD"; do
-		a="$out/$(point "$pq")/rep-1/trace/attribution.csv"
-		[ -s "$a" ] || return 0
-		paste -d, <(csv_col "$a" state) <(csv_col "$a" latency_us) <(csv_col "$a" prequery) |
-			awk -F, -v cpu="$scpu" -v side="$(side "$pq")" -v pq="$pq" '
-			$2 == "" { next }
-			{ n++ } $1 != "C0" && $1 != "unknown" { idle++ } $1 == "unknown" { unk++ }
-			$3 == "woke" { woke++ }
-			END {
-				printf "requests that found cpu%s idle (pair 1, %s): %d of %d%s\n", cpu, side,
-					idle, n, unk ? sprintf(" (%d found it in no known state: no idle events)", unk) : ""
-				# The core a pre-query woke is still waking when its
-				# request lands: the pair is read together but the
-				# wake began early.
-				if (pq != "off")
-					printf "requests whose pre-query woke cpu%s (pair 1): %d of %d\n", cpu, woke, n
-			}'
-	done
-}
-
+# demo_report: what the runs showed, computed in C from the sweep's files
+# by 'wakebench internal demo-report': the workload tests' WARNINGs and
+# notes (each test at alpha 0.01, a WARNING below 0.01 / 2N), each side's
+# medians, the within-run CIs stats found wide, the paired effect, and
+# the states the traced pair's requests found. When pairs were left out
+# as behind schedule, 'stats --include-behind' first gives the effect
+# with them counted, said beside the headline.
 demo_report() {
-	echo "wakebench demo report: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "$PAIRS pairs without / with a pre-query $LEAD us ahead (seeds $((SEED + 1))-$((SEED + PAIRS)), one a pair; order"
-	echo "alternating), $REQUESTS requests a run, exp gaps of 5 ms, 20 us service, server CPU $scpu, client CPU $ccpu"
-	workload_tests
-	sides
-	within
-	effect
-	found
+	local all= opts=(--pairs "$PAIRS" --lead "$LEAD" --requests "$REQUESTS" --seed "$SEED"
+		--server-cpu "$scpu" --client-cpu "$ccpu")
+	if [ "$("$WB" internal demo-behind "${opts[@]}" "$out")" != 0 ]; then
+		all=$out/summary-include-behind.csv
+		"$WB" stats --include-behind --out "$all" "$out" > /dev/null 2>&1 || all=
+	fi
+	"$WB" internal demo-report "${opts[@]}" ${all:+--included "$all"} "$out"
 }
 
 echo "wakebench demo: server on CPU $scpu, client on CPU $ccpu; $PAIRS pairs of runs without and"
