@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "opt.h"
 #include "sweepcmd.h"
+#include "sweepdim.h"
 #include "sweepplan.h"
 
 #define PROG SWEEP_PROG
@@ -40,45 +41,7 @@ static const char usage_head[] =
 	"Dimensions (lists):\n"
 ;
 
-/* the dimensions */
-static const char usage_dims[] =
-	"  --dist LIST            fixed exp poisson (default: exp)\n"
-	"  --interval-us LIST     mean gaps in us (default: 1000)\n"
-	"  --rate LIST            requests per second instead of --interval-us\n"
-	"  --prequery LIST        the client's: off, a lead in us, or adaptive\n"
-	"                         (default: off; two tiers only)\n"
-	"  --warmup LIST          warm-up requests (default: 0)\n"
-	"  --cstates LIST         on off max-latency-us=N system-off ... (default:\n"
-	"                         on), for every tier without a list of its own:\n"
-	"  --server-cstates LIST  the server's (the thesis: the server only)\n"
-	"  --client-cstates LIST  the client's\n"
-	"  --midtier-cstates LIST the midtier's\n"
-	"  --service-us LIST      the server's work per request (default: 0)\n"
-	"  --tiers LIST           2 (client -> server) or 3 (client -> midtier ->\n"
-	"                         server) (default: 2)\n"
-	"  --closed LIST          no yes: closed loop (default: no)\n"
-	"  --prequery-at LIST     lead gap-start sleep-after (default: lead)\n"
-	"  --prequery-ack LIST    no yes: the pre-query gets a reply the client\n"
-	"                         discards (default: no)\n"
-	"  --prequery-receiver LIST  server: the server's pre-query port;\n"
-	"                         separate: a second server process with\n"
-	"                         --prequery-only on the server's CPU (the\n"
-	"                         thesis' layout) (default: server)\n"
-	"  --warmup-mode LIST     schedule burst (default: schedule)\n"
-	"  --timer-slack-ns LIST  the client's timer slack (default: 1)\n"
-	"  --cpu LIST             pinned (each tier on its CPU) or none (every\n"
-	"                         tier left to the scheduler) (default: pinned)\n"
-	"  --delay LIST           the midtier's pre-query: off, a delay in us, or\n"
-	"                         adaptive (default: off; three tiers only)\n"
-	"  --work-us LIST         the midtier's own work per request (default: 0)\n"
-	"  --helper-wait LIST     block spin: how the midtier's idle helper waits\n"
-	"                         (default: block)\n"
-	"  --backend LIST         wakebench memcached redis: the server (default:\n"
-	"                         wakebench); memcached (-t 1) and redis-server\n"
-	"                         are started pinned to the server CPU for each\n"
-	"                         run, their version in rep-<n>/server.snapshot.json;\n"
-	"                         the client's pre-queries go in-band\n"
-;
+/* then the dimensions, from their table (lib/sweep/sweepdim) */
 
 static const char usage_tail[] =
 	"A value that does not apply to a point is collapsed ('-' in plan.txt,\n"
@@ -224,7 +187,7 @@ int verb_sweep_usage(int nargs, char **args, void *opts)
 	(void)nargs;
 	(void)args;
 	(void)opts;
-	if (fputs(usage_head, stdout) < 0 || fputs(usage_dims, stdout) < 0 ||
+	if (fputs(usage_head, stdout) < 0 || sweepdim_usage(stdout) ||
 	    fputs(usage_tail, stdout) < 0 || fflush(stdout))
 		return 1;
 	return 0;
