@@ -25,8 +25,10 @@
 
 #include "cmdline.h"
 #include "cpu.h"
+#include "cpuset.h"
 #include "csv.h"
 #include "die.h"
+#include "govstat.h"
 #include "hwcstate.h"
 #include "irqstat.h"
 #include "opt.h"
@@ -356,6 +358,10 @@ struct capture {
 	struct res_row *rows;	/* their difference */
 	int nrows;
 	struct states st;
+	/* the governor's counters on the roles' CPUs (lib/govstat): each
+	 * role's delta, and the union of their states for the columns */
+	struct govstat_snap ga, gb;
+	struct govstat_delta gd[MAX_ROLES], gu;
 };
 
 /* The options and the command; the stop signals blocked from here on. */
@@ -497,12 +503,83 @@ static void capture_start_perf(struct capture *s)
 	around_start(&s->perf, args, perr);
 }
 
+/*
+ * The governor's counters of the roles' CPUs (all of them when a role is
+ * unpinned); an empty snapshot whose note says why when they cannot be
+ * read.
+ */
+static void gov_snap(const struct capture *s, struct govstat_snap *g)
+{
+	struct cpuset *cs = NULL;
+	int max = -1, all = 0;
+
+	for (int r = 0; r < s->o.nroles; r++) {
+		all |= s->o.role[r].cpu < 0;
+		if (s->o.role[r].cpu > max)
+			max = s->o.role[r].cpu;
+	}
+	if (!all && max >= 0) {
+		cs = cpuset_new(max + 1);
+		for (int r = 0; cs && r < s->o.nroles; r++)
+			cpuset_set(cs, s->o.role[r].cpu);
+	}
+	if ((!all && !cs) || govstat_snap(g, cs))
+		snprintf(g->note, sizeof(g->note), "governor counters: out of memory");
+	cpuset_free(cs);
+}
+
+/*
+ * Each role's delta of the governor's counters, the union of the states
+ * (capture.csv's columns, in first-seen order), and in notes.txt why a
+ * role has none or only some.
+ */
+static void capture_governor(struct capture *s)
+{
+	struct govstat_delta *u = &s->gu;
+
+	memset(u, 0, sizeof(*u));
+	for (int r = 0; r < s->o.nroles; r++) {
+		struct govstat_delta *d = &s->gd[r];
+
+		govstat_delta(&s->ga, &s->gb, s->o.role[r].cpu, d);
+		if (d->note[0])
+			fprintf(s->notes, "governor counters (%s): %s\n", s->o.role[r].name,
+				d->note);
+		for (int i = 0; i < d->nstates; i++) {
+			int k;
+
+			for (k = 0; k < u->nstates && strcmp(u->st[k].name, d->st[i].name); k++)
+				;
+			if (k == u->nstates && k < GOVSTAT_MAX_STATES)
+				u->st[u->nstates++] = (struct govstat_state){ .have = 0 };
+			if (k < GOVSTAT_MAX_STATES)
+				snprintf(u->st[k].name, sizeof(u->st[k].name), "%s", d->st[i].name);
+		}
+	}
+}
+
+/* A role's counters in the union's order, empty where it lacks a state. */
+static void gov_row(const struct capture *s, struct csv *c, int r)
+{
+	struct govstat_delta x = s->gu;
+
+	for (int k = 0; k < x.nstates; k++) {
+		x.st[k].have = 0;
+		for (int i = 0; i < s->gd[r].nstates; i++)
+			if (!strcmp(s->gd[r].st[i].name, x.st[k].name))
+				x.st[k] = s->gd[r].st[i];
+	}
+	govstat_csv_row(c, &x);
+}
+
 /* The command between two snapshots of the counters; the helpers ended. */
 static void capture_run(struct capture *s)
 {
 	s->have_irq_a = !irqstat_read(s->o.interrupts, &s->ia);
 	s->res_a = !residency_snap(&s->a);
+	gov_snap(s, &s->ga);
 	s->rc = runcmd_run(s->cmd, &s->sig);
+	gov_snap(s, &s->gb);
 	s->res_b = !residency_snap(&s->b);
 	s->have_res = s->res_a && s->res_b;
 	s->have_irq_b = !irqstat_read(s->o.interrupts, &s->ib);
@@ -645,11 +722,14 @@ static void capture_summary_header(const struct capture *s, char *hdr, size_t le
 		if (n >= len)
 			opt_die(TRACE_PROG, "too many idle states");
 	}
+	/* appended (issue 33): the governor's counters per state */
+	if (govstat_csv_header(&s->gu, hdr + n, len - n))
+		opt_die(TRACE_PROG, "too many idle states");
 }
 
 /* capture.csv's row for one role: its CPUs' residency summed per state. */
 static void capture_summary_row(struct capture *s, struct csv *c,
-				const struct role *ro)
+				const struct role *ro, int r)
 {
 	double pct[MAX_STATES] = { 0 };
 	uint64_t ent[MAX_STATES] = { 0 };
@@ -702,6 +782,7 @@ static void capture_summary_row(struct capture *s, struct csv *c,
 		else
 			csv_empty(c);
 	}
+	gov_row(s, c, r);
 	csv_end_row(c);
 }
 
@@ -714,7 +795,7 @@ static void capture_write_summary(struct capture *s)
 	capture_summary_header(s, hdr, sizeof(hdr));
 	c = capture_csv_open(s, "capture.csv", hdr, path, sizeof(path));
 	for (int r = 0; r < s->o.nroles; r++)
-		capture_summary_row(s, c, &s->o.role[r]);
+		capture_summary_row(s, c, &s->o.role[r], r);
 	if (trace_csv_close(c, path))
 		exit(1);
 }
@@ -737,6 +818,8 @@ static int capture_finish(struct capture *s)
 		irqstat_free(&s->ia);
 	if (s->have_irq_b)
 		irqstat_free(&s->ib);
+	govstat_free(&s->ga);
+	govstat_free(&s->gb);
 	free(s->rows);
 	return s->rc;
 }
@@ -759,6 +842,7 @@ int trace_capture(int argc, char **argv)
 	capture_run(&s);
 	capture_helpers_results(&s);
 	capture_residency(&s);
+	capture_governor(&s);
 	capture_write_cpuidle(&s);
 	capture_write_interrupts(&s);
 	capture_write_summary(&s);

@@ -64,7 +64,7 @@ hdr "trace residency" "$T/res.csv"
 "$WB" trace capture --out "$T/cap" --cpu server=0 -- true > /dev/null 2>&1 || die "trace capture failed"
 for f in cpuidle.csv interrupts.csv; do hdr "trace capture $f" "$T/cap/$f"; done
 # capture.csv: its fixed columns (the per-state ones name this machine's)
-sed -e '1s/,\(res\|entries\)_[A-Za-z0-9_]*//g' "$T/cap/capture.csv" > "$T/cap-fixed.csv"
+sed -e '1s/,\(res\|entries\|usage\|time_us\|above\|below\|rejected\)_[A-Za-z0-9_]*//g' "$T/cap/capture.csv" > "$T/cap-fixed.csv"
 hdr "trace capture capture.csv (without the per-state columns)" "$T/cap-fixed.csv"
 
 . "$top/tests/ports.sh"
@@ -72,7 +72,7 @@ hdr "trace capture capture.csv (without the per-state columns)" "$T/cap-fixed.cs
 	> "$T/sweep.out" 2>&1 || die "sweep failed: $(tail -n 3 "$T/sweep.out")"
 # The capture's res_<state>_pct/entries_<state> columns end the header
 # and name this machine's idle states: the fixed part is the interface.
-sed -e '1s/,\(mt_\)\{0,1\}\(res\|entries\)_[A-Za-z0-9_]*//g' "$T/sweep/sweep.csv" > "$T/sweep-fixed.csv"
+sed -e '1s/,\(mt_\)\{0,1\}\(res\|entries\|usage\|time_us\|above\|below\|rejected\)_[A-Za-z0-9_]*//g' "$T/sweep/sweep.csv" > "$T/sweep-fixed.csv"
 hdr "sweep sweep.csv (without the per-state columns)" "$T/sweep-fixed.csv"
 hdr "stats summary.csv" "$T/sweep/summary.csv"
 "$WB" wake --count 5 --ldist 0,100 --states all,none --out "$T/w" -q 2>/dev/null || die "wake failed"

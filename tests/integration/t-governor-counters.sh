@@ -3,9 +3,10 @@
 # usage, time, above, below and rejected per state over the run, summed
 # over the CPUs, in summary.txt, appended to summary.csv (usage_<state>,
 # time_us_<state>, above_<state>, below_<state>, rejected_<state>, the
-# name with '_' for other characters) and in summary.json; without a
-# cpuidle driver (as on most VMs) no columns and a note saying why. And
-# power:cpu_idle_miss per request in trace attribute.
+# name with '_' for other characters) and in summary.json, and in trace
+# capture's capture.csv per role; without a cpuidle driver (as on most
+# VMs) no columns and a note saying why. And power:cpu_idle_miss per
+# request in trace attribute.
 . "$(dirname "$0")/lib.sh"
 [ -x "$WB_TOOLS/wb-sysfsfake" ] || skip "wb-sysfsfake not built"
 start_server -q
@@ -77,6 +78,20 @@ wait $cpid || fail "client (backwards): $(cat "$TMP/b.err")"
 grep -q "^governor counters: cpu0 haltpoll idle usage went backwards" "$TMP/b/summary.txt" ||
 	fail "backwards: $(grep governor "$TMP/b/summary.txt")"
 
+# trace capture: each role's CPUs, columns appended to capture.csv after
+# the res_/entries_ ones; the counters move during the command.
+WAKEBENCH_SYSFS="$TMP/hp" $WB trace capture --out "$TMP/cap" --cpu server=1 --cpu all=none -- \
+	sh -c "echo 1500 > '$st/cpu1/cpuidle/state1/usage'; echo 19 > '$st/cpu0/cpuidle/state1/above'" \
+	> /dev/null 2>&1 || fail "capture on the haltpoll tree"
+head -1 "$TMP/cap/capture.csv" | grep -q ',res_C0_pct,usage_POLL,time_us_POLL,above_POLL,below_POLL,rejected_POLL,usage_haltpoll_idle,time_us_haltpoll_idle,above_haltpoll_idle,below_haltpoll_idle,rejected_haltpoll_idle$' ||
+	fail "capture.csv header: $(head -1 "$TMP/cap/capture.csv")"
+row() { grep "^$1," "$TMP/cap/capture.csv" | awk -F, -v n="$2" 'NR == 1 {print $n}'; }
+ucol=$(head -1 "$TMP/cap/capture.csv" | tr , '\n' | grep -n '^usage_haltpoll_idle$' | cut -d: -f1)
+acol=$(head -1 "$TMP/cap/capture.csv" | tr , '\n' | grep -n '^above_haltpoll_idle$' | cut -d: -f1)
+[ "$(row server "$ucol")" = 200 ] || fail "capture: server usage $(row server "$ucol")"
+[ "$(row server "$acol")" = 0 ] || fail "capture: server above $(row server "$acol")"
+[ "$(row all "$acol")" = 6 ] || fail "capture: all above $(row all "$acol")"
+
 # No cpuidle driver: no columns, the note in summary.txt and .json.
 fake_sysfs 0
 $WB client --server 127.0.0.1:$PORT --requests 20 --interval-us 300 --out "$TMP/n" -q 2>"$TMP/n.err" ||
@@ -84,6 +99,10 @@ $WB client --server 127.0.0.1:$PORT --requests 20 --interval-us 300 --out "$TMP/
 grep -q "^governor counters: none (no cpuidle driver: governor counters unavailable)$" \
 	"$TMP/n/summary.txt" || fail "no driver: summary.txt"
 head -1 "$TMP/n/summary.csv" | grep -q ',svc_p999_hi_us$' || fail "no driver: columns appended"
+$WB trace capture --out "$TMP/ncap" --cpu server=0 -- true > /dev/null 2>&1 || fail "capture without a driver"
+grep -q "^governor counters (server): no cpuidle driver: governor counters unavailable$" "$TMP/ncap/notes.txt" ||
+	fail "no driver: capture notes: $(cat "$TMP/ncap/notes.txt")"
+! head -1 "$TMP/ncap/capture.csv" | grep -q 'usage_\|above_' || fail "no driver: capture columns"
 python3 - "$TMP/n/summary.json" <<'EOF' || fail "no driver: summary.json"
 import json, sys
 g = json.load(open(sys.argv[1]))["governor_counters"]
