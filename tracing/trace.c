@@ -74,14 +74,10 @@ static void trace_open(struct trace_in *in, const char *dir, int skip_corrupt)
 	in->recorded = calloc(in->m.ncpus, 1);
 	if (!in->recorded)
 		opt_die(TRACE_PROG, "out of memory");
-	for (uint32_t cpu = 0; cpu < in->m.ncpus; cpu++) {
-		char path[4096];
-		struct stat sb;
-
-		snprintf(path, sizeof(path), "%s/cpu%u.raw", dir, cpu);
-		in->recorded[cpu] = !(lstat(path, &sb) && errno == ENOENT);
+	if (tracefile_recorded(dir, in->m.ncpus, in->recorded, err, sizeof(err)))
+		opt_die(TRACE_PROG, "%s", err);
+	for (uint32_t cpu = 0; cpu < in->m.ncpus; cpu++)
 		in->partial |= !in->recorded[cpu];
-	}
 	in->cpus = cpu_list(in->recorded, in->m.ncpus, 1);
 }
 
@@ -477,8 +473,8 @@ int trace_timeline(int argc, char **argv)
 			continue;
 		if (!in.recorded[cpu]) {
 			if (mask)
-				fprintf(stderr, "%s: warning: --cpus: cpu%u was not recorded (no %s/cpu%u.raw): left out\n",
-					TRACE_PROG, cpu, dir, cpu);
+				fprintf(stderr, "%s: warning: --cpus: cpu%u was not recorded in %s: left out\n",
+					TRACE_PROG, cpu, dir);
 			continue;
 		}
 		snprintf(file, sizeof(file), TRACEOUT_CSTATE_FMT, cpu);

@@ -13,6 +13,8 @@
 
 #include <event-parse.h>
 
+#include "arr.h"
+#include "datfile.h"
 #include "opt.h"
 #include "rfile.h"
 #include "tracefile.h"
@@ -221,6 +223,8 @@ struct tf_decoder {
 	struct tep_format_field *miss_state, *miss_below;
 	struct tep_format_field *common_pid, *common_type;
 	int subbuf;		/* header_page's sub-buffer size; 0: none */
+	/* while decoder_init runs on a trace.dat: its formats */
+	const struct datfile_hdr *dat;
 };
 
 /* A format file is a few kB; a trace's are not trusted. */
@@ -235,6 +239,14 @@ static int load_event(struct tf_decoder *d, const char *dir, const char *sys,
 	struct tep_event *ev = NULL;
 	int ret;
 
+	if (d->dat) {
+		const struct datfile_fmt *f = datfile_hdr_find(d->dat, sys, name);
+
+		if (!f)
+			return -1;	/* not recorded */
+		ret = tep_parse_format(d->tep, &ev, f->text, f->len, sys);
+		return ret || !ev ? -1 : ev->id;
+	}
 	snprintf(path, sizeof(path), "%s/formats/%s/%s/format", dir, sys, name);
 	if (rfile_slurp(path, FORMAT_MAX, &buf, &len, why, sizeof(why)))
 		return -1;	/* not recorded */
@@ -243,43 +255,34 @@ static int load_event(struct tf_decoder *d, const char *dir, const char *sys,
 	return ret || !ev ? -1 : ev->id;
 }
 
-/* SYS:NAME among the words of meta.txt's "events" line. */
-static int meta_has_event(const char *dir, const char *want)
+/*
+ * DIR/trace.dat's path into path when the trace is one (trace record
+ * writes it; older traces are cpuN.raw files beside formats/): 1, or 0.
+ */
+static int dat_path(const char *dir, char *path, size_t len)
 {
-	char path[4096], why[256], *buf = NULL;
-	size_t len, n = strlen(want);
-	int found = 0;
+	struct stat sb;
+	int n = snprintf(path, len, "%s/trace.dat", dir);
 
-	snprintf(path, sizeof(path), "%s/meta.txt", dir);
-	if (rfile_slurp(path, 1u << 20, &buf, &len, why, sizeof(why)))
-		return 0;
-	for (char *l = buf; l && !found; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		if (strncmp(l, "events ", 7))
-			continue;
-		for (char *p = l + 7; *p && *p != '\n' && !found;) {
-			size_t w = strcspn(p, " \n");
-
-			found = w == n && !strncmp(p, want, n);
-			p += w;
-			p += strspn(p, " ");
-		}
-	}
-	free(buf);
-	return found;
+	return n > 0 && (size_t)n < len && !stat(path, &sb) && S_ISREG(sb.st_mode);
 }
 
-/* meta.txt's events, or a format file under formats/ (older traces). */
 int tracefile_has_event(const char *dir, const char *sys, const char *name)
 {
-	char path[4096], want[256];
+	char path[4096], why[512];
+	struct datfile df;
 	struct stat sb;
-	int n = snprintf(want, sizeof(want), "%s:%s", sys, name);
+	int n;
 
-	if (n < 0 || (size_t)n >= sizeof(want))
-		return 0;
-	if (meta_has_event(dir, want))
-		return 1;
+	if (dat_path(dir, path, sizeof(path))) {
+		if (datfile_open(path, &df, why, sizeof(why)))
+			return 0;
+		n = datfile_hdr_find(&df.h, sys, name) != NULL;
+		datfile_free(&df);
+		return n;
+	}
 	n = snprintf(path, sizeof(path), "%s/formats/%s/%s/format", dir, sys, name);
+
 	return n > 0 && (size_t)n < sizeof(path) && !stat(path, &sb) &&
 	       S_ISREG(sb.st_mode);
 }
@@ -392,14 +395,52 @@ static struct tep_format_field *field(struct tep_handle *tep, int id,
 	return ev ? tep_find_field(ev, name) : NULL;
 }
 
-static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
-			size_t errlen)
+/* A trace.dat's formats, as formats_unique checks a directory's. */
+static int dat_unique(const struct datfile_hdr *h, const char *path, char *err,
+		      size_t errlen)
+{
+	for (size_t i = 0; i < h->nfmts; i++) {
+		long id = format_id(h->fmts[i].text);
+
+		for (size_t j = 0; id >= 0 && j < i; j++)
+			if (format_id(h->fmts[j].text) == id)
+				return err_set(err, errlen, "%s: %s/%s and %s/%s both have id %ld: the trace's formats contradict each other (an id is one event's)",
+					       path, h->fmts[i].sys, h->fmts[i].name,
+					       h->fmts[j].sys, h->fmts[j].name, id);
+	}
+	return 0;
+}
+
+/* The header_page text (to free) of the trace's formats/, or of dat. */
+static int header_page(const struct tf_decoder *d, const char *dir, char *path,
+		       size_t pathlen, char **hp, size_t *len, char *err,
+		       size_t errlen)
+{
+	if (d->dat) {
+		snprintf(path, pathlen, "%s/trace.dat: header_page", dir);
+		*len = d->dat->header_page_len;
+		*hp = malloc(*len + 1);
+		if (!*hp) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		memcpy(*hp, d->dat->header_page, *len + 1);
+		return 0;
+	}
+	snprintf(path, pathlen, "%s/formats/header_page", dir);
+	return rfile_slurp(path, FORMAT_MAX, hp, len, err, errlen) ? -EINVAL : 0;
+}
+
+static int decoder_init_src(struct tf_decoder *d, const char *dir,
+			    const struct datfile_hdr *dat, char *err,
+			    size_t errlen)
 {
 	char path[4096];
 	size_t len;
 	char *hp;
 
 	memset(d, 0, sizeof(*d));
+	d->dat = dat;
 	d->tep = tep_alloc();
 	if (!d->tep) {
 		snprintf(err, errlen, "out of memory");
@@ -408,8 +449,7 @@ static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
 	tep_set_file_bigendian(d->tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(d->tep, TEP_LITTLE_ENDIAN);
 	tep_set_long_size(d->tep, sizeof(long));
-	snprintf(path, sizeof(path), "%s/formats/header_page", dir);
-	if (rfile_slurp(path, FORMAT_MAX, &hp, &len, err, errlen))
+	if (header_page(d, dir, path, sizeof(path), &hp, &len, err, errlen))
 		return -EINVAL;
 	if (tep_parse_header_page(d->tep, hp, len, sizeof(long))) {
 		free(hp);
@@ -448,9 +488,28 @@ static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
 	d->irq_entry_name = field(d->tep, d->irq_entry_id, "name");
 	d->irq_exit_irq = field(d->tep, d->irq_exit_id, "irq");
 	d->print_buf = field(d->tep, d->print_id, "buf");
+	d->dat = NULL;		/* the caller's, freed after this */
 	if (d->idle_id < 0 || !d->idle_state)
 		return err_set(err, errlen, "%s: no power:cpu_idle format", dir);
-	return formats_unique(dir, err, errlen);
+	return dat ? dat_unique(dat, dir, err, errlen) : formats_unique(dir, err, errlen);
+}
+
+/* A decoder for the formats of trace DIR: of its trace.dat, or formats/. */
+static int decoder_init(struct tf_decoder *d, const char *dir, char *err,
+			size_t errlen)
+{
+	char path[4096];
+	struct datfile df;
+	int ret;
+
+	if (!dat_path(dir, path, sizeof(path)))
+		return decoder_init_src(d, dir, NULL, err, errlen);
+	ret = datfile_open(path, &df, err, errlen);
+	if (ret)
+		return ret;
+	ret = decoder_init_src(d, dir, &df.h, err, errlen);
+	datfile_free(&df);
+	return ret;
 }
 
 /*
@@ -707,10 +766,12 @@ long tracefile_page_walk(const void *page, size_t len, int long_size,
 struct cpu_reader {
 	uint32_t cpu;
 	const char *name;	/* the file, in messages */
-	char path[4096];
+	char *path;		/* name's storage (malloc'd: 4 KB each was a
+				 * page a CPU on hosts of hundreds) */
 	int fd;			/* -1: reading from buf */
 	const uint8_t *buf;
 	size_t len, off;	/* buf, or the read buffer's bytes read */
+	uint64_t remain;	/* bytes of fd still to read (its trace.dat part) */
 	uint8_t *rbuf;		/* pages read at once from fd */
 	size_t rcap;
 	uint64_t pg;		/* the next page's index */
@@ -903,8 +964,9 @@ static int collect(void *arg, const struct tf_event *ev)
 			 what ? what : "common_pid", ev->size);
 		return -EBADMSG;
 	}
-	if (r->nev == r->cap)
-		return -ENOMEM;	/* cannot happen: sized for a page's */
+	if (r->nev == r->cap &&
+	    arr_grow((void **)&r->ev, &r->cap, r->nev + 1, sizeof(*r->ev), 64))
+		return -ENOMEM;
 	r->ev[r->nev++] = e;
 	return 0;
 }
@@ -930,6 +992,29 @@ static int corrupt(struct tf_decode *o, char *err, size_t errlen,
  * Loads r's next page with events into its array: 1, 0 when the file
  * ends, -errno (err set). Corrupt pages are skipped or fatal (corrupt()).
  */
+/* The reader's buffer, allocated at its first read: 0 or -ENOMEM. */
+static int reader_buf(struct cpu_reader *r)
+{
+	if (!r->rbuf)
+		r->rbuf = malloc(r->rcap);
+	return r->rbuf ? 0 : -ENOMEM;
+}
+
+/*
+ * Once the last of a CPU's pages is decoded (its strings are in the
+ * arena), its buffer goes back: on a big host the idle CPUs' pages are
+ * decoded one after another at the start, each in the buffer the one
+ * before gave back.
+ */
+static void reader_read_all(struct cpu_reader *r)
+{
+	if (r->fd >= 0 && r->off == r->len && (r->len < r->rcap || !r->remain)) {
+		free(r->rbuf);
+		r->rbuf = NULL;
+		r->buf = NULL;
+	}
+}
+
 static int load_page(struct tf_stream *s, struct cpu_reader *r, char *err,
 		     size_t errlen)
 {
@@ -953,8 +1038,13 @@ static int load_page(struct tf_stream *s, struct cpu_reader *r, char *err,
 		if (r->fd >= 0 && r->off == r->len) {
 			/* many pages a read(): a syscall per page is a
 			 * tenth of an analysis */
-			ssize_t g = rfile_read_full(r->fd, r->rbuf, r->rcap);
+			ssize_t g = reader_buf(r) ? -ENOMEM :
+				    rfile_read_full(r->fd, r->rbuf,
+						    r->rcap < r->remain ? r->rcap :
+						    (size_t)r->remain);
 
+			if (g > 0)
+				r->remain -= (uint64_t)g;
 			if (g < 0) {
 				snprintf(err, errlen, "%s: %s", r->name, strerror((int)-g));
 				return (int)g;
@@ -982,6 +1072,7 @@ static int load_page(struct tf_stream *s, struct cpu_reader *r, char *err,
 		}
 		n = tracefile_page_walk(page, s->subbuf, long_size, collect, &c,
 					&info, &bad, why, sizeof(why));
+		reader_read_all(r);
 		if (n == -ENOMEM) {
 			snprintf(err, errlen, "%s: out of memory", r->name);
 			return -ENOMEM;
@@ -1044,8 +1135,10 @@ static int reader_init(struct tf_stream *s, struct cpu_reader *r, uint32_t cpu)
 
 	r->cpu = cpu;
 	r->fd = -1;
-	r->ev = malloc(maxev * sizeof(*r->ev));
-	r->cap = maxev;
+	/* grown as a page needs (collect): most CPUs of a big host have a
+	 * few events a page, and a page's worth is 20 KB a CPU */
+	r->ev = malloc(64 * sizeof(*r->ev));
+	r->cap = 64;
 	/* every string is at most its event's size plus a NUL; STR_MAX of
 	 * slack keeps arena_str's check simple */
 	r->arena_cap = s->subbuf + maxev + STR_MAX;
@@ -1061,6 +1154,7 @@ static void stream_free(struct tf_stream *s)
 		if (s->r[i].fd >= 0)
 			close(s->r[i].fd);
 		free(s->r[i].rbuf);
+		free(s->r[i].path);
 		free(s->r[i].ev);
 		free(s->r[i].arena);
 	}
@@ -1161,13 +1255,102 @@ static int files_for_cpus(const char *dir, uint32_t ncpus, char *err,
 	return 0;
 }
 
+/*
+ * The size of a reader's buffer of pages read at once: no larger than
+ * the pages it has to read, plus one so that the read that gets them all
+ * comes back short (reader_read_all). Most CPUs of a big host have a page
+ * or two; 32 pages each at once was most of an analysis's memory.
+ */
+static void reader_size(struct cpu_reader *r, const struct trace_meta *m)
+{
+	uint64_t have = r->remain, pages;
+	struct stat sb;
+
+	if (have == UINT64_MAX && !fstat(r->fd, &sb))
+		have = (uint64_t)sb.st_size;
+	pages = have / m->subbuf_size + 1;
+	r->rcap = (size_t)(pages < read_pages(m) ? pages : read_pages(m)) * m->subbuf_size;
+}
+
+/* Each CPU's cpuN.raw; a CPU without one was not recorded. */
+static int open_raw(struct tf_stream *s, const char *dir,
+		    const struct trace_meta *m, char *err, size_t errlen)
+{
+	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++) {
+		struct cpu_reader *r = &s->r[cpu];
+
+		if (asprintf(&r->path, "%s/cpu%u.raw", dir, cpu) < 0) {
+			r->path = NULL;
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		r->name = r->path;
+		r->remain = UINT64_MAX;
+		r->fd = rfile_open(r->path, err, errlen);
+		if (r->fd == -ENOENT) {	/* a CPU not recorded: no data */
+			r->done = 1;
+			continue;
+		}
+		if (r->fd < 0)
+			return r->fd;
+		reader_size(r, m);
+	}
+	return 0;
+}
+
+/*
+ * Each CPU's part of trace.dat at path, read through a descriptor of its
+ * own placed at the part's start. The file's page size is the trace's.
+ */
+static int open_dat(struct tf_stream *s, const char *path,
+		    const struct trace_meta *m, char *err, size_t errlen)
+{
+	struct datfile df;
+	int ret = datfile_open(path, &df, err, errlen);
+
+	if (ret)
+		return ret;
+	if (df.h.page_size != m->subbuf_size || df.h.ncpus > m->ncpus)
+		ret = err_set(err, errlen, "%s: %u CPUs of %u-byte pages, but meta.txt says %u of %u",
+			      path, df.h.ncpus, df.h.page_size, m->ncpus, m->subbuf_size);
+	for (uint32_t cpu = 0; !ret && cpu < m->ncpus; cpu++) {
+		struct cpu_reader *r = &s->r[cpu];
+
+		r->path = strdup(path);
+		if (!r->path) {
+			snprintf(err, errlen, "out of memory");
+			ret = -ENOMEM;
+			break;
+		}
+		r->name = r->path;
+		if (cpu >= df.h.ncpus || !df.size[cpu]) {
+			r->done = 1;	/* no pages */
+			continue;
+		}
+		r->remain = df.size[cpu];
+		r->fd = rfile_open(path, err, errlen);
+		if (r->fd < 0) {
+			ret = r->fd;
+			break;
+		}
+		if (lseek(r->fd, (off_t)df.off[cpu], SEEK_SET) < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			break;
+		}
+		reader_size(r, m);
+	}
+	datfile_free(&df);
+	return ret;
+}
+
 int tracefile_stream_open(const char *dir, const struct trace_meta *m,
 			  struct tf_decode *o, struct tf_stream **out,
 			  char *err, size_t errlen)
 {
 	struct tf_decoder *d;
 	struct tf_stream *s;
-	char meta[4200];
+	char meta[4200], dat[4096];
 	int ret;
 
 	*out = NULL;
@@ -1196,30 +1379,38 @@ int tracefile_stream_open(const char *dir, const struct trace_meta *m,
 	s->own_decoder = 1;
 	s->lo = m->start_ns;
 	s->hi = m->end_ns;
-	for (uint32_t cpu = 0; cpu < m->ncpus; cpu++) {
-		struct cpu_reader *r = &s->r[cpu];
-
-		snprintf(r->path, sizeof(r->path), "%s/cpu%u.raw", dir, cpu);
-		r->name = r->path;
-		r->fd = rfile_open(r->path, err, errlen);
-		r->rcap = (size_t)read_pages(m) * m->subbuf_size;
-		r->rbuf = r->fd >= 0 ? malloc(r->rcap) : NULL;
-		if (r->fd >= 0 && !r->rbuf) {
-			stream_free(s);
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		if (r->fd < 0) {
-			ret = r->fd;
-			if (ret == -ENOENT) {	/* a CPU not recorded: no data */
-				r->done = 1;
-				continue;
-			}
-			stream_free(s);
-			return ret;
-		}
+	ret = dat_path(dir, dat, sizeof(dat)) ? open_dat(s, dat, m, err, errlen) :
+	      open_raw(s, dir, m, err, errlen);
+	if (ret) {
+		stream_free(s);
+		return ret;
 	}
 	*out = s;
+	return 0;
+}
+
+int tracefile_recorded(const char *dir, uint32_t ncpus, uint8_t *rec,
+		       char *err, size_t errlen)
+{
+	char path[4096];
+	struct datfile df;
+	struct stat sb;
+	int ret;
+
+	if (!dat_path(dir, path, sizeof(path))) {
+		for (uint32_t cpu = 0; cpu < ncpus; cpu++) {
+			snprintf(path, sizeof(path), "%s/cpu%u.raw", dir, cpu);
+			rec[cpu] = !(lstat(path, &sb) && errno == ENOENT);
+		}
+		return 0;
+	}
+	ret = datfile_open(path, &df, err, errlen);
+	if (ret)
+		return ret;
+	/* datfile.h: a CPU left out has offset 0 */
+	for (uint32_t cpu = 0; cpu < ncpus; cpu++)
+		rec[cpu] = cpu < df.h.ncpus && df.off[cpu];
+	datfile_free(&df);
 	return 0;
 }
 

@@ -4,10 +4,12 @@
  *
  *   meta.txt           "key value" lines: format version, clock, CPUs,
  *                      start/end, events, idle state names, missed events
- *   formats/           header_page and each event's format file, so the
- *                      trace decodes on any machine
- *   cpuN.raw           CPU N's ring-buffer sub-buffers from
- *                      trace_pipe_raw, as the kernel wrote them
+ *   trace.dat          trace-cmd's data file (lib/datfile): the formats
+ *                      and each CPU's ring-buffer sub-buffers, as the
+ *                      kernel wrote them (trace record writes it)
+ *   or, in traces of earlier versions (still read):
+ *   formats/           header_page and each event's format file
+ *   cpuN.raw           CPU N's sub-buffers from trace_pipe_raw
  *
  * The reader walks sub-buffers itself (every length bounds-checked), decodes
  * the events with libtraceevent (power:cpu_idle, irq:irq_handler_entry/
@@ -50,9 +52,14 @@ void tracefile_meta_free(struct trace_meta *m);
 /* "C0", "unknown", the recorded name, or "stateN". */
 const char *tracefile_state_name(const struct trace_meta *m, uint32_t cpu,
 				 int32_t state, char *buf, size_t len);
-/* 1 when trace DIR recorded event SYS:NAME: a word of meta.txt's events
- * line, or (older traces) its format under formats/. */
+/* 1 when trace DIR recorded event SYS:NAME (its formats/ has the format). */
 int tracefile_has_event(const char *dir, const char *sys, const char *name);
+/*
+ * Which of the trace's ncpus CPUs were recorded (trace record --cpus):
+ * rec[cpu] 1 or 0. Returns 0 or -errno with a message in err.
+ */
+int tracefile_recorded(const char *dir, uint32_t ncpus, uint8_t *rec,
+		       char *err, size_t errlen);
 /* Sub-buffer sizes a trace may declare (the kernel's are 4 KB to 1 MB). */
 #define TRACEFILE_MIN_SUBBUF 64
 #define TRACEFILE_MAX_SUBBUF (16u << 20)

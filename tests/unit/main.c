@@ -23,6 +23,7 @@ int main(void)
 		wake_suite,
 		cpuset_suite,
 		govstat_suite,
+		datfile_suite,
 	};
 	SRunner *sr;
 	int failed;

@@ -17,7 +17,6 @@
 #include "reqlog.h"
 #include "residency.h"
 #include "timeline.h"
-#include "tracedat.h"
 #include "tracefile.h"
 #include "traceout.h"
 #include "turbostat.h"
@@ -706,54 +705,6 @@ END_TEST
 
 /* ---- strict CSV reading -------------------------------------------------- */
 
-/* lib/tracedat: the fixture's pages as trace.dat and back, libtracecmd
- * both ways, from a tracing dir laid out like tracefs. */
-START_TEST(tracedat_round_trip)
-{
-	static const char *const ev[] = { "power/cpu_idle", "irq/irq_handler_entry",
-					  "irq/irq_handler_exit", "ftrace/print" };
-	char dir[] = "/tmp/wb-tdat-XXXXXX", cmd[1024], path[512], err[512];
-	char *cpu[1], *hp;
-	struct tracedat_count c;
-	struct tracedat_src src;
-
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/events && cp " FIXTURE "/formats/header_page %s/events/",
-		 dir, dir);
-	run(cmd);
-	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
-		snprintf(cmd, sizeof(cmd), "mkdir -p %s/events/%s && cp " FIXTURE "/formats/%s/format %s/events/%s/",
-			 dir, ev[i], ev[i], dir, ev[i]);
-		run(cmd);
-	}
-	snprintf(path, sizeof(path), "%s/events/header_event", dir);
-	unit_put(path, "# compressed entry header\n\ttype_len    :    5 bits\n"
-		 "\ttime_delta  :   27 bits\n\tarray       :   32 bits\n");
-	hp = unit_slurp(FIXTURE "/formats/header_page");
-	ck_assert_int_eq(tracedat_subbuf_size(hp, strlen(hp)), 4096);
-	ck_assert_int_eq(tracedat_subbuf_size("garbage\n", 8), 0);
-
-	cpu[0] = FIXTURE "/cpu0.raw";
-	src = (struct tracedat_src){ .tracing_dir = dir, .clock = "mono",
-				     .ncpus = 1, .cpu_files = cpu };
-	snprintf(path, sizeof(path), "%s/out.dat", dir);
-	ck_assert_msg(tracedat_write(path, &src, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_msg(tracedat_count(path, &c, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_uint_eq(c.events, 97);
-	ck_assert_uint_eq(c.cpu_idle, 12);
-	ck_assert_uint_eq(c.markers, 81);
-	ck_assert_int_eq(c.page_size, 4096);
-
-	/* Not a trace.dat: an error with the file's name, never a crash. */
-	ck_assert_int_lt(tracedat_count(FIXTURE "/cpu0.raw", &c, err, sizeof(err)), 0);
-	ck_assert_ptr_nonnull(strstr(err, "cpu0.raw"));
-	/* A file that cannot be made. */
-	ck_assert_int_lt(tracedat_write("/nonexistent-dir/x.dat", &src, err, sizeof(err)), 0);
-	ck_assert_ptr_nonnull(strstr(err, "/nonexistent-dir/x.dat"));
-	ck_assert_int_eq(unit_rmtree(dir), 0);
-}
-END_TEST
-
 START_TEST(csvread_fields_and_numbers)
 {
 	char line[] = "a,\"b,\"\"c\"\"\",,d\r\n", bad[] = "a,b\"c", bad2[] = "\"x\"y,1";
@@ -1020,7 +971,6 @@ Suite *trace_suite(void)
 	tcase_add_test(tc, decode_corrupt_and_truncated);
 	tcase_add_test(tc, decode_short_events);
 	tcase_add_test(tc, decode_refuses_lying_meta);
-	tcase_add_test(tc, tracedat_round_trip);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("readers");
 	tcase_add_test(tc, csvread_fields_and_numbers);

@@ -53,5 +53,6 @@ Suite *gof_suite(void);
 Suite *wake_suite(void);
 Suite *cpuset_suite(void);
 Suite *govstat_suite(void);
+Suite *datfile_suite(void);
 
 #endif
