@@ -621,66 +621,83 @@ static int popcount(unsigned int m)
 	return __builtin_popcount(m);
 }
 
-int main(int argc, char **argv)
-{
-	struct wake_opts o = {
-		.sources = 1u << WAKE_SRC_TIMER,
-		.ldist = { 0, 4000 },
-		.count = 1000,
-		.settings = { WAKE_SET_ALL },
-		.nsettings = 1,
-		.seed = 1,
-	};
-	static struct wake_summary sum;
+/* One wakebench wake run, from the options to the files: what main()'s steps share. */
+struct session {
+	struct wake_opts o;
+	struct wake_summary *sum;
 	struct phase phases[WAKE_MAX_SETTINGS];
+	int nphases;
 	struct wake_cpuidle ci;
-	struct stage *st = NULL;
-	struct sink sink = { 0 };
-	struct result res = { 0 };
+	struct stage *st;	/* --out's files under temporary names */
+	struct sink sink;
+	struct result res;
+	int ncpu;
 	char err[512], csvtmp[4096], tmp[4096];
-	int nphases, ncpu = cpu_count(), ret, rc = 0, has_each = 0;
-	uint64_t seq = 0;
-	sigset_t set;
+};
 
-	cli_parse(&wake_cmd, argc, argv, &o);
-	if (o.count_seen && o.duration_seen)
+/* The options, checked against this machine; 1 when --states each is asked. */
+static int parse_args(struct session *s, int argc, char **argv)
+{
+	struct wake_opts *o = &s->o;
+	int has_each = 0;
+
+	cli_parse(&wake_cmd, argc, argv, o);
+	if (o->count_seen && o->duration_seen)
 		opt_usage(PROG, "--count and --duration exclude each other");
-	if (o.duration_seen)
-		o.count = 0;
-	if (!o.cpu_seen)
-		o.cpu = ncpu - 1;
-	if (!o.sender_seen)
-		o.sender_cpu = o.cpu > 0 ? o.cpu - 1 : 1;
-	if ((o.sources & ~(1u << WAKE_SRC_TIMER))) {
-		if (o.sender_cpu == o.cpu)
+	if (o->duration_seen)
+		o->count = 0;
+	if (!o->cpu_seen)
+		o->cpu = s->ncpu - 1;
+	if (!o->sender_seen)
+		o->sender_cpu = o->cpu > 0 ? o->cpu - 1 : 1;
+	if ((o->sources & ~(1u << WAKE_SRC_TIMER))) {
+		if (o->sender_cpu == o->cpu)
 			opt_usage(PROG, "--sender-cpu %d is the measured CPU: ipi and packet wakes come from another CPU",
-				  o.sender_cpu);
-		if (o.sender_cpu >= ncpu)
+				  o->sender_cpu);
+		if (o->sender_cpu >= s->ncpu)
 			opt_usage(PROG, "ipi and packet need a second CPU for the sender (this machine has %d)",
-				  ncpu);
+				  s->ncpu);
 	}
-	for (int i = 0; i < o.nsettings; i++)
-		has_each |= o.settings[i] == WAKE_SET_EACH;
-	o.cmdline = opt_cmdline(argc, argv);
-	if (!o.cmdline)
+	for (int i = 0; i < o->nsettings; i++)
+		has_each |= o->settings[i] == WAKE_SET_EACH;
+	o->cmdline = opt_cmdline(argc, argv);
+	if (!o->cmdline)
 		opt_die(PROG, "out of memory");
+	return has_each;
+}
 
-	ret = wake_cpuidle_open(&ci, (unsigned int)o.cpu, err, sizeof(err));
+/* The measured CPU's idle states, the phases they give and --out's directory. */
+static void plan_run(struct session *s, int has_each)
+{
+	struct wake_opts *o = &s->o;
+	int ret;
+
+	ret = wake_cpuidle_open(&s->ci, (unsigned int)o->cpu, s->err, sizeof(s->err));
 	if (ret)
-		opt_die(PROG, "%s", err);
-	idlestate_driver(res.driver, sizeof(res.driver));
-	if (has_each && !ci.n)
+		opt_die(PROG, "%s", s->err);
+	idlestate_driver(s->res.driver, sizeof(s->res.driver));
+	if (has_each && !s->ci.n)
 		opt_usage(PROG, "--states each: CPU %d has no cpuidle states to enable one at a time (cpuidle driver %s)",
-			  o.cpu, res.driver);
+			  o->cpu, s->res.driver);
 	if (has_each && sysfs_is_real() && geteuid())
 		opt_usage(PROG, "--states each changes idle states: it needs root");
-	wake_summary_init(&sum, EXACT_MAX);
-	nphases = plan_phases(&o, &ci, phases);
-	for (int i = 0; i < nphases; i++)
-		if (wake_summary_setting(&sum, phases[i].label, phases[i].floor) < 0)
+	wake_summary_init(s->sum, EXACT_MAX);
+	s->nphases = plan_phases(o, &s->ci, s->phases);
+	for (int i = 0; i < s->nphases; i++)
+		if (wake_summary_setting(s->sum, s->phases[i].label, s->phases[i].floor) < 0)
 			opt_die(PROG, "too many state settings");
-	if (o.out && outdir_prepare(o.out, wake_out_files, o.force, err, sizeof(err)))
-		opt_usage(PROG, "--out %s: %s", o.out, err);
+	if (o->out && outdir_prepare(o->out, wake_out_files, o->force, s->err, sizeof(s->err)))
+		opt_usage(PROG, "--out %s: %s", o->out, s->err);
+}
+
+/* The stop signals on a signalfd; this thread off the measured CPU. */
+static void setup_main_thread(struct session *s)
+{
+	const struct wake_opts *o = &s->o;
+	/* a timer-only run may name the measured CPU as the sender */
+	int main_cpu = o->sender_cpu != o->cpu ? o->sender_cpu :
+		       o->cpu > 0 ? o->cpu - 1 : 1;
+	sigset_t set;
 
 	/* SIGINT/SIGTERM blocked (SIGHUP raised as SIGTERM): taken by the
 	 * signalfd below, in every thread's mask from here on */
@@ -696,155 +713,201 @@ int main(int argc, char **argv)
 
 	/* this thread wakes every 50 ms to look at the run: never on the
 	 * measured CPU, where it would be a wake of its own */
-	{
-		/* a timer-only run may name the measured CPU as the sender */
-		int main_cpu = o.sender_cpu != o.cpu ? o.sender_cpu :
-			       o.cpu > 0 ? o.cpu - 1 : 1;
-
-		if (main_cpu < ncpu && cpu_pin_self(main_cpu))
-			fprintf(stderr, "%s: cannot pin the main thread to CPU %d: it may run on the measured CPU\n",
-				PROG, main_cpu);
-	}
-	if (!ci.n)
+	if (main_cpu < s->ncpu && cpu_pin_self(main_cpu))
+		fprintf(stderr, "%s: cannot pin the main thread to CPU %d: it may run on the measured CPU\n",
+			PROG, main_cpu);
+	if (!s->ci.n)
 		fprintf(stderr, "%s: CPU %d has no cpuidle states (driver %s): the state is \"unknown\" and busy wakes cannot be told apart; every datapoint is kept\n",
-			PROG, o.cpu, res.driver);
-	sink.sum = &sum;
-	sink.ci = &ci;
-	sink.no_states = !ci.n;
-	if (o.out) {
-		st = stage_new(o.out);
-		if (!st)
-			opt_die(PROG, "out of memory");
-		/* taken before anything changes: the machine as it is */
-		if (stage_add(st, "snapshot.json", tmp, sizeof(tmp)) ||
-		    snapshot_write_json(tmp, "wake", o.cmdline))
-			opt_die(PROG, "cannot write %s/snapshot.json", o.out);
-		if (stage_add(st, "cmdline.txt", tmp, sizeof(tmp)) ||
-		    wfile_write_line(tmp, o.cmdline))
-			opt_die(PROG, "cannot write %s/cmdline.txt", o.out);
-		if (stage_add(st, "wake.csv", csvtmp, sizeof(csvtmp)))
-			opt_die(PROG, "cannot write %s/wake.csv", o.out);
-		sink.csv = csv_open(csvtmp);
-		if (!sink.csv)
-			opt_die(PROG, "cannot write %s/wake.csv: %s", o.out,
-				strerror(errno));
-		csv_header(sink.csv, WAKE_CSV_COLS);
-	}
+			PROG, o->cpu, s->res.driver);
+}
 
-	for (int i = 0; i < nphases && !res.interrupted && !res.error; i++) {
-		struct phase *ph = &phases[i];
-		struct cstate_session *cs = NULL;
-		struct wake_cfg cfg = {
-			.cpu = o.cpu, .sender_cpu = o.sender_cpu,
-			.sources = o.sources,
-			.ldist_min_ns = o.ldist.min_us * 1000,
-			.ldist_max_ns = o.ldist.max_us * 1000,
-			.count = o.count,
-			.duration_ns = (uint64_t)(o.duration * 1e9),
-			.priority = (int)o.priority,
-			.seed = o.seed + (uint64_t)i,
-			.floor = ph->floor,
-			.setting = wake_summary_setting(&sum, ph->label, ph->floor),
-			.seq0 = seq,
-			.ci = &ci,
-			.on_point = on_point,
-			.arg = &sink,
-		};
-		struct wake_run *run;
-		static char why[512];
+/* Where the datapoints go: the summary and, with --out, wake.csv. */
+static void open_outputs(struct session *s)
+{
+	const struct wake_opts *o = &s->o;
 
-		if (ph->only >= 0) {
-			cs = cstate_begin(o.cmdline);
-			if (!cs) {
-				res.error = "out of memory";
-				break;
-			}
-			cstate_end_at_exit(cs);
-			for (unsigned int k = 0; k < ci.n && !res.error; k++) {
-				ret = cstate_set(cs, (unsigned int)o.cpu, k,
-						 (int)k != ph->only);
-				if (ret) {
-					snprintf(why, sizeof(why), "cannot %s CPU %d state %s: %s%s%s",
-						 (int)k != ph->only ? "disable" : "enable",
-						 o.cpu, ci.name[k], strerror(-ret),
-						 *cstate_error(cs) ? ": " : "",
-						 cstate_error(cs));
-					res.error = why;
-				}
-			}
-		}
-		if (!res.error) {
-			ret = wake_run_start(&cfg, &run, why, sizeof(why));
-			if (ret) {
-				res.error = why;
-			} else {
-				res.interrupted = wait_phase(run, ph->label, &o,
-							     o.count * (uint64_t)popcount(o.sources));
-				seq += wake_run_points(run);
-				if (wake_run_join(run, why, sizeof(why)))
-					res.error = why;
-			}
-		}
-		if (cs && cstate_end(cs) < 0 && !res.error)
-			res.error = "cannot restore the idle states";
-		if (sink.failed && !res.error)
-			res.error = "out of memory for the statistics";
-	}
-
-	res.o = &o;
-	res.ci = &ci;
-	res.sum = &sum;
-	res.nrows = rows_build(&sum, &res.rows);
-	if (res.nrows < 0)
+	s->sink.sum = s->sum;
+	s->sink.ci = &s->ci;
+	s->sink.no_states = !s->ci.n;
+	if (!o->out)
+		return;
+	s->st = stage_new(o->out);
+	if (!s->st)
 		opt_die(PROG, "out of memory");
-	if (res.interrupted)
-		fprintf(stderr, "%s: stopped by signal %d: what was measured is kept (status interrupted)\n",
-			PROG, res.interrupted);
-	if (res.error)
-		fprintf(stderr, "%s: %s\n", PROG, res.error);
-	if (!o.quiet)
-		print_text(stdout, &res);
-	fflush(stdout);
-	if (o.out) {
-		static const struct {
-			const char *name;
-			int (*write)(const char *, const struct result *);
-		} files[] = {
-			{ "summary.txt", write_summary_txt },
-			{ "summary.csv", write_summary_csv },
-			{ "summary.json", write_summary_json },
-		};
+	/* taken before anything changes: the machine as it is */
+	if (stage_add(s->st, "snapshot.json", s->tmp, sizeof(s->tmp)) ||
+	    snapshot_write_json(s->tmp, "wake", o->cmdline))
+		opt_die(PROG, "cannot write %s/snapshot.json", o->out);
+	if (stage_add(s->st, "cmdline.txt", s->tmp, sizeof(s->tmp)) ||
+	    wfile_write_line(s->tmp, o->cmdline))
+		opt_die(PROG, "cannot write %s/cmdline.txt", o->out);
+	if (stage_add(s->st, "wake.csv", s->csvtmp, sizeof(s->csvtmp)))
+		opt_die(PROG, "cannot write %s/wake.csv", o->out);
+	s->sink.csv = csv_open(s->csvtmp);
+	if (!s->sink.csv)
+		opt_die(PROG, "cannot write %s/wake.csv: %s", o->out,
+			strerror(errno));
+	csv_header(s->sink.csv, WAKE_CSV_COLS);
+}
 
-		ret = csv_close(sink.csv);
-		if (ret) {
-			fprintf(stderr, "%s: cannot write %s/wake.csv: %s\n",
-				PROG, o.out, strerror(-ret));
-			rc = 1;
-			goto out;
+/*
+ * Phase I's idle states set (one enabled at a time for --states each),
+ * its run, and the states restored; SEQ counts the datapoints so far.
+ */
+static void run_phase(struct session *s, int i, uint64_t *seq)
+{
+	const struct wake_opts *o = &s->o;
+	struct phase *ph = &s->phases[i];
+	struct result *res = &s->res;
+	struct cstate_session *cs = NULL;
+	struct wake_cfg cfg = {
+		.cpu = o->cpu, .sender_cpu = o->sender_cpu,
+		.sources = o->sources,
+		.ldist_min_ns = o->ldist.min_us * 1000,
+		.ldist_max_ns = o->ldist.max_us * 1000,
+		.count = o->count,
+		.duration_ns = (uint64_t)(o->duration * 1e9),
+		.priority = (int)o->priority,
+		.seed = o->seed + (uint64_t)i,
+		.floor = ph->floor,
+		.setting = wake_summary_setting(s->sum, ph->label, ph->floor),
+		.seq0 = *seq,
+		.ci = &s->ci,
+		.on_point = on_point,
+		.arg = &s->sink,
+	};
+	struct wake_run *run;
+	static char why[512];	/* res->error may point here after the run */
+	int ret;
+
+	if (ph->only >= 0) {
+		cs = cstate_begin(o->cmdline);
+		if (!cs) {
+			res->error = "out of memory";
+			return;
 		}
-		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-			ret = stage_add(st, files[i].name, tmp, sizeof(tmp));
-			if (!ret)
-				ret = files[i].write(tmp, &res);
+		cstate_end_at_exit(cs);
+		for (unsigned int k = 0; k < s->ci.n && !res->error; k++) {
+			ret = cstate_set(cs, (unsigned int)o->cpu, k,
+					 (int)k != ph->only);
 			if (ret) {
-				fprintf(stderr, "%s: cannot write %s/%s: %s\n",
-					PROG, o.out, files[i].name, strerror(-ret));
-				rc = 1;
-				goto out;
+				snprintf(why, sizeof(why), "cannot %s CPU %d state %s: %s%s%s",
+					 (int)k != ph->only ? "disable" : "enable",
+					 o->cpu, s->ci.name[k], strerror(-ret),
+					 *cstate_error(cs) ? ": " : "",
+					 cstate_error(cs));
+				res->error = why;
 			}
 		}
-		if (stage_commit(st, err, sizeof(err))) {
-			fprintf(stderr, "%s: cannot write %s\n", PROG, err);
-			rc = 1;
-			goto out;
+	}
+	if (!res->error) {
+		ret = wake_run_start(&cfg, &run, why, sizeof(why));
+		if (ret) {
+			res->error = why;
+		} else {
+			res->interrupted = wait_phase(run, ph->label, o,
+						      o->count * (uint64_t)popcount(o->sources));
+			*seq += wake_run_points(run);
+			if (wake_run_join(run, why, sizeof(why)))
+				res->error = why;
 		}
 	}
-	rc = res.error || res.interrupted ? 1 : 0;
-out:
-	stage_free(st);
-	free(res.rows);
+	if (cs && cstate_end(cs) < 0 && !res->error)
+		res->error = "cannot restore the idle states";
+	if (s->sink.failed && !res->error)
+		res->error = "out of memory for the statistics";
+}
+
+/* The rows of the result, how the run ended, and the table on stdout. */
+static void report(struct session *s)
+{
+	struct result *res = &s->res;
+
+	res->o = &s->o;
+	res->ci = &s->ci;
+	res->sum = s->sum;
+	res->nrows = rows_build(s->sum, &res->rows);
+	if (res->nrows < 0)
+		opt_die(PROG, "out of memory");
+	if (res->interrupted)
+		fprintf(stderr, "%s: stopped by signal %d: what was measured is kept (status interrupted)\n",
+			PROG, res->interrupted);
+	if (res->error)
+		fprintf(stderr, "%s: %s\n", PROG, res->error);
+	if (!s->o.quiet)
+		print_text(stdout, res);
+	fflush(stdout);
+}
+
+/* --out's files written and put in place; -1 (named on stderr) when one cannot be. */
+static int commit_outputs(struct session *s)
+{
+	static const struct {
+		const char *name;
+		int (*write)(const char *, const struct result *);
+	} files[] = {
+		{ "summary.txt", write_summary_txt },
+		{ "summary.csv", write_summary_csv },
+		{ "summary.json", write_summary_json },
+	};
+	const char *out = s->o.out;
+	int ret;
+
+	ret = csv_close(s->sink.csv);
+	if (ret) {
+		fprintf(stderr, "%s: cannot write %s/wake.csv: %s\n",
+			PROG, out, strerror(-ret));
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		ret = stage_add(s->st, files[i].name, s->tmp, sizeof(s->tmp));
+		if (!ret)
+			ret = files[i].write(s->tmp, &s->res);
+		if (ret) {
+			fprintf(stderr, "%s: cannot write %s/%s: %s\n",
+				PROG, out, files[i].name, strerror(-ret));
+			return -1;
+		}
+	}
+	if (stage_commit(s->st, s->err, sizeof(s->err))) {
+		fprintf(stderr, "%s: cannot write %s\n", PROG, s->err);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct wake_summary sum;
+	static struct session s = {
+		.o = {
+			.sources = 1u << WAKE_SRC_TIMER,
+			.ldist = { 0, 4000 },
+			.count = 1000,
+			.settings = { WAKE_SET_ALL },
+			.nsettings = 1,
+			.seed = 1,
+		},
+		.sum = &sum,
+	};
+	uint64_t seq = 0;
+	int rc;
+
+	s.ncpu = cpu_count();
+	plan_run(&s, parse_args(&s, argc, argv));
+	setup_main_thread(&s);
+	open_outputs(&s);
+	for (int i = 0; i < s.nphases && !s.res.interrupted && !s.res.error; i++)
+		run_phase(&s, i, &seq);
+	report(&s);
+	if (s.o.out && commit_outputs(&s))
+		rc = 1;
+	else
+		rc = s.res.error || s.res.interrupted ? 1 : 0;
+	stage_free(s.st);
+	free(s.res.rows);
 	wake_summary_free(&sum);
-	wake_cpuidle_close(&ci);
-	free(o.cmdline);
+	wake_cpuidle_close(&s.ci);
+	free(s.o.cmdline);
 	return rc;
 }
