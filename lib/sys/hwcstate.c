@@ -127,12 +127,121 @@ static int open_tsc(struct hwcstate *hw, char *note, size_t notelen)
 	return 0;
 }
 
+/* What opening the PMUs' counters tallies for hwcstate_open's note. */
+struct pmu_tally {
+	int absent;		/* bit p: pmus[p] is not on this machine */
+	int failed;		/* counters that did not open */
+	char first[800];	/* why the first of them did not */
+	int *cpus;		/* the current PMU's CPUs */
+};
+
+/*
+ * EV's counter (STATE of SCOPE) on each of the NCPU CPUs of PMU P; 1 when
+ * perf may not be used here (NOTE says why: no counters at all), else 0.
+ * hw->c has room for them.
+ */
+static int open_event(struct hwcstate *hw, struct pmu_tally *t, int p, int ncpu,
+		      const char *name, const struct perfpmu_event *ev,
+		      enum hwcstate_scope scope, const char *state,
+		      char *note, size_t notelen)
+{
+	char err[600];
+
+	for (int c = 0; c < ncpu; c++) {
+		struct counter *ct = &hw->c[hw->n];
+		int fd = perfpmu_open(ev, t->cpus[c]);
+
+		if (fd == -EACCES || fd == -EPERM) {
+			perfpmu_strerror(fd, err, sizeof(err));
+			errmsg_set(note, notelen, "%s/%s/: %s", pmus[p], name, err);
+			return 1;
+		}
+		if (fd < 0) {
+			if (!t->failed++) {
+				perfpmu_strerror(fd, err, sizeof(err));
+				errmsg_set(t->first, sizeof(t->first), "%s/%s/ on CPU %d: %s",
+					   pmus[p], name, t->cpus[c], err);
+			}
+			continue;
+		}
+		memset(ct, 0, sizeof(*ct));
+		ct->scope = scope;
+		ct->cpu = t->cpus[c];
+		ct->fd = fd;
+		memcpy(ct->state, state, HWCSTATE_STATE_LEN);
+		hw->n++;
+	}
+	return 0;
+}
+
+/*
+ * PMU P's residency counters on its CPUs: 0 to go on with the next PMU,
+ * 1 to stop with no counters (NOTE says why), -errno (NOTE says why).
+ */
+static int open_pmu(struct hwcstate *hw, struct pmu_tally *t, int p,
+		    char *note, size_t notelen)
+{
+	enum hwcstate_scope scope = p ? HWCSTATE_PACKAGE : HWCSTATE_CORE;
+	char names[MAX_EVENTS][PERFPMU_NAME_LEN], err[600], why[800];
+	uint32_t type;
+	int nev, ncpu, ret;
+	struct counter *grown;
+
+	ret = perfpmu_type(pmus[p], &type, err, sizeof(err));
+	if (ret == -ENODEV) {
+		t->absent |= 1 << p;
+		return 0;
+	}
+	if (ret) {
+		errmsg_set(note, notelen, "%s", err);
+		return ret;
+	}
+	nev = perfpmu_list(pmus[p], "", "-residency", names, MAX_EVENTS);
+	if (nev <= 0) {
+		errmsg_set(why, sizeof(why), "%s lists no residency events", pmus[p]);
+		note_add(hw, why);
+		return 0;
+	}
+	free(t->cpus);
+	t->cpus = NULL;
+	ncpu = perfpmu_cpumask_all(pmus[p], &t->cpus, err, sizeof(err));
+	if (ncpu == -ENOENT)	/* no cpumask: every online CPU */
+		ncpu = perfpmu_online_all(&t->cpus, err, sizeof(err));
+	if (ncpu < 0) {
+		errmsg_set(note, notelen, "%s: %s", pmus[p], err);
+		return ncpu;
+	}
+	grown = realloc(hw->c, (size_t)(hw->n + nev * ncpu) * sizeof(*hw->c));
+	if (!grown) {
+		errmsg_set(note, notelen, "out of memory");
+		return -ENOMEM;
+	}
+	hw->c = grown;
+	for (int k = 0; k < nev; k++) {
+		struct perfpmu_event ev;
+		char state[HWCSTATE_STATE_LEN];
+
+		if (state_name(names[k], scope, state, sizeof(state)))
+			continue;	/* not cN-residency */
+		ret = perfpmu_event(pmus[p], names[k], &ev, err, sizeof(err));
+		if (ret == -ENOENT)
+			continue;
+		if (ret) {
+			errmsg_set(note, notelen, "%s", err);
+			return ret;
+		}
+		if (open_event(hw, t, p, ncpu, names[k], &ev, scope, state, note, notelen))
+			return 1;
+	}
+	return 0;
+}
+
 int hwcstate_open(struct hwcstate **out, char *note, size_t notelen)
 {
 	struct hwcstate *hw = calloc(1, sizeof(*hw));
-	char names[MAX_EVENTS][PERFPMU_NAME_LEN], err[600], why[800], first[800] = "";
-	int absent = 0, failed = 0, ret = 0;
-	int *cpus = NULL;
+	struct pmu_tally t = { 0 };
+	char why[800];
+	int ret = 0;
 
 	*out = NULL;
 	if (!hw) {
@@ -141,97 +250,23 @@ int hwcstate_open(struct hwcstate **out, char *note, size_t notelen)
 		goto out;
 	}
 	for (int p = 0; p < 2; p++) {
-		enum hwcstate_scope scope = p ? HWCSTATE_PACKAGE : HWCSTATE_CORE;
-		uint32_t type;
-		int nev, ncpu;
-		struct counter *grown;
-
-		ret = perfpmu_type(pmus[p], &type, err, sizeof(err));
-		if (ret == -ENODEV) {
-			absent |= 1 << p;
-			ret = 0;
-			continue;
-		}
+		ret = open_pmu(hw, &t, p, note, notelen);
 		if (ret) {
-			errmsg_set(note, notelen, "%s", err);
+			ret = ret > 0 ? 0 : ret;	/* 1: none, NOTE says why */
 			goto out;
-		}
-		nev = perfpmu_list(pmus[p], "", "-residency", names, MAX_EVENTS);
-		if (nev <= 0) {
-			errmsg_set(why, sizeof(why), "%s lists no residency events", pmus[p]);
-			note_add(hw, why);
-			continue;
-		}
-		free(cpus);
-		ncpu = perfpmu_cpumask_all(pmus[p], &cpus, err, sizeof(err));
-		if (ncpu == -ENOENT)	/* no cpumask: every online CPU */
-			ncpu = perfpmu_online_all(&cpus, err, sizeof(err));
-		if (ncpu < 0) {
-			errmsg_set(note, notelen, "%s: %s", pmus[p], err);
-			ret = ncpu;
-			goto out;
-		}
-		grown = realloc(hw->c, (size_t)(hw->n + nev * ncpu) * sizeof(*hw->c));
-		if (!grown) {
-			errmsg_set(note, notelen, "out of memory");
-			ret = -ENOMEM;
-			goto out;
-		}
-		hw->c = grown;
-		for (int k = 0; k < nev; k++) {
-			struct perfpmu_event ev;
-			char state[HWCSTATE_STATE_LEN];
-
-			if (state_name(names[k], scope, state, sizeof(state)))
-				continue;	/* not cN-residency */
-			ret = perfpmu_event(pmus[p], names[k], &ev, err, sizeof(err));
-			if (ret == -ENOENT) {
-				ret = 0;
-				continue;
-			}
-			if (ret) {
-				errmsg_set(note, notelen, "%s", err);
-				goto out;
-			}
-			for (int c = 0; c < ncpu; c++) {
-				struct counter *ct = &hw->c[hw->n];
-				int fd = perfpmu_open(&ev, cpus[c]);
-
-				if (fd == -EACCES || fd == -EPERM) {
-					perfpmu_strerror(fd, err, sizeof(err));
-					errmsg_set(note, notelen, "%s/%s/: %s", pmus[p],
-						   names[k], err);
-					ret = 0;
-					goto out;
-				}
-				if (fd < 0) {
-					if (!failed++) {
-						perfpmu_strerror(fd, err, sizeof(err));
-						errmsg_set(first, sizeof(first), "%s/%s/ on CPU %d: %s",
-							 pmus[p], names[k], cpus[c], err);
-					}
-					continue;
-				}
-				memset(ct, 0, sizeof(*ct));
-				ct->scope = scope;
-				ct->cpu = cpus[c];
-				ct->fd = fd;
-				memcpy(ct->state, state, sizeof(state));
-				hw->n++;
-			}
 		}
 	}
-	if (absent == 3) {
+	if (t.absent == 3) {
 		errmsg_set(note, notelen, "no cstate_core or cstate_pkg PMU on this machine");
 		goto out;
 	}
-	if (absent) {
-		errmsg_set(why, sizeof(why), "no %s PMU on this machine", pmus[absent == 1 ? 0 : 1]);
+	if (t.absent) {
+		errmsg_set(why, sizeof(why), "no %s PMU on this machine", pmus[t.absent == 1 ? 0 : 1]);
 		note_add(hw, why);
 	}
-	if (failed) {
-		errmsg_set(why, sizeof(why), "%d counter%s did not open (%s)", failed,
-			 failed == 1 ? "" : "s", first);
+	if (t.failed) {
+		errmsg_set(why, sizeof(why), "%d counter%s did not open (%s)", t.failed,
+			 t.failed == 1 ? "" : "s", t.first);
 		note_add(hw, why);
 	}
 	if (!hw->n) {
@@ -248,7 +283,7 @@ int hwcstate_open(struct hwcstate **out, char *note, size_t notelen)
 	hw = NULL;
 out:
 	hwcstate_close(hw);
-	free(cpus);
+	free(t.cpus);
 	return ret;
 }
 
@@ -628,13 +663,121 @@ static int tscs_grow(struct tscs *ts, int cpu)
 	return 0;
 }
 
+/* What reading perf stat's lines keeps between them. */
+struct perf_stat {
+	const char *path;
+	const struct lines *l;		/* l->no: the line number */
+	struct hwcstate_row **rows;
+	int n, cap;
+	int *skipped;
+	struct tscs *ts;
+};
+
+/* CPU's msr/tsc/ count V; 0 or -errno (ERR says why). */
+static int perf_stat_tsc(struct perf_stat *ps, int cpu, uint64_t v, char *err,
+			 size_t errlen)
+{
+	if (cpu < 0)
+		return 0;	/* a total: no CPU's own */
+	if (tscs_grow(ps->ts, cpu)) {
+		errmsg_set(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (ps->ts->have[cpu]) {
+		errmsg_set(err, errlen, "%s:%u: a second msr/tsc/ count for CPU %d",
+			   ps->path, ps->l->no, cpu);
+		return -EINVAL;
+	}
+	ps->ts->have[cpu] = 1;
+	ps->ts->v[cpu] = v;
+	return 0;
+}
+
+/*
+ * "CPU0,224611191,,msr/tsc/,107161592,100.00,,": an optional CPU, the
+ * count, its unit, the event, the time it ran, the share of it counted,
+ * a metric. A residency count becomes a row, a TSC count goes to ts,
+ * any other event is passed over; 0 or -errno (ERR says where).
+ */
+static int perf_stat_line(struct perf_stat *ps, char *line, char *err, size_t errlen)
+{
+	struct hwcstate_row r = { .percent = NAN };
+	const char *path = ps->path;
+	unsigned no = ps->l->no;
+	char pmu[32], name[PERFPMU_NAME_LEN], *f[16], e[200];
+	int nf, cpu = -1, a = 0, dup = 0, ret;
+	uint64_t v;
+	size_t len;
+
+	nf = csvr_split(line, f, 16);
+	if (nf < 0) {
+		errmsg_set(err, errlen, "%s:%u: not perf stat -x, output", path, no);
+		return -EINVAL;
+	}
+	if (nf > 0 && !strncmp(f[0], "CPU", 3)) {
+		if (csvr_u64(f[0] + 3, PERFPMU_MAX_CPUS - 1, &v, e, sizeof(e))) {
+			errmsg_set(err, errlen, "%s:%u: CPU field '%.20s': %s", path,
+				   no, f[0], e);
+			return -EINVAL;
+		}
+		cpu = (int)v;
+		a = 1;
+	}
+	if (nf < a + 3) {
+		errmsg_set(err, errlen, "%s:%u: too few fields for perf stat -x, output",
+			   path, no);
+		return -EINVAL;
+	}
+	/* the event: PMU/NAME/ */
+	len = strlen(f[a + 2]);
+	if (sscanf(f[a + 2], "%31[a-z_]/%47[a-z0-9-]/", pmu, name) != 2 ||
+	    strlen(pmu) + strlen(name) + 2 != len)
+		return 0;	/* another event: not ours */
+	if (!strcmp(f[a], "<not counted>") || !strcmp(f[a], "<not supported>")) {
+		if (strcmp(pmu, "msr"))
+			++*ps->skipped;
+		return 0;
+	}
+	if (csvr_u64(f[a], UINT64_MAX, &v, e, sizeof(e))) {
+		errmsg_set(err, errlen, "%s:%u: count of %s: %s", path, no, f[a + 2], e);
+		return -EINVAL;
+	}
+	if (!strcmp(pmu, "msr") && !strcmp(name, "tsc"))
+		return perf_stat_tsc(ps, cpu, v, err, errlen);
+	if (!strcmp(pmu, "cstate_core"))
+		r.scope = HWCSTATE_CORE;
+	else if (!strcmp(pmu, "cstate_pkg"))
+		r.scope = HWCSTATE_PACKAGE;
+	else
+		return 0;
+	if (state_name(name, r.scope, r.state, sizeof(r.state)))
+		return 0;
+	for (int i = 0; i < ps->n; i++)
+		dup |= (*ps->rows)[i].cpu == cpu && (*ps->rows)[i].scope == r.scope &&
+		       !strcmp((*ps->rows)[i].state, r.state);
+	if (dup) {
+		errmsg_set(err, errlen, "%s:%u: a second %s count for CPU %d", path,
+			   no, f[a + 2], cpu);
+		return -EINVAL;
+	}
+	r.cpu = cpu;
+	r.count = v;
+	ret = push(ps->rows, &ps->n, &ps->cap, &r);
+	if (ret)
+		errmsg_set(err, errlen, "%s:%u: %s", path, no,
+			   ret == -E2BIG ? "too many rows" : strerror(-ret));
+	return ret;
+}
+
 int hwcstate_parse_perf_stat(const char *path, struct hwcstate_row **rows,
 			     int *skipped, char *err, size_t errlen)
 {
 	struct lines l = { 0 };
 	struct tscs *ts = calloc(1, sizeof(*ts));
-	char *line, *f[16], e[200];
-	int n = 0, cap = 0, ret = 0;
+	struct perf_stat ps = { .path = path, .l = &l, .rows = rows,
+				.skipped = skipped, .ts = ts };
+	char *line;
+	int ret = 0;
 
 	*rows = NULL;
 	*skipped = 0;
@@ -649,101 +792,13 @@ int hwcstate_parse_perf_stat(const char *path, struct hwcstate_row **rows,
 		free(ts);
 		return ret;
 	}
-	/*
-	 * "CPU0,224611191,,msr/tsc/,107161592,100.00,,": an optional CPU,
-	 * the count, its unit, the event, the time it ran, the share of it
-	 * counted, a metric. "# started on ..." and blank lines are not
-	 * counts.
-	 */
+	/* "# started on ..." and blank lines are not counts */
 	while ((ret = next_line(&l, &line)) > 0) {
-		struct hwcstate_row r = { .percent = NAN };
-		char pmu[32], name[PERFPMU_NAME_LEN];
-		int nf, cpu = -1, a = 0, dup = 0;
-		uint64_t v;
-		size_t len;
-
 		if (!*line || *line == '#')
 			continue;
-		nf = csvr_split(line, f, 16);
-		if (nf < 0) {
-			errmsg_set(err, errlen, "%s:%u: not perf stat -x, output", path, l.no);
-			ret = -EINVAL;
+		ret = perf_stat_line(&ps, line, err, errlen);
+		if (ret)
 			goto out;
-		}
-		if (nf > 0 && !strncmp(f[0], "CPU", 3)) {
-			if (csvr_u64(f[0] + 3, PERFPMU_MAX_CPUS - 1, &v, e, sizeof(e))) {
-				errmsg_set(err, errlen, "%s:%u: CPU field '%.20s': %s", path,
-					   l.no, f[0], e);
-				ret = -EINVAL;
-				goto out;
-			}
-			cpu = (int)v;
-			a = 1;
-		}
-		if (nf < a + 3) {
-			errmsg_set(err, errlen, "%s:%u: too few fields for perf stat -x, output",
-				   path, l.no);
-			ret = -EINVAL;
-			goto out;
-		}
-		/* the event: PMU/NAME/ */
-		len = strlen(f[a + 2]);
-		if (sscanf(f[a + 2], "%31[a-z_]/%47[a-z0-9-]/", pmu, name) != 2 ||
-		    strlen(pmu) + strlen(name) + 2 != len)
-			continue;	/* another event: not ours */
-		if (!strcmp(f[a], "<not counted>") || !strcmp(f[a], "<not supported>")) {
-			if (strcmp(pmu, "msr"))
-				++*skipped;
-			continue;
-		}
-		if (csvr_u64(f[a], UINT64_MAX, &v, e, sizeof(e))) {
-			errmsg_set(err, errlen, "%s:%u: count of %s: %s", path, l.no, f[a + 2], e);
-			ret = -EINVAL;
-			goto out;
-		}
-		if (!strcmp(pmu, "msr") && !strcmp(name, "tsc")) {
-			if (cpu < 0)
-				continue;	/* a total: no CPU's own */
-			if (tscs_grow(ts, cpu)) {
-				errmsg_set(err, errlen, "out of memory");
-				ret = -ENOMEM;
-				goto out;
-			}
-			if (ts->have[cpu]) {
-				errmsg_set(err, errlen, "%s:%u: a second msr/tsc/ count for CPU %d",
-					   path, l.no, cpu);
-				ret = -EINVAL;
-				goto out;
-			}
-			ts->have[cpu] = 1;
-			ts->v[cpu] = v;
-			continue;
-		}
-		if (!strcmp(pmu, "cstate_core"))
-			r.scope = HWCSTATE_CORE;
-		else if (!strcmp(pmu, "cstate_pkg"))
-			r.scope = HWCSTATE_PACKAGE;
-		else
-			continue;
-		if (state_name(name, r.scope, r.state, sizeof(r.state)))
-			continue;
-		for (int i = 0; i < n; i++)
-			dup |= (*rows)[i].cpu == cpu && (*rows)[i].scope == r.scope &&
-			       !strcmp((*rows)[i].state, r.state);
-		if (dup) {
-			errmsg_set(err, errlen, "%s:%u: a second %s count for CPU %d", path,
-				   l.no, f[a + 2], cpu);
-			ret = -EINVAL;
-			goto out;
-		}
-		r.cpu = cpu;
-		r.count = v;
-		ret = push(rows, &n, &cap, &r);
-		if (ret) {
-			errmsg_set(err, errlen, "%s:%u: %s", path, l.no,
-				   ret == -E2BIG ? "too many rows" : strerror(-ret));
-			goto out;
-		}
 	}
 	if (ret < 0) {
 		errmsg_set(err, errlen, "%s:%u: %s", path, l.no, ret == -EFBIG ?
@@ -751,15 +806,15 @@ int hwcstate_parse_perf_stat(const char *path, struct hwcstate_row **rows,
 		goto out;
 	}
 	/* each CPU's share of its own TSC; perf's totals have none */
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < ps.n; i++) {
 		int c = (*rows)[i].cpu;
 
 		if (c >= 0 && c < ts->n && ts->have[c] && ts->v[c])
 			(*rows)[i].percent = 100.0 * (double)(*rows)[i].count /
 					     (double)ts->v[c];
 	}
-	if (n)
-		qsort(*rows, (size_t)n, sizeof(**rows), cmp_row);
+	if (ps.n)
+		qsort(*rows, (size_t)ps.n, sizeof(**rows), cmp_row);
 out:
 	free(l.buf);
 	fclose(l.f);
@@ -771,5 +826,5 @@ out:
 		*rows = NULL;
 		return ret;
 	}
-	return n;
+	return ps.n;
 }
