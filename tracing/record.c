@@ -232,13 +232,16 @@ static const char *const default_events[] = {
  * wakeup of the server's thread (trace attribute's breakdown of a wake):
  * recorded by default where the kernel has them (irq_vectors is x86's),
  * left out with --no-wake-causes. On loopback the server's core is woken
- * by an IPI or a softirq, never a NIC interrupt.
+ * by an IPI or a softirq, never a NIC interrupt. With them the governor's
+ * misses (power:cpu_idle_miss, kernel 6.1+; at most one per idle exit):
+ * trace attribute's idle_miss.
  */
 static const char *const wake_events[] = {
 	"irq:softirq_entry", "sched:sched_wakeup", "irq_vectors:reschedule_entry",
 	"irq_vectors:call_function_entry",
 	"irq_vectors:call_function_single_entry",
-	"irq_vectors:irq_work_entry", "irq_vectors:local_timer_entry", NULL,
+	"irq_vectors:irq_work_entry", "irq_vectors:local_timer_entry",
+	"power:cpu_idle_miss", NULL,
 };
 
 /* Copies src to dst; -errno with "dst: cause" (or src's) in err. */
