@@ -542,6 +542,51 @@ static int helper_send(struct mt *m, struct helper_conn *h, uint64_t id)
 }
 
 /*
+ * A connection the backend closed would swallow its pre-query silently:
+ * those of the backends in MASK that are closed are lost (helper_up).
+ */
+static void helper_check_alive(struct mt *m, struct helper_conn *hc, uint64_t mask)
+{
+	for (unsigned b = 0; b < m->nbk; b++)
+		if ((mask & BIT(b)) && hc[b].fd >= 0 &&
+		    !conn_alive(hc[b].fd, &hc[b].pw))
+			helper_lost(m, &hc[b], b, "closed by the backend");
+}
+
+/*
+ * Request ID claimed: the main thread now waits for SENT before it
+ * forwards the request. One pre-query per target backend.
+ */
+static void helper_send_all(struct mt *m, struct helper_conn *hc, uint64_t id,
+			    uint64_t targets)
+{
+	_Atomic uint64_t *logged = &m->slots[(id - 1) % SLOTS].prequery_ns;
+	int any = 0;
+
+	for (unsigned b = 0; b < m->nbk; b++) {
+		int err;
+
+		if (!(targets & BIT(b)))
+			continue;
+		if (hc[b].fd < 0) {
+			atomic_fetch_add(&m->pq_failed, 1);
+			continue;
+		}
+		if (!any++)
+			atomic_store(logged, clock_now_ns());
+		err = helper_send(m, &hc[b], id);
+		if (err) {
+			atomic_fetch_add(&m->pq_failed, 1);
+			helper_lost(m, &hc[b], b, strerror(-err));
+		} else {
+			atomic_fetch_add(&m->pq_sent, 1);
+		}
+	}
+	atomic_store_explicit(&m->pending, id | CLAIMED | SENT,
+			      memory_order_release);
+}
+
+/*
  * The helper owns its connections: it connects them, reconnects after a
  * failure with bounded backoff, and tells the main thread through
  * helper_up which backends can get pre-queries.
@@ -585,9 +630,7 @@ static void *helper_main(void *arg)
 			now = clock_now_ns();
 			if (now >= next_check) {
 				next_check = now + LIVENESS_NS;
-				for (unsigned b = 0; b < m->nbk; b++)
-					if (hc[b].fd >= 0 && !conn_alive(hc[b].fd, &hc[b].pw))
-						helper_lost(m, &hc[b], b, "closed by the backend");
+				helper_check_alive(m, hc, ~0ull);
 			}
 			continue;
 		}
@@ -596,10 +639,7 @@ static void *helper_main(void *arg)
 		/* A connection the backend closed would swallow its
 		 * pre-query silently: look first (the main thread counts
 		 * the pre-query as failed once its helper_up bit is 0). */
-		for (unsigned b = 0; b < m->nbk; b++)
-			if ((targets & BIT(b)) && hc[b].fd >= 0 &&
-			    !conn_alive(hc[b].fd, &hc[b].pw))
-				helper_lost(m, &hc[b], b, "closed by the backend");
+		helper_check_alive(m, hc, targets);
 		if (!(targets & atomic_load(&m->helper_up)))
 			continue;
 		deadline = atomic_load(&m->pending_recv_ns) +
@@ -613,32 +653,7 @@ static void *helper_main(void *arg)
 		if (!atomic_compare_exchange_strong(&m->pending, &expect,
 						    id | CLAIMED))
 			continue;	/* forwarded first: counted there */
-		/* Claimed: the main thread now waits for SENT before it
-		 * forwards the request. One pre-query per target backend. */
-		_Atomic uint64_t *logged = &m->slots[(id - 1) % SLOTS].prequery_ns;
-		int any = 0;
-
-		for (unsigned b = 0; b < m->nbk; b++) {
-			int err;
-
-			if (!(targets & BIT(b)))
-				continue;
-			if (hc[b].fd < 0) {
-				atomic_fetch_add(&m->pq_failed, 1);
-				continue;
-			}
-			if (!any++)
-				atomic_store(logged, clock_now_ns());
-			err = helper_send(m, &hc[b], id);
-			if (err) {
-				atomic_fetch_add(&m->pq_failed, 1);
-				helper_lost(m, &hc[b], b, strerror(-err));
-			} else {
-				atomic_fetch_add(&m->pq_sent, 1);
-			}
-		}
-		atomic_store_explicit(&m->pending, id | CLAIMED | SENT,
-				      memory_order_release);
+		helper_send_all(m, hc, id, targets);
 	}
 	for (unsigned b = 0; b < m->nbk; b++) {
 		if (hc[b].fd >= 0) {
@@ -1297,17 +1312,10 @@ static const struct serve_ops mt_loop_ops = {
 	.tick = on_tick,
 };
 
-static int setup(struct mt *m, char *msg, size_t msglen)
+/* The wire, the backends' state and the buffers; -ENOMEM (MSG says so). */
+static int setup_buffers(struct mt *m, char *msg, size_t msglen)
 {
 	struct mt_opts *o = &m->o;
-	struct serve_cfg cfg = {
-		.ops = &mt_loop_ops, .arg = m, .max_conns = o->max_conns,
-		.conn_priv = sizeof(struct client),
-	};
-	char note[256], why[256];
-	uint16_t bound = 0;
-	int ret;
-
 	struct proto_msg biggest = { .type = PROTO_REQUEST, .op = PROTO_OP_SET,
 				     .key_size = KVKEY_MAX,
 				     .payload_len = o->max_payload };
@@ -1333,6 +1341,20 @@ static int setup(struct mt *m, char *msg, size_t msglen)
 		snprintf(msg, msglen, "out of memory");
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+/* The event loop, the C-states and the listening socket (its port in BOUND). */
+static int setup_listen(struct mt *m, uint16_t *bound, char *msg, size_t msglen)
+{
+	struct mt_opts *o = &m->o;
+	struct serve_cfg cfg = {
+		.ops = &mt_loop_ops, .arg = m, .max_conns = o->max_conns,
+		.conn_priv = sizeof(struct client),
+	};
+	char note[256], why[256];
+	int ret;
+
 	ret = serve_open(&cfg, &m->loop, note, sizeof(note), msg, msglen);
 	if (ret)
 		return ret;
@@ -1352,21 +1374,20 @@ static int setup(struct mt *m, char *msg, size_t msglen)
 			fprintf(stderr, "%s: warning: --cstates: %s\n", PROG,
 				cstate_warning(m->cs));
 	}
-	ret = serve_listen(m->loop, NET_TCP, o->bind, o->port, 0, &bound,
+	ret = serve_listen(m->loop, NET_TCP, o->bind, o->port, 0, bound,
 			   why, sizeof(why));
-	if (ret) {
+	if (ret)
 		snprintf(msg, msglen, "cannot listen on %s port %u: %s",
 			 o->bind, o->port, why);
-		return ret;
-	}
-	if (o->adaptive) {
-		o->hc.initial_us = 0;
-		if (hillclimb_init(&m->hc, &o->hc)) {
-			snprintf(msg, msglen, "invalid adaptive settings");
-			return -EINVAL;
-		}
-	}
-	atomic_store(&m->delay_ns, (uint64_t)llround(o->delay_us * 1e3));
+	return ret;
+}
+
+/* --log (with its snapshot) and the adaptive trajectory beside it. */
+static int open_logs(struct mt *m, char *msg, size_t msglen)
+{
+	struct mt_opts *o = &m->o;
+	int ret;
+
 	if (o->log_path) {
 		size_t n = strlen(o->log_path);
 
@@ -1404,6 +1425,50 @@ static int setup(struct mt *m, char *msg, size_t msglen)
 		}
 		csv_header(m->traj, HILLCLIMB_CSV_HEADER);
 	}
+	return 0;
+}
+
+/* The line saying what listens where and forwards to whom. */
+static void announce(const struct mt *m, uint16_t bound)
+{
+	const struct mt_opts *o = &m->o;
+	char list[64 * 300] = "";
+	size_t off = 0;
+
+	for (unsigned b = 0; b < m->nbk; b++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s:%u",
+					b ? "," : "", o->backends.hp[b].host,
+					o->backends.hp[b].port);
+	fprintf(stderr, "%s: %s %s:%u -> %s%s cpu=%d helper-cpu=%d prequery=%s\n",
+		PROG, m->wire->name, o->bind, bound, list,
+		m->nbk > 1 ? (o->route == ROUTE_ALL ? " route=all" : " route=hash") : "",
+		o->cpu, o->helper_cpu, !o->prequery ? "off" :
+		o->adaptive ? "adaptive" : "fixed");
+}
+
+static int setup(struct mt *m, char *msg, size_t msglen)
+{
+	struct mt_opts *o = &m->o;
+	uint16_t bound = 0;
+	int ret;
+
+	ret = setup_buffers(m, msg, msglen);
+	if (ret)
+		return ret;
+	ret = setup_listen(m, &bound, msg, msglen);
+	if (ret)
+		return ret;
+	if (o->adaptive) {
+		o->hc.initial_us = 0;
+		if (hillclimb_init(&m->hc, &o->hc)) {
+			snprintf(msg, msglen, "invalid adaptive settings");
+			return -EINVAL;
+		}
+	}
+	atomic_store(&m->delay_ns, (uint64_t)llround(o->delay_us * 1e3));
+	ret = open_logs(m, msg, msglen);
+	if (ret)
+		return ret;
 	ret = cpu_pin_opt(o->cpu, msg, msglen);
 	if (ret)
 		return ret;
@@ -1416,20 +1481,8 @@ static int setup(struct mt *m, char *msg, size_t msglen)
 		if (ret)
 			return ret;
 	}
-	if (!o->quiet) {
-		char list[64 * 300] = "";
-		size_t off = 0;
-
-		for (unsigned b = 0; b < m->nbk; b++)
-			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s:%u",
-						b ? "," : "", o->backends.hp[b].host,
-						o->backends.hp[b].port);
-		fprintf(stderr, "%s: %s %s:%u -> %s%s cpu=%d helper-cpu=%d prequery=%s\n",
-			PROG, m->wire->name, o->bind, bound, list,
-			m->nbk > 1 ? (o->route == ROUTE_ALL ? " route=all" : " route=hash") : "",
-			o->cpu, o->helper_cpu, !o->prequery ? "off" :
-			o->adaptive ? "adaptive" : "fixed");
-	}
+	if (!o->quiet)
+		announce(m, bound);
 	return 0;
 }
 
