@@ -77,6 +77,9 @@ struct validity_cfg {
 	enum arrival_dist dist;
 	double mean_ns;		/* the schedule's mean gap */
 	int closed;		/* closed loop: no schedule to test */
+	/* the gaps are not independent draws of one law (onoff, mmpp, a
+	 * --rate-profile, a replayed trace): no gap or independence test */
+	int varying;
 	double alpha;		/* 0: VALIDITY_ALPHA */
 };
 
