@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * figpairs: the data of wakebench report's figures 1 and 2 (wakebench
- * stats --pairs): each configuration with pre-query against the same one
+ * internal pairs): each configuration with pre-query against the same one
  * with pre-query off.
  *
  * bars.dat, one line per pair:

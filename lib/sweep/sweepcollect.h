@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sweepcollect: builds a sweep's sweep.csv (wakebench stats --collect)
+ * sweepcollect: builds a sweep's sweep.csv (wakebench-internal collect)
  * from DIR/plan.txt, DIR/sweep.spec and each run's
  * DIR/<point>/rep-<n>/client/summary.csv: one row per planned run, in plan
  * order, the run's status and the client's numbers copied as text. A run

@@ -5,7 +5,7 @@
  * log and a client requests.csv (reqlog, as trace attribute reads them),
  * /proc/interrupts (irqstat, as trace capture reads it, with deltas), a
  * plan.txt line (sweepplan) and a capture.csv and midtier summary
- * (sweepcollect, as stats --collect reads them), and CPU lists and masks
+ * (sweepcollect, as wakebench-internal collect reads them), and CPU lists and masks
  * (cpuset, as sysfs and --cpus give them: parsed, printed and read back).
  */
 #include <stdint.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/sweepcollect (stats --collect) and lib/figpairs (stats --pairs). */
+/* lib/sweepcollect (wakebench-internal collect) and lib/figpairs (pairs). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
