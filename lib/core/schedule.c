@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include "proto.h"
 #include "schedule.h"
@@ -19,10 +20,19 @@ int schedule_take(uint64_t *sum, uint64_t taken, uint64_t g,
 
 int schedule_gen_init(struct schedule_gen *g, const struct schedule_cfg *cfg)
 {
+	struct arrival_law law = { .dist = cfg->dist };
+
 	memset(g, 0, sizeof(*g));
 	g->cfg = *cfg;
-	if ((!cfg->requests && !cfg->duration_ns) ||
-	    arrival_init(&g->a, cfg->dist, cfg->mean_ns, cfg->seed))
+	memcpy(law.par, cfg->dist_par, sizeof(law.par));
+	if (!cfg->requests && !cfg->duration_ns)
+		return -EINVAL;
+	if (cfg->replay && (!cfg->replay->n ||
+			    cfg->warmup + cfg->requests > cfg->replay->n))
+		return -EINVAL;
+	if (!cfg->replay &&
+	    arrival_init_law(&g->a, &law, cfg->profile ?
+			     SCHEDULE_PROFILE_UNIT_NS : cfg->mean_ns, cfg->seed))
 		return -EINVAL;
 	if (cfg->warmup_mean_ns > 0 &&
 	    arrival_init(&g->wa, cfg->warmup_dist, cfg->warmup_mean_ns,
@@ -37,13 +47,32 @@ int schedule_gen_init(struct schedule_gen *g, const struct schedule_cfg *cfg)
 }
 
 /*
+ * Gap i as the trace, the profile or the law has it. A profile's time is
+ * rounded to the ns once, so its gaps add up to it exactly.
+ */
+static uint64_t law_gap(struct schedule_gen *g)
+{
+	uint64_t t, prev = g->pt;
+
+	if (g->cfg.replay)
+		return g->cfg.replay->gap_ns[g->i];
+	if (!g->cfg.profile)
+		return arrival_next_ns(&g->a);
+	g->u += (double)arrival_next_ns(&g->a) / SCHEDULE_PROFILE_UNIT_NS;
+	t = (uint64_t)llround(rateprof_time(g->cfg.profile, &g->ppos, g->u));
+	t = t < prev ? prev : t;
+	g->pt = t;
+	return t - prev;
+}
+
+/*
  * Gap i. A warm-up gap from its own generator when it has one; the
  * measured generator draws (and drops) one then too, so the measured
  * gaps are the very draws they would be without it.
  */
 static uint64_t next_gap(struct schedule_gen *g)
 {
-	uint64_t gap = arrival_next_ns(&g->a);
+	uint64_t gap = law_gap(g);
 
 	if (g->i < g->cfg.warmup && g->cfg.warmup_mean_ns > 0)
 		gap = arrival_next_ns(&g->wa);
@@ -57,7 +86,8 @@ int schedule_gen_next(struct schedule_gen *g, struct schedule_req *q)
 
 	if (g->done)
 		return 0;
-	if (cfg->requests && g->i == cfg->warmup + cfg->requests) {
+	if ((cfg->requests && g->i == cfg->warmup + cfg->requests) ||
+	    (cfg->replay && g->i == cfg->replay->n)) {
 		g->done = 1;
 		return 0;
 	}

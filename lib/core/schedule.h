@@ -23,6 +23,11 @@
  * request, warm-up included, so the gaps are those of the same seed over
  * wakebench's protocol.
  *
+ * A rate profile (lib/rateprof) replaces mean_ns: the gaps of dist at a
+ * mean of SCHEDULE_PROFILE_UNIT_NS are the steps of the profile's
+ * expected count. A replayed trace (lib/replay) replaces dist: gap i is
+ * the trace's, and the schedule ends with the trace at the latest.
+ *
  * The generator holds a few hundred bytes whatever the schedule's length:
  * a run draws each request when it needs it, and drawing the same
  * configuration again gives the same requests (gaps.csv is written so,
@@ -37,11 +42,19 @@
 #include "arrival.h"
 #include "keydist.h"
 #include "prng.h"
+#include "rateprof.h"
+#include "replay.h"
+
+/* A profile's gaps are drawn at this mean, then divided by it. */
+#define SCHEDULE_PROFILE_UNIT_NS 1e9
 
 struct schedule_cfg {
 	enum arrival_dist dist;
+	double dist_par[ARRIVAL_MAX_PAR];	/* dist's parameters (lib/arrival) */
 	double mean_ns;
 	uint64_t seed;
+	const struct rateprof *profile;	/* --rate-profile, or NULL */
+	const struct replay *replay;	/* --arrivals, or NULL */
 	uint64_t warmup;
 	uint64_t requests;	/* measured requests; 0 with duration_ns */
 	uint64_t duration_ns;	/* measured span, when requests is 0 */
@@ -82,6 +95,10 @@ struct schedule_gen {
 	uint64_t i;		/* requests drawn */
 	uint64_t sum, taken;	/* duration rule: measured gaps taken */
 	uint64_t t;		/* the last intended time */
+	/* a profile's expected count so far, where it is, the last time */
+	double u;
+	struct rateprof_pos ppos;
+	uint64_t pt;
 	int done;
 };
 

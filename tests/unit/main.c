@@ -23,7 +23,9 @@ int main(void)
 		wake_suite,
 		cpuset_suite,
 		govstat_suite,
+		proccpu_suite,
 		datfile_suite,
+		rateprof_suite,
 	};
 	SRunner *sr;
 	int failed;

@@ -53,6 +53,8 @@ Suite *gof_suite(void);
 Suite *wake_suite(void);
 Suite *cpuset_suite(void);
 Suite *govstat_suite(void);
+Suite *proccpu_suite(void);
 Suite *datfile_suite(void);
+Suite *rateprof_suite(void);
 
 #endif
