@@ -2,13 +2,16 @@
 /*
  * wakebench trace record: its own tracefs instance (never the top-level
  * buffer), trace_clock mono, power:cpu_idle + irq handler events + user
- * markers, per-CPU ring-buffer pages streamed to DIR as they fill. The
- * instance is destroyed on every way out: normal end, SIGINT/SIGTERM/
- * SIGHUP/SIGQUIT, a failing command, an error (exit() included: atexit).
- * The raw files are written under temporary names (lib/stage) and put in
- * place with meta.txt, last, only when the recording succeeded: a trace
- * directory with a meta.txt is complete, and a failed record (a full
- * disk) keeps nothing that looks like a trace.
+ * markers. As trace-cmd records: a recorder thread per CPU splices that
+ * CPU's ring-buffer pages into a temporary file as they fill
+ * (lib/cpurec); at the end the event formats, the process names and the
+ * pages become DIR/trace.dat (lib/datfile), which trace-cmd report and
+ * KernelShark open as it is. The instance is destroyed on every way out:
+ * normal end, SIGINT/SIGTERM/SIGHUP/SIGQUIT, a failing command, an error
+ * (exit() included: atexit). trace.dat is written under a temporary name
+ * (lib/stage) and put in place with meta.txt, last, only when the
+ * recording succeeded: a trace directory with a meta.txt is complete, and
+ * a failed record (a full disk) keeps nothing that looks like a trace.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <ftw.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -31,7 +33,9 @@
 #include "clock.h"
 #include "cmdline.h"
 #include "cpu.h"
+#include "cpurec.h"
 #include "cpuset.h"
+#include "datfile.h"
 #include "die.h"
 #include "hwcstate.h"
 #include "idlestate.h"
@@ -45,16 +49,18 @@ struct rec {
 	struct tracefs_instance *inst;
 	char name[64];
 	int ncpus;
-	struct tracefs_cpu **tcpu;
-	int *fds;
-	void *page;
+	struct cpurec *cr;	/* the recorders, one per recorded CPU */
+	int *fds;		/* each recorded CPU's pages, written */
+	char **cpu_tmp;		/* and their temporary files' names */
 	int subbuf;
 	uint64_t pages;
-	/* The files: cpuN.raw and meta.txt under temporary names until the
-	 * end (stage), formats/ and DIR itself when this record made them. */
+	struct datfile_hdr h;	/* trace.dat's formats and process names */
+	/* The files: trace.dat and meta.txt under temporary names until the
+	 * end (st), the CPUs' pages in temporary files that are never kept
+	 * (cpust), and DIR itself when this record made it. */
 	const char *out;
-	struct stage *st;
-	int made_out, made_formats;
+	struct stage *st, *cpust;
+	int made_out;
 	int kept;	/* committed: the trace is in place */
 	char hw_line[700];	/* meta.txt's hw_residency line (hwres_end) */
 };
@@ -66,12 +72,10 @@ static void destroy_instance(void)
 	if (!live || !live->inst)
 		return;
 	tracefs_trace_off(live->inst);
-	/* An open trace_pipe_raw keeps the instance busy: close them first. */
-	for (int cpu = 0; live->tcpu && cpu < live->ncpus; cpu++) {
-		if (live->tcpu[cpu])
-			tracefs_cpu_close(live->tcpu[cpu]);
-		live->tcpu[cpu] = NULL;
-	}
+	/* An open trace_pipe_raw keeps the instance busy: the recorders
+	 * close theirs first. */
+	cpurec_free(live->cr);
+	live->cr = NULL;
 	/* So does a trace_marker a child still holds: give it a moment. */
 	for (int i = 0; i < 50 && tracefs_instance_destroy(live->inst); i++)
 		usleep(20000);
@@ -82,25 +86,14 @@ static void destroy_instance(void)
 	live->inst = NULL;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag,
-		    struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 /*
- * A record that did not finish keeps nothing that looks like a trace:
- * the temporary cpuN.raw and meta.txt go (stage_free), and so do
- * formats/ and DIR when this record made them (DIR only when empty).
+ * The CPUs' temporary files always go (stage_free of cpust); a record
+ * that did not finish keeps nothing that looks like a trace: the
+ * temporary trace.dat and meta.txt go, and DIR when this record made it
+ * (only when empty).
  */
 static void discard_files(void)
 {
-	char path[4096];
-
 	if (!live)
 		return;
 	for (int cpu = 0; live->fds && cpu < live->ncpus; cpu++) {
@@ -108,15 +101,12 @@ static void discard_files(void)
 			close(live->fds[cpu]);
 		live->fds[cpu] = -1;
 	}
+	stage_free(live->cpust);
+	live->cpust = NULL;
 	stage_free(live->st);
 	live->st = NULL;
 	if (live->kept || !live->out)
 		return;
-	if (live->made_formats) {
-		snprintf(path, sizeof(path), "%s/formats", live->out);
-		nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-		live->made_formats = 0;
-	}
 	if (live->made_out) {
 		rmdir(live->out);
 		live->made_out = 0;
@@ -548,14 +538,15 @@ struct record_opts {
 	struct cpuset *mask;
 	char *events;
 	int buffer_kb;
+	double event_rate;
 	double duration;
 	int no_wake;
 };
 
 static const struct cli_opt record_options[] = {
 	{ .name = "out", .short_name = 'o', .kind = CLI_STRING, .arg = "DIR",
-	  .help = "write the trace here (created): meta.txt, formats/,\n"
-		  "cpuN.raw",
+	  .help = "write the trace here (created): trace.dat (what\n"
+		  "trace-cmd report opens), meta.txt, hw-residency.csv",
 	  .off = CLI_AT(struct record_opts, out) },
 	{ .name = "cpus", .short_name = 'c', .kind = CLI_CPUS, .arg = "LIST",
 	  .help = "record these CPUs only (default: all)",
@@ -572,8 +563,16 @@ static const struct cli_opt record_options[] = {
 	  .off = CLI_AT(struct record_opts, no_wake) },
 	{ .name = "buffer-kb", .kind = CLI_UINT, .store = CLI_INT, .arg = "N",
 	  .min = 4, .max = 1 << 22,
-	  .help = "ring buffer per CPU (default 4096)",
+	  .help = "ring buffer per CPU (default: from --event-rate,\n"
+		  "else 4096)",
 	  .off = CLI_AT(struct record_opts, buffer_kb) },
+	{ .name = "event-rate", .kind = CLI_REAL, .store = CLI_DOUBLE,
+	  .arg = "N", .min = 1, .max = 1e9, .hint = "events per second",
+	  .help = "events a second expected on the busiest CPU: the\n"
+		  "buffer holds 1 s of them at 32 bytes each (the\n"
+		  "kernel wakes a recorder at half full), at least\n"
+		  "1024 KB",
+	  .off = CLI_AT(struct record_opts, event_rate) },
 	{ .name = "duration", .short_name = 'D', .kind = CLI_REAL,
 	  .store = CLI_DOUBLE, .arg = "S", .min = 0.001, .max = 1e6,
 	  .hint = "seconds",
@@ -593,9 +592,10 @@ const struct cli_cmd trace_record_cmd = {
 "irq:irq_handler_entry/exit, user markers and, where the kernel has them,\n"
 "irq:softirq_entry and the irq_vectors IPI and local timer entries (wake\n"
 "causes) and sched:sched_wakeup (the breakdown of a wake; none of these\n"
-"with --no-wake-causes), plus --events; the ring\n"
-"buffers streamed to DIR. The COMMAND gets WAKEBENCH_TRACE_INSTANCE so\n"
-"servers and clients started with --trace-markers mark each request. The\n"
+"with --no-wake-causes), plus --events; a recorder thread per CPU splices\n"
+"its ring buffer to disk, and DIR/trace.dat (trace-cmd's file) holds them\n"
+"at the end. The COMMAND gets WAKEBENCH_TRACE_INSTANCE so servers and\n"
+"clients started with --trace-markers mark each request. The\n"
 "instance is removed on exit, SIGINT/SIGTERM/SIGHUP/SIGQUIT and when the\n"
 "command fails; processes the command leaves running are stopped (SIGTERM,\n"
 "named on stderr) before. The files take their names (meta.txt last) only\n"
@@ -709,13 +709,15 @@ static void set_cpumask(struct rec *r, const struct cpuset *mask)
 }
 
 /*
- * Two open files a CPU (its trace_pipe_raw and its cpuN.raw): past about
- * 480 CPUs the usual soft limit of 1024 failed the opens (EMFILE). Raised
- * as far as that needs, up to the hard limit, for this process only.
+ * Seven open files a CPU (its trace_pipe_raw, the recorder's two pipes,
+ * its temporary file, and at the end that file read back): the usual
+ * soft limit of 1024 failed the opens (EMFILE) past about 140 CPUs.
+ * Raised as far as that needs, up to the hard limit, for this process
+ * only.
  */
 static void files_for_cpus(int ncpus)
 {
-	rlim_t need = 2 * (rlim_t)ncpus + 64;
+	rlim_t need = 7 * (rlim_t)ncpus + 64;
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
@@ -745,7 +747,7 @@ struct recording {
 	sigset_t stopset, old;	/* the stop signals, blocked; the mask before */
 	uint64_t start, end;
 	int rc, sig, failed;
-	char err[4400], meta_tmp[4096], cmdlines_tmp[4096];
+	char err[4400], meta_tmp[4096], dat_tmp[4096];
 };
 
 /* The options, the command after -- and the events to enable. */
@@ -768,6 +770,10 @@ static void record_parse(struct recording *s, int argc, char **argv,
 	if (first < argc)
 		opt_usage(TRACE_PROG, "unexpected argument '%s' (a command goes after --)",
 			  argv[first]);
+	/* sized for the rate: 0.5 s of events while a recorder is held up */
+	if (!s->o.buffer_kb)
+		s->o.buffer_kb = s->o.event_rate > 0 ?
+			(int)cpurec_buffer_kb(s->o.event_rate, 0.5) : 4096;
 	if ((s->o.duration > 0) == (s->cmd != NULL))
 		opt_usage(TRACE_PROG, "record needs --duration S or -- COMMAND (one of them)");
 	for (int i = 0; default_events[i]; i++)
@@ -834,6 +840,9 @@ static void record_setup_instance(struct recording *s)
 	tracefs_trace_off(r->inst);
 	if (tracefs_instance_set_buffer_size(r->inst, (size_t)s->o.buffer_kb, -1) < 0)
 		opt_die(TRACE_PROG, "cannot set the buffer to %d KB per CPU", s->o.buffer_kb);
+	/* the recorders wake at half full, as --event-rate's sizing takes
+	 * (the kernel's default; older kernels have no such file) */
+	tracefs_instance_file_write(r->inst, "buffer_percent", "50");
 	if (s->o.mask)
 		set_cpumask(r, s->o.mask);
 	for (int i = 0; i < s->nevents; i++) {
@@ -856,6 +865,49 @@ static void record_setup_instance(struct recording *s)
 	}
 }
 
+/*
+ * An older trace's formats/ (SYS/EVENT/format under it, and the two
+ * headers): only those files and directories, so that anything else
+ * someone put there stays (and its rmdir fails: an error).
+ */
+static int remove_formats(const char *out)
+{
+	char path[4096];
+	struct dirent *se, *ee;
+	DIR *sd, *ed;
+
+	snprintf(path, sizeof(path), "%s/formats", out);
+	sd = opendir(path);
+	if (!sd)
+		return errno == ENOENT ? 0 : -1;
+	while ((se = readdir(sd))) {
+		if (se->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/formats/%s", out, se->d_name);
+		if (!strcmp(se->d_name, "header_page") || !strcmp(se->d_name, "header_event")) {
+			unlink(path);
+			continue;
+		}
+		ed = opendir(path);
+		while (ed && (ee = readdir(ed))) {
+			char ev[4400];
+
+			if (ee->d_name[0] == '.')
+				continue;
+			snprintf(ev, sizeof(ev), "%s/%s/format", path, ee->d_name);
+			unlink(ev);
+			snprintf(ev, sizeof(ev), "%s/%s", path, ee->d_name);
+			rmdir(ev);
+		}
+		if (ed)
+			closedir(ed);
+		rmdir(path);
+	}
+	closedir(sd);
+	snprintf(path, sizeof(path), "%s/formats", out);
+	return rmdir(path) && errno != ENOENT ? -1 : 0;
+}
+
 /* An earlier trace in DIR, and what was made from it, removed. */
 static void record_clear_earlier(struct recording *s)
 {
@@ -864,35 +916,61 @@ static void record_clear_earlier(struct recording *s)
 
 	/*
 	 * An earlier trace in DIR is replaced from here on: its meta.txt goes
-	 * first (it is no longer complete), and none of its cpuN.raw can pass
-	 * for this one's (a CPU left out by --cpus). The new ones take their
-	 * final names only when the recording has succeeded.
+	 * first (it is no longer complete), then its trace.dat, and the files
+	 * of the older layout (saved_cmdlines, cpuN.raw, formats/), none of
+	 * which may pass for this one's. The new ones take their final names
+	 * only when the recording has succeeded.
 	 */
-	for (int cpu = -2; cpu < s->r.ncpus; cpu++) {
+	for (int cpu = -3; cpu < s->r.ncpus; cpu++) {
 		char path[4096];
 
-		if (cpu == -2)
-			snprintf(path, sizeof(path), "%s/meta.txt", out);
-		else if (cpu == -1)
-			snprintf(path, sizeof(path), "%s/saved_cmdlines", out);
+		if (cpu < 0)
+			snprintf(path, sizeof(path), "%s/%s", out,
+				 cpu == -3 ? "meta.txt" : cpu == -2 ? "trace.dat" :
+				 "saved_cmdlines");
 		else
 			snprintf(path, sizeof(path), "%s/cpu%d.raw", out, cpu);
 		if (unlink(path) && errno != ENOENT)
 			opt_die(TRACE_PROG, "cannot remove the earlier %s: %s", path,
 				strerror(errno));
 	}
+	if (held && remove_formats(out))
+		opt_die(TRACE_PROG, "cannot remove the earlier %s/formats: %s", out,
+			strerror(errno));
 	/* and what was made from it (timeline, attribute): a report would
 	 * draw it as this trace's */
 	if (held && traceout_remove(out, s->err, sizeof(s->err)) < 0)
 		opt_die(TRACE_PROG, "%s", s->err);
-	if (save_formats(out, s->events, s->nevents, &s->r.made_formats, s->err,
-			 sizeof(s->err)))
-		opt_die(TRACE_PROG, "cannot save the event formats: %s", s->err);
 }
 
 /*
- * Each traced CPU's trace_pipe_raw and its cpuN.raw under a temporary
- * name; hw-residency.csv, saved_cmdlines and meta.txt staged beside them.
+ * trace.dat's header from the live tracefs: header_page, header_event and
+ * the format of each recorded event (ftrace:print carries the markers).
+ */
+static void record_formats(struct recording *s)
+{
+	const char *only[50];
+	char dir[4096];
+	int n = 0;
+
+	for (int i = 0; i < s->nevents; i++)
+		only[n++] = s->events[i];
+	only[n++] = "ftrace:print";
+	only[n] = NULL;
+	snprintf(dir, sizeof(dir), "%s/events", tracefs_tracing_dir());
+	if (datfile_hdr_load(&s->r.h, dir, NULL, only, s->err, sizeof(s->err)))
+		opt_die(TRACE_PROG, "cannot read the event formats: %s", s->err);
+	s->r.subbuf = datfile_hdr_subbuf(&s->r.h);
+	if (s->r.subbuf <= 0)
+		opt_die(TRACE_PROG, "%s/header_page: no sub-buffer size in it", dir);
+	s->r.h.page_size = (uint32_t)s->r.subbuf;
+	s->r.h.ncpus = (uint32_t)s->r.ncpus;
+	snprintf(s->r.h.clock, sizeof(s->r.h.clock), "mono");
+}
+
+/*
+ * A temporary file for each traced CPU's pages (cpust: removed on every
+ * way out); hw-residency.csv, trace.dat and meta.txt staged in DIR.
  */
 static void record_open_files(struct recording *s)
 {
@@ -901,10 +979,11 @@ static void record_open_files(struct recording *s)
 	int ret;
 
 	files_for_cpus(r->ncpus);
-	r->tcpu = calloc((size_t)r->ncpus, sizeof(*r->tcpu));
 	r->fds = malloc((size_t)r->ncpus * sizeof(*r->fds));
+	r->cpu_tmp = calloc((size_t)r->ncpus, sizeof(*r->cpu_tmp));
 	r->st = stage_new(out);
-	if (!r->tcpu || !r->fds || !r->st)
+	r->cpust = stage_new(out);
+	if (!r->fds || !r->cpu_tmp || !r->st || !r->cpust)
 		opt_die(TRACE_PROG, "out of memory");
 	for (int cpu = 0; cpu < r->ncpus; cpu++)
 		r->fds[cpu] = -1;
@@ -916,29 +995,28 @@ static void record_open_files(struct recording *s)
 
 		if (s->o.mask && !cpuset_test(s->o.mask, cpu))
 			continue;
-		r->tcpu[cpu] = tracefs_cpu_open(r->inst, cpu, true);
-		if (!r->tcpu[cpu])
-			opt_die(TRACE_PROG, "cannot open CPU %d's trace_pipe_raw: %s", cpu,
-				strerror(errno));
 		snprintf(name, sizeof(name), "cpu%d.raw", cpu);
-		ret = stage_add(r->st, name, tmp, sizeof(tmp));
+		ret = stage_add(r->cpust, name, tmp, sizeof(tmp));
 		if (ret)
 			opt_die(TRACE_PROG, "%s/%s: %s", out, name, strerror(-ret));
-		r->fds[cpu] = wfile_create(tmp, 0644);
+		r->fds[cpu] = wfile_create(tmp, 0600);
+		r->cpu_tmp[cpu] = strdup(tmp);
 		if (r->fds[cpu] < 0)
-			opt_die(TRACE_PROG, "cannot create %s/%s (as %s): %s", out, name,
-				tmp, strerror(-r->fds[cpu]));
-		r->subbuf = tracefs_cpu_read_size(r->tcpu[cpu]);
+			opt_die(TRACE_PROG, "cannot create %s: %s", tmp, strerror(-r->fds[cpu]));
+		if (!r->cpu_tmp[cpu])
+			opt_die(TRACE_PROG, "out of memory");
 	}
-	ret = stage_add(r->st, "saved_cmdlines", s->cmdlines_tmp, sizeof(s->cmdlines_tmp));
+	ret = stage_add(r->st, "trace.dat", s->dat_tmp, sizeof(s->dat_tmp));
 	if (ret)
-		opt_die(TRACE_PROG, "%s/saved_cmdlines: %s", out, strerror(-ret));
+		opt_die(TRACE_PROG, "%s/trace.dat: %s", out, strerror(-ret));
 	/* Added last, so renamed last: a meta.txt means a complete trace. */
 	ret = stage_add(r->st, "meta.txt", s->meta_tmp, sizeof(s->meta_tmp));
 	if (ret)
 		opt_die(TRACE_PROG, "%s/meta.txt: %s", out, strerror(-ret));
-	if (r->subbuf <= 0 || !(r->page = malloc((size_t)r->subbuf)))
-		opt_die(TRACE_PROG, "cannot size the ring-buffer pages");
+	/* the recorders wait in the kernel until tracing is on */
+	if (cpurec_start(r->inst, r->ncpus, r->fds, r->subbuf, &r->cr, s->err,
+			 sizeof(s->err)))
+		opt_die(TRACE_PROG, "%s", s->err);
 }
 
 /* Tracing on, the line scripts wait for, and the command started. */
@@ -970,23 +1048,22 @@ static void record_start(struct recording *s)
 }
 
 /*
- * The ring buffers drained every 50 ms until the duration is over, the
- * command has exited, a stop signal came (passed on to the command) or
- * a write failed.
+ * The recorders run on their own until the duration is over, the command
+ * has exited or a stop signal came (passed on to the command): looked at
+ * every 50 ms.
  */
 static void record_loop(struct recording *s)
 {
 	s->rc = 0;
 	for (;;) {
-		struct timespec ts = { 0, 50000000 };	/* drain every 50 ms */
+		struct timespec ts = { 0, 50000000 };
 		int sig = sigtimedwait(&s->stopset, NULL, &ts);
-		int status, bad = 0, ret;
+		int status, bad = 0, ret = cpurec_error(s->r.cr, &bad);
 
-		ret = drain(&s->r, 0, &bad);
 		if (ret) {
 			/* A full disk: the cause is the write's errno. */
-			fprintf(stderr, "%s: cannot write %s/cpu%d.raw: %s\n", TRACE_PROG,
-				s->o.out, bad, strerror(-ret));
+			fprintf(stderr, "%s: cannot write %s: %s\n", TRACE_PROG,
+				s->r.cpu_tmp[bad], strerror(-ret));
 			s->failed = 1;
 			break;
 		}
@@ -1012,6 +1089,7 @@ static void record_loop(struct recording *s)
 static void record_stop(struct recording *s)
 {
 	struct rec *r = &s->r;
+	int bad = 0, ret;
 
 	if (s->cmd) {
 		/* The command has exited (or recording failed): what it left
@@ -1030,52 +1108,85 @@ static void record_stop(struct recording *s)
 	s->end = clock_now_ns();
 	if (hwres_end(&s->hw, r))
 		s->failed = 1;
-	for (int cpu = 0; cpu < r->ncpus; cpu++)
-		if (r->tcpu[cpu])
-			tracefs_cpu_stop(r->tcpu[cpu]);
-	if (!s->failed) {
-		int bad = 0, ret = drain(r, 1, &bad);
-
-		if (ret) {
-			fprintf(stderr, "%s: cannot write %s/cpu%d.raw: %s\n", TRACE_PROG,
-				s->o.out, bad, strerror(-ret));
-			s->failed = 1;
-		}
-	}
-	for (int cpu = 0; !s->failed && cpu < r->ncpus; cpu++) {
-		if (r->fds[cpu] >= 0 && close(r->fds[cpu])) {
-			fprintf(stderr, "%s: cannot write %s/cpu%d.raw: %s\n", TRACE_PROG,
-				s->o.out, cpu, strerror(errno));
+	/* each recorder drains its CPU and stops: a full disk is named */
+	ret = cpurec_stop(r->cr, &bad, s->err, sizeof(s->err));
+	if (ret && !s->failed)
+		fprintf(stderr, "%s: cannot write %s: %s\n", TRACE_PROG,
+			r->cpu_tmp[bad], strerror(-ret));
+	s->failed |= ret != 0;
+	r->pages = cpurec_bytes(r->cr) / (uint64_t)r->subbuf;
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		if (r->fds[cpu] >= 0 && close(r->fds[cpu]) && !s->failed) {
+			fprintf(stderr, "%s: cannot write %s: %s\n", TRACE_PROG,
+				r->cpu_tmp[cpu], strerror(errno));
 			s->failed = 1;
 		}
 		r->fds[cpu] = -1;
 	}
 }
 
+/* The CPUs' pages, read back from their temporary files, into trace.dat. */
+static int record_write_dat(struct recording *s)
+{
+	struct rec *r = &s->r;
+	int *in = malloc((size_t)r->ncpus * sizeof(*in)), fd, ret = 0;
+
+	if (!in) {
+		snprintf(s->err, sizeof(s->err), "out of memory");
+		return -ENOMEM;
+	}
+	for (int cpu = 0; cpu < r->ncpus; cpu++) {
+		in[cpu] = r->cpu_tmp[cpu] ? open(r->cpu_tmp[cpu], O_RDONLY | O_CLOEXEC) : -1;
+		if (r->cpu_tmp[cpu] && in[cpu] < 0 && !ret) {
+			ret = -errno;
+			snprintf(s->err, sizeof(s->err), "%s: %s", r->cpu_tmp[cpu],
+				 strerror(errno));
+		}
+	}
+	fd = ret ? -1 : wfile_create(s->dat_tmp, 0644);
+	if (!ret && fd < 0) {
+		ret = fd;
+		snprintf(s->err, sizeof(s->err), "%s: %s", s->dat_tmp, strerror(-fd));
+	}
+	if (!ret)
+		ret = datfile_write(fd, &r->h, in, NULL, s->dat_tmp, s->err, sizeof(s->err));
+	if (fd >= 0 && close(fd) && !ret) {
+		ret = -errno;
+		snprintf(s->err, sizeof(s->err), "%s: %s", s->dat_tmp, strerror(errno));
+	}
+	for (int cpu = 0; cpu < r->ncpus; cpu++)
+		if (in[cpu] >= 0)
+			close(in[cpu]);
+	free(in);
+	return ret;
+}
+
 /*
- * saved_cmdlines and meta.txt written, then every file put in place;
- * -errno (named on stderr) when one of them cannot be.
+ * trace.dat and meta.txt written, then every file put in place; -errno
+ * (named on stderr) when one of them cannot be.
  */
 static int record_commit(struct recording *s)
 {
 	/*
 	 * The kernel's pid -> name table (top level: instances share it),
-	 * for the process names of trace export's trace.dat; empty when it
-	 * cannot be read.
+	 * trace.dat's process names; none when it cannot be read.
 	 */
 	int size = 0, ret;
 	char *names = tracefs_instance_file_read(NULL, "saved_cmdlines", &size);
 	size_t len = 0;
 	char *text;
 
-	ret = wfile_write_new(s->cmdlines_tmp, names ? names : "",
-			      names && size > 0 ? (size_t)size : 0);
-	free(names);
+	s->r.h.cmdlines = names;
+	s->r.h.cmdlines_len = names && size > 0 ? (size_t)size : 0;
+	ret = record_write_dat(s);
 	if (ret) {
-		fprintf(stderr, "%s: cannot write %s/saved_cmdlines: %s\n",
-			TRACE_PROG, s->o.out, strerror(-ret));
+		fprintf(stderr, "%s: cannot write %s/trace.dat: %s\n", TRACE_PROG,
+			s->o.out, s->err);
 		return ret;
 	}
+	/* the pages are in trace.dat: their temporary files go now */
+	stage_free(s->r.cpust);
+	s->r.cpust = NULL;
 	/* meta.txt last: its temporary, then every file fsynced and renamed
 	 * into place, meta.txt after the raw files. */
 	text = meta_text(&s->r, s->start, s->end, s->events, s->nevents, s->cmdline,
@@ -1107,9 +1218,11 @@ static int record_finish(struct recording *s)
 		fprintf(stderr, "%s: recording failed after %.3f s; no trace kept in %s (the %llu pages written and their temporary files are removed)\n",
 			TRACE_PROG, (s->end - s->start) / 1e9, s->o.out,
 			(unsigned long long)r->pages);
-	free(r->page);
-	free(r->tcpu);
+	for (int cpu = 0; r->cpu_tmp && cpu < r->ncpus; cpu++)
+		free(r->cpu_tmp[cpu]);
+	free(r->cpu_tmp);
 	free(r->fds);
+	datfile_hdr_free(&r->h);
 	cpuset_free(s->o.mask);
 	free(s->cmdline);
 	live = NULL;
@@ -1122,7 +1235,7 @@ static int record_finish(struct recording *s)
 
 int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 {
-	struct recording s = { .o = { .buffer_kb = 4096 }, .child = -1, .rc = 1 };
+	struct recording s = { .child = -1, .rc = 1 };
 
 	/* A closed standard error (a pipe whose reader is gone) is no reason
 	 * to die with the instance up or the files half written. */
@@ -1131,6 +1244,7 @@ int trace_record(int argc, char **argv, int full_argc, char **full_argv)
 	record_make_out(&s);
 	record_setup_instance(&s);
 	record_clear_earlier(&s);
+	record_formats(&s);
 	record_open_files(&s);
 	record_start(&s);
 	record_loop(&s);

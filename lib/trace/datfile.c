@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <event-parse.h>
+
 #include "datfile.h"
 #include "rfile.h"
 #include "wfile.h"
@@ -91,6 +93,22 @@ static int add_fmt(struct datfile_hdr *h, const char *sys, char *text,
 	return 0;
 }
 
+int datfile_hdr_subbuf(const struct datfile_hdr *h)
+{
+	struct tep_handle *tep = tep_alloc();
+	int size = 0;
+
+	if (!tep || !h->header_page)
+		goto out;
+	if (!tep_parse_header_page(tep, h->header_page,
+				   (unsigned long)h->header_page_len, (int)sizeof(long)))
+		size = tep_get_sub_buffer_size(tep);
+out:
+	if (tep)
+		tep_free(tep);
+	return size > 0 ? size : 0;
+}
+
 const struct datfile_fmt *datfile_hdr_find(const struct datfile_hdr *h,
 					   const char *sys, const char *name)
 {
@@ -111,9 +129,70 @@ void datfile_hdr_free(struct datfile_hdr *h)
 	memset(h, 0, sizeof(*h));
 }
 
+/*
+ * A text file read to its end, at most max bytes: tracefs' files say 0
+ * bytes in stat (rfile_slurp reads what stat says), a trace's copies the
+ * truth. NUL-terminated. 0 or -errno with a message in err.
+ */
+static int slurp(const char *path, size_t max, char **buf, size_t *len,
+		 char *err, size_t errlen)
+{
+	int fd = rfile_open(path, err, errlen);
+	size_t cap = 4096, n = 0;
+	char *b = NULL;
+	ssize_t got;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return fd == -EISDIR ? -EINVAL : fd;
+	for (;;) {
+		char *p = n + 1 >= cap || !b ? realloc(b, cap *= 2) : b;
+
+		if (!p) {
+			free(b);
+			close(fd);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		b = p;
+		got = rfile_read_full(fd, b + n, cap - n - 1);
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+		if (n > max) {
+			got = -EFBIG;
+			break;
+		}
+	}
+	close(fd);
+	if (got < 0) {
+		snprintf(err, errlen, "%s: %s", path, got == -EFBIG ?
+			 "larger than a format may be" : strerror((int)-got));
+		free(b);
+		return (int)got;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* 1 when SYS:NAME is in only (NULL-terminated; NULL: every event). */
+static int wanted(const char *const *only, const char *sys, const char *name)
+{
+	size_t n = strlen(sys);
+
+	for (; only && *only; only++)
+		if (!strncmp(*only, sys, n) && (*only)[n] == ':' &&
+		    !strcmp(*only + n + 1, name))
+			return 1;
+	return !only;
+}
+
 /* A system's events, in name order (the file is the same each time). */
 static int load_system(struct datfile_hdr *h, const char *dir, const char *sys,
-		       char *err, size_t errlen)
+		       const char *const *only, char *err, size_t errlen)
 {
 	char path[4096];
 	struct dirent **ev;
@@ -127,10 +206,11 @@ static int load_system(struct datfile_hdr *h, const char *dir, const char *sys,
 		char *text;
 		size_t len;
 
-		if (!ret && ev[i]->d_name[0] != '.' && strlen(ev[i]->d_name) < 64) {
+		if (!ret && ev[i]->d_name[0] != '.' && strlen(ev[i]->d_name) < 64 &&
+		    wanted(only, sys, ev[i]->d_name)) {
 			snprintf(path, sizeof(path), "%s/%s/%s/format", dir, sys,
 				 ev[i]->d_name);
-			if (!rfile_slurp(path, TEXT_MAX, &text, &len, err, errlen) &&
+			if (!slurp(path, TEXT_MAX, &text, &len, err, errlen) &&
 			    !(ret = add_fmt(h, sys, text, len, err, errlen)) &&
 			    strcmp(h->fmts[h->nfmts - 1].name, ev[i]->d_name))
 				/* it would be found under another name */
@@ -144,24 +224,25 @@ static int load_system(struct datfile_hdr *h, const char *dir, const char *sys,
 }
 
 int datfile_hdr_load(struct datfile_hdr *h, const char *formats_dir,
-		     const char *cmdlines, char *err, size_t errlen)
+		     const char *cmdlines, const char *const *only, char *err,
+		     size_t errlen)
 {
 	char path[4096];
 	struct dirent **se;
 	int n, ret;
 
 	snprintf(path, sizeof(path), "%s/header_page", formats_dir);
-	ret = rfile_slurp(path, TEXT_MAX, &h->header_page, &h->header_page_len,
+	ret = slurp(path, TEXT_MAX, &h->header_page, &h->header_page_len,
 			  err, errlen);
 	if (ret)
 		return ret;
 	snprintf(path, sizeof(path), "%s/header_event", formats_dir);
-	if (rfile_slurp(path, TEXT_MAX, &h->header_event, &h->header_event_len,
+	if (slurp(path, TEXT_MAX, &h->header_event, &h->header_event_len,
 			err, errlen)) {
 		h->header_event = NULL;	/* older traces have none */
 		h->header_event_len = 0;
 	}
-	if (cmdlines && rfile_slurp(cmdlines, CMDLINES_MAX, &h->cmdlines,
+	if (cmdlines && slurp(cmdlines, CMDLINES_MAX, &h->cmdlines,
 				    &h->cmdlines_len, err, errlen)) {
 		h->cmdlines = NULL;
 		h->cmdlines_len = 0;
@@ -174,7 +255,8 @@ int datfile_hdr_load(struct datfile_hdr *h, const char *formats_dir,
 	}
 	for (int i = 0; i < n; i++) {
 		if (!ret && se[i]->d_name[0] != '.' && strlen(se[i]->d_name) < 64)
-			ret = load_system(h, formats_dir, se[i]->d_name, err, errlen);
+			ret = load_system(h, formats_dir, se[i]->d_name, only, err,
+					  errlen);
 		free(se[i]);
 	}
 	free(se);

@@ -42,13 +42,18 @@ struct datfile_hdr {
 };
 
 /*
- * Fills h's formats from a directory laid out as trace record's formats/
- * (header_page, header_event when there, SYS/EVENT/format) and cmdlines
- * from file cmdlines (NULL or missing: none). Each text at most 1 MiB.
- * Returns 0 or -errno with a message in err.
+ * Fills h's formats from a directory laid out as tracefs' events/ or an
+ * older trace's formats/ (header_page, header_event when there,
+ * SYS/EVENT/format), only the events named "SYS:NAME" in only (NULL-
+ * terminated; NULL: all), and cmdlines from file cmdlines (NULL or
+ * missing: none). Each text at most 1 MiB. Returns 0 or -errno with a
+ * message in err.
  */
 int datfile_hdr_load(struct datfile_hdr *h, const char *formats_dir,
-		     const char *cmdlines, char *err, size_t errlen);
+		     const char *cmdlines, const char *const *only, char *err,
+		     size_t errlen);
+/* The sub-buffer size h's header_page declares, or 0. */
+int datfile_hdr_subbuf(const struct datfile_hdr *h);
 void datfile_hdr_free(struct datfile_hdr *h);
 /* h's format of SYS/NAME, or NULL. */
 const struct datfile_fmt *datfile_hdr_find(const struct datfile_hdr *h,

@@ -929,8 +929,10 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 	 * pass for this trace's (a directory that never held a trace keeps
 	 * its files). */
 	ret = held ? traceout_remove(w->dir, err, errlen) : 0;
-	for (size_t i = 0; held && ret >= 0 && i < 2; i++) {
-		static const char *const recorded[] = { "saved_cmdlines", "hw-residency.csv" };
+	for (size_t i = 0; held && ret >= 0 && i < 3; i++) {
+		/* trace.dat: a recording's pages, read before cpuN.raw */
+		static const char *const recorded[] = { "saved_cmdlines", "hw-residency.csv",
+							"trace.dat" };
 		char old[4200];
 
 		snprintf(old, sizeof(old), "%s/%s", w->dir, recorded[i]);

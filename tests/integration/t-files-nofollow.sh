@@ -122,11 +122,11 @@ if [ "$(id -u)" = 0 ] && { [ -d /sys/kernel/tracing/events/power/cpu_idle ] ||
 	{ mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null &&
 	  [ -d /sys/kernel/tracing/events/power/cpu_idle ]; }; }; then
 	mkdir "$TMP/rec"
-	plant "$TMP/rec" meta.txt cpu0.raw cpu1.raw saved_cmdlines hw-residency.csv
+	plant "$TMP/rec" meta.txt trace.dat cpu0.raw cpu1.raw hw-residency.csv
 	t 30 "$WB" trace record --out "$TMP/rec" --duration 0.2 > "$TMP/o" 2>&1 ||
 		fail "trace record with planted links: $(cat "$TMP/o")"
 	victim_ok "trace record"
-	regular record "$TMP/rec/meta.txt" "$TMP/rec/cpu0.raw"
+	regular record "$TMP/rec/meta.txt" "$TMP/rec/trace.dat"
 	nolinks record "$TMP/rec"
 else
 	echo "trace record part skipped: needs root and a tracefs with power:cpu_idle"

@@ -7,8 +7,9 @@
 # fails naming the page and leaves nothing, --skip-corrupt leaves it out;
 # a missing or garbage DIR fails cleanly; SIGTERM while writing leaves
 # nothing. Part 2 (root, tracefs): a real recording of a loopback run with
-# markers, exported: the same counts in trace-cmd report as in trace
-# timeline, and its sched_wakeup and interrupt events there.
+# markers: trace-cmd report reads the trace.dat record wrote, and its
+# export, with the same counts as trace timeline, and its sched_wakeup and
+# interrupt events there.
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd > /dev/null || skip "no trace-cmd to read the files with (make deps)"
 FX="$WB_TOP/tests/fixtures/trace/real"
@@ -203,8 +204,11 @@ exit \$rc
 EOS
 "$WB" trace record --out "$TMP/tr" -- bash "$TMP/run.sh" 2> "$TMP/rec.err" || fail "record: $(cat "$TMP/rec.err")"
 [ "$(instances)" = 0 ] || fail "instance left behind"
-[ -s "$TMP/tr/formats/header_event" ] || fail "record saved no formats/header_event"
-[ -e "$TMP/tr/saved_cmdlines" ] || fail "record saved no saved_cmdlines"
+# record writes trace.dat itself: trace-cmd report opens it as it is
+[ -s "$TMP/tr/trace.dat" ] || fail "record wrote no trace.dat: $(ls -A "$TMP/tr")"
+ls "$TMP/tr" | grep -Eq '^cpu[0-9]+\.raw$|^formats$|^saved_cmdlines$' &&
+	fail "record left files of the older layout: $(ls -A "$TMP/tr")"
+report "$TMP/tr/trace.dat" > "$TMP/rec.txt" || fail "trace-cmd report cannot read the recording's trace.dat"
 ridle=$(idle_of "$TMP/tr")
 rev=$(sed -n 's/^events: \([0-9]*\) in the trace.*/\1/p' "$TMP/tl.out")
 recv=$(tail -n +2 "$TMP/tr/markers.csv" | grep -c ',wb recv [0-9]*$')
@@ -214,6 +218,10 @@ echo "$out" | grep -q "^wrote $TMP/tr.dat: $rev events (cpu_idle $ridle, " || fa
 report "$TMP/tr.dat" > "$TMP/tr.txt" || fail "trace-cmd report cannot read the real trace's file"
 n=$(grep -c ' cpu_idle: ' "$TMP/tr.txt")
 [ "$n" = "$ridle" ] || fail "real trace: trace-cmd report lists $n cpu_idle events, trace timeline $ridle"
+n=$(grep -c ' cpu_idle: ' "$TMP/rec.txt")
+[ "$n" = "$ridle" ] || fail "the recording's own trace.dat: trace-cmd report lists $n cpu_idle events, trace timeline $ridle"
+n=$(grep -c ' print: .*: wb recv [0-9]*$' "$TMP/rec.txt")
+[ "$n" = "$N" ] || fail "the recording's own trace.dat: $n wb recv markers in the report for $N requests"
 n=$(grep -c ' print: .*: wb recv [0-9]*$' "$TMP/tr.txt")
 [ "$n" = "$recv" ] || fail "real trace: $n wb recv markers in the report, $recv in the trace"
 grep -q ' sched_wakeup: ' "$TMP/tr.txt" || fail "no sched_wakeup events in the report"

@@ -2,9 +2,9 @@
 # trace record on a full file system (issue 21 §4): the error names the
 # file and the real cause ("No space left on device", not EIO), the exit
 # status is not 0, no meta.txt (0-byte or not) and no partial file is
-# left, and the tracefs instance is removed. Cases: the raw files do not
+# left, and the tracefs instance is removed. Cases: the pages do not
 # fit (--duration, and with a COMMAND), an earlier trace in the directory,
-# and the raw files fit but meta.txt does not (a tmpfs with one inode too
+# and the pages fit but trace.dat or meta.txt does not (a tmpfs with one inode too
 # few: meta.txt's temporary is the last file record creates). And the
 # other ways out: standard error a broken pipe, SIGQUIT. And trace
 # timeline and trace capture whose files do not fit.
@@ -42,10 +42,12 @@ record_fails() {
 	nothing_left "$FS/$name"
 }
 
-# 1. The raw files do not fit (the formats do): ENOSPC on a cpuN.raw.
+# The pages are spliced into a temporary file per CPU, then trace.dat.
+PAGES='(\.cpu[0-9]+\.raw\.partial|\.?trace\.dat(\.partial)?)'
+# 1. The pages do not fit: ENOSPC on a CPU's file or on trace.dat.
 fs size=96k
 load
-record_fails t 'cpu[0-9]+\.raw' --duration 2 --events $EV
+record_fails t "$PAGES" --duration 2 --events $EV
 kill $LOAD 2>/dev/null; wait $LOAD 2>/dev/null
 [ ! -e "$FS/t" ] || fail "the directory record made is left: $(ls -A "$FS/t")"
 
@@ -55,31 +57,32 @@ mkdir "$FS/old"
 echo "wakebench-trace 1" > "$FS/old/meta.txt"
 echo old > "$FS/old/cpu0.raw"
 load
-record_fails old 'cpu[0-9]+\.raw' --duration 2 --events $EV
+record_fails old "$PAGES" --duration 2 --events $EV
 kill $LOAD 2>/dev/null; wait $LOAD 2>/dev/null
 [ -d "$FS/old" ] || fail "a directory record did not make was removed"
 
 # 3. With a COMMAND: it is stopped, the status is the failure's.
 fs size=96k
 tag="wbfullfs-$$"
-record_fails cmd 'cpu[0-9]+\.raw' --events $EV -- \
+record_fails cmd "$PAGES" --events $EV -- \
 	sh -c 'for i in $(seq 300); do sleep 0.01; done; exit 0' "$tag"
 pgrep -f "$tag" > /dev/null && fail "the command still runs"
 
-# 4. The raw files fit, meta.txt does not. Count the inodes a complete
-# record uses (same events, same CPUs), then allow one fewer.
+# 4. The pages fit, the files that end a record do not. Count the inodes
+# a complete record of one CPU uses (the same at its peak: its CPU's
+# temporary file goes before meta.txt is made), then allow one fewer.
 fs size=4m
-"$WB" trace record --out "$FS/m" --duration 0.3 --events $EV 2>"$TMP/m.err" ||
+"$WB" trace record --out "$FS/m" --cpus 0 --duration 0.3 --events $EV 2>"$TMP/m.err" ||
 	fail "record on an empty tmpfs: $(cat "$TMP/m.err")"
 [ -s "$FS/m/meta.txt" ] || fail "no meta.txt after a complete record"
 n=$(stat -f -c '%c %d' "$FS" | awk '{ print $1 - $2 }')
 fs size=4m,nr_inodes=$((n - 1))
-record_fails m 'meta\.txt' --duration 0.3 --events $EV
+record_fails m '(meta\.txt|\.?trace\.dat(\.partial)?)' --cpus 0 --duration 0.3 --events $EV
 # ... and with exactly enough inodes it succeeds (the count is right).
 fs size=4m,nr_inodes=$n
-"$WB" trace record --out "$FS/m" --duration 0.3 --events $EV 2>"$TMP/m2.err" ||
+"$WB" trace record --out "$FS/m" --cpus 0 --duration 0.3 --events $EV 2>"$TMP/m2.err" ||
 	fail "record with just enough inodes: $(cat "$TMP/m2.err")"
-[ -s "$FS/m/meta.txt" ] && [ -e "$FS/m/cpu0.raw" ] || fail "complete record: $(ls -A "$FS/m")"
+[ -s "$FS/m/meta.txt" ] && [ -s "$FS/m/trace.dat" ] || fail "complete record: $(ls -A "$FS/m")"
 ls -A "$FS/m" | grep -q partial && fail "temporary files after a complete record"
 [ "$(instances)" = 0 ] || fail "tracefs instance left after a complete record"
 

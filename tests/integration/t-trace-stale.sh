@@ -36,12 +36,14 @@ D="$TMP/imp"
 	fail "first import"
 echo old > "$D/saved_cmdlines"
 printf 'cpu,state,residency_pct\n' > "$D/hw-residency.csv"
+# a recording's trace.dat is read before cpuN.raw: it must not outlive it
+echo old > "$D/trace.dat"
 plant "$D"
 "$WB" trace import "$FX/socwatch/hdsearch.csv" --format socwatch --out "$D" --force > "$TMP/imp.out" 2>&1 ||
 	fail "import --force: $(cat "$TMP/imp.out")"
 gone "$D" "import --force"
-[ ! -e "$D/saved_cmdlines" ] && [ ! -e "$D/hw-residency.csv" ] ||
-	fail "import --force kept the earlier recording's saved_cmdlines or hw-residency.csv"
+[ ! -e "$D/saved_cmdlines" ] && [ ! -e "$D/hw-residency.csv" ] && [ ! -e "$D/trace.dat" ] ||
+	fail "import --force kept the earlier recording's saved_cmdlines, hw-residency.csv or trace.dat"
 "$WB" trace timeline "$D" > /dev/null 2>&1 || fail "timeline of the import"
 grep -q '^4095,' "$D/residency.csv" && fail "a cpu4095 row after a new timeline"
 # a directory that never held a trace keeps its user's files of those names

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "unit.h"
+#include "cpurec.h"
 #include "datfile.h"
 #include "tracedat.h"
 #include "tracefile.h"
@@ -37,7 +38,7 @@ static void make_dat(const char *dir, uint32_t ncpus, int empty_rest)
 	sh("sed 's/^ncpus 1$/ncpus %s/' " FIXTURE "/meta.txt > %s/meta.txt",
 	   ncpus == 1 ? "1" : ncpus == 2 ? "2" : "4", dir);
 	snprintf(h.clock, sizeof(h.clock), "mono");
-	ck_assert_msg(datfile_hdr_load(&h, FIXTURE "/formats", NULL, err, sizeof(err)) == 0,
+	ck_assert_msg(datfile_hdr_load(&h, FIXTURE "/formats", NULL, NULL, err, sizeof(err)) == 0,
 		      "%s", err);
 	fds[0] = open(FIXTURE "/cpu0.raw", O_RDONLY);
 	ck_assert_int_ge(fds[0], 0);
@@ -195,6 +196,18 @@ START_TEST(datfile_rejects)
 }
 END_TEST
 
+/* --event-rate's buffer: 1 s of 32-byte events, 1024 KB to 1 GiB. */
+START_TEST(cpurec_buffer_sizing)
+{
+	ck_assert_uint_eq(cpurec_buffer_kb(100000, 0.5), 3125);
+	ck_assert_uint_eq(cpurec_buffer_kb(1000, 0.5), 1024);
+	ck_assert_uint_eq(cpurec_buffer_kb(0, 0.5), 1024);
+	ck_assert_uint_eq(cpurec_buffer_kb(-5, 0.5), 1024);
+	ck_assert_uint_eq(cpurec_buffer_kb(1e12, 0.5), 1048576);
+	ck_assert_uint_eq(cpurec_buffer_kb(1e6, 0.5), 31250);
+}
+END_TEST
+
 Suite *datfile_suite(void)
 {
 	Suite *s = suite_create("datfile");
@@ -203,6 +216,7 @@ Suite *datfile_suite(void)
 	tcase_add_test(tc, datfile_fixture_same_events);
 	tcase_add_test(tc, datfile_recorded_cpus);
 	tcase_add_test(tc, datfile_rejects);
+	tcase_add_test(tc, cpurec_buffer_sizing);
 	suite_add_tcase(s, tc);
 	return s;
 }
