@@ -51,6 +51,19 @@ static const char *sel(const struct csvtable *t, const char *pq, const char *col
 	return "";
 }
 
+/* the runs' service time in words, from sweep.csv's first row */
+static const char *service_words(const struct csvtable *sw)
+{
+	static char buf[64];
+	int c = csvtable_col(sw, "service_us");
+	const char *v = c >= 0 && sw->n ? csvtable_get(sw, 0, c) : "";
+
+	if (!*v || !strcmp(v, "0"))
+		return "no service time";
+	snprintf(buf, sizeof(buf), "%.20s us service", v);
+	return buf;
+}
+
 static const char *side(const char *pq)
 {
 	return strcmp(pq, "off") ? "with pre-query" : "without pre-query";
@@ -554,10 +567,11 @@ int verb_demo_report(int nargs, char **args, void *opts)
 	printf("%u pairs without / with a pre-query %s us ahead (seeds %llu-%llu, one a pair; "
 	       "order\n", o->pairs, o->lead, (unsigned long long)o->seed + 1,
 	       (unsigned long long)o->seed + o->pairs);
-	printf("alternating), %u requests a run, exp gaps of 5 ms, 20 us service, server CPU "
-	       "%u, client CPU %u\n", o->requests, o->server_cpu, o->client_cpu);
-	workload_tests(args[0]);
 	load(args[0], "sweep.csv", &sw);
+	printf("alternating), %u requests a run, exp gaps of 5 ms, %s, server CPU "
+	       "%u, client CPU %u\n", o->requests, service_words(&sw),
+	       o->server_cpu, o->client_cpu);
+	workload_tests(args[0]);
 	load(args[0], "summary.csv", &sum);
 	sides(&sum, o->lead);
 	within(&sum);

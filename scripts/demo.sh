@@ -1,9 +1,11 @@
 #!/bin/bash
 # wakebench demo: the built-in default experiment on loopback (make demo).
 #
-# Server pinned to CPU 0, client to the last CPU, 5 ms exponential gaps,
-# 20 us of service: the server core goes idle between requests, so every
-# request pays the wake-up. The question: does a pre-query 100 us ahead
+# Server and client on the sweep's default CPUs (on a small host the
+# server on CPU 0, the client on CPU 1; on a big one both on one socket,
+# off CPU 0, not SMT siblings), 5 ms exponential gaps, no service time
+# (the client's and the sweep's default): the server core goes idle
+# between requests, so every request pays the wake-up. The question: does a pre-query 100 us ahead
 # of each request (more than a pre-query's own send() costs on this VM,
 # 40-80 us, so it leaves alone and the request stays on time) make the
 # requests faster?
@@ -52,7 +54,7 @@
 #                       extreme pair on each side)
 #   WB_DEMO_REQUESTS    measured requests per run (default 180)
 #   WB_DEMO_LEAD_US     the pre-query's lead (default 100)
-#   WB_DEMO_SERVER_CPU  the server's CPU (default 0)
+#   WB_DEMO_SERVER_CPU  the server's CPU (default: the sweep's)
 #   WB_DEMO_SEED        seed base: pair N runs seed SEED + N (default 1)
 #   WB_DEMO_PORT        the server's port, PORT+1 its pre-query port
 #                       (default: the first free pair from 17600)
@@ -61,9 +63,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 WB="$top/${O:-build}/bin/wakebench"
 out=${WB_DEMO_OUT:-$top/results/demo-$(date +%Y%m%d-%H%M%S)}
-scpu=${WB_DEMO_SERVER_CPU:-0}
-ccpu=$(($(nproc) - 1))
-[ "$ccpu" = "$scpu" ] && ccpu=$(( (scpu + 1) % $(nproc) ))
+INT="$top/${O:-build}/bin/wakebench-internal"
 PAIRS=${WB_DEMO_PAIRS:-10}
 REQUESTS=${WB_DEMO_REQUESTS:-180}
 LEAD=${WB_DEMO_LEAD_US:-100}
@@ -73,6 +73,10 @@ trap 'exit 130' INT TERM HUP
 
 die() { echo "demo: $*" >&2; exit 1; }
 [ -x "$WB" ] || die "no $WB: build first (make)"
+# the CPUs: the sweep's defaults (lib/sys/topology), or around WB_DEMO_SERVER_CPU
+cpus=$("$INT" spec ${WB_DEMO_SERVER_CPU:+--server-cpu "$WB_DEMO_SERVER_CPU"}) || exit 1
+scpu=$(sed -n 's/^server-cpu = //p' <<< "$cpus")
+ccpu=$(sed -n 's/^client-cpu = //p' <<< "$cpus")
 if [ -e "$out/plan.txt" ]; then die "$out already holds a demo or sweep: choose another WB_DEMO_OUT"; fi
 
 trace=()
@@ -92,7 +96,7 @@ free_port() {
 }
 port=${WB_DEMO_PORT:-$(free_port)}
 sargs=(--order pairs --requests "$REQUESTS" --warmup "$WARMUP" --dist exp --interval-us 5000
-	--service-us 20 --prequery "off $LEAD" --server-cpu "$scpu" --client-cpu "$ccpu"
+	--prequery "off $LEAD" --server-cpu "$scpu" --client-cpu "$ccpu"
 	--server-port "$port" --seed "$SEED")
 
 # side POINT-PREQUERY: the side a run is on, in words
@@ -184,7 +188,7 @@ demo_report() {
 }
 
 echo "wakebench demo: server on CPU $scpu, client on CPU $ccpu; $PAIRS pairs of runs without and"
-echo "with a pre-query ${LEAD} us ahead, $REQUESTS requests a run at exp gaps of 5 ms, 20 us service"
+echo "with a pre-query ${LEAD} us ahead, $REQUESTS requests a run at exp gaps of 5 ms, no service time"
 [ ${#trace[@]} -gt 0 ] || echo "(not root or no tracefs: runs are not traced)"
 echo "results: $out"
 echo
