@@ -407,19 +407,9 @@ static void check_report(struct client_opts *o)
 		o->report_interval_s = 0;
 }
 
-static void parse_opts(struct client_opts *o, int argc, char **argv)
+/* --server, the rate and how long the run is. */
+static void check_amounts(struct client_opts *o)
 {
-	*o = (struct client_opts){
-		.proto = NET_TCP, .dist = ARRIVAL_FIXED, .interval_ns = 1e6,
-		.requests = 1000, .seed = 1, .cpu = -1, .wait = WAIT_SPIN,
-		.spin_margin_ns = CLOCK_HYBRID_MARGIN_NS, .connections = 1,
-		.timeout_ns = 1000000000ull, .late_ns = 10000,
-		.timer_slack_ns = 1, .get_ratio = 0.9, .keys = 10000,
-		.key_size = 16, .value_size = 64, .threads = 1,
-		.exact_samples = 1000000,
-	};
-	hillclimb_defaults(&o->hc);
-	cli_parse(&client_cmd, argc, argv, o);
 	if (!o->have_server)
 		opt_usage(PROG, "--server HOST:PORT is required");
 	if (o->have_interval && o->have_rate)
@@ -432,6 +422,11 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		o->requests = 0;
 	if (!o->connect_timeout_ns)
 		o->connect_timeout_ns = o->timeout_ns;
+}
+
+/* The wire protocol, and the options only some protocols take. */
+static void check_wire(struct client_opts *o)
+{
 	o->proto = o->proto_arg == CPROTO_UDP ? NET_UDP : NET_TCP;
 	o->wire = o->proto_arg == CPROTO_MEMCACHED ? &wire_memcached :
 		  o->proto_arg == CPROTO_REDIS ? &wire_redis : &wire_wakebench;
@@ -450,6 +445,11 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 	if (o->proto == NET_UDP && o->payload > PROTO_MAX_UDP_PAYLOAD)
 		opt_usage(PROG, "--payload %llu does not fit a UDP datagram (max %u)",
 			  (unsigned long long)o->payload, PROTO_MAX_UDP_PAYLOAD);
+}
+
+/* The arrival process and the run's size. */
+static void check_schedule(const struct client_opts *o)
+{
 	if (o->dist == ARRIVAL_POISSON &&
 	    (fabs(o->interval_ns / 1e3 - llround(o->interval_ns / 1e3)) > 1e-9 ||
 	     o->interval_ns < 1e3 || o->interval_ns > 1e3 * ARRIVAL_POISSON_MAX_LAMBDA))
@@ -461,6 +461,11 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		opt_usage(PROG, "--duration at this rate exceeds 1e9 requests");
 	if (o->closed && o->connections > 1)
 		opt_usage(PROG, "--closed uses one connection");
+}
+
+/* The adaptive pre-query lead's bounds; adaptive means a pre-query. */
+static void check_adaptive(struct client_opts *o)
+{
 	if (o->adaptive) {
 		o->prequery = 1;
 		o->hc.initial_us = o->lead_us;
@@ -469,15 +474,21 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 		if (o->hc.min_step_us > o->hc.step_us)
 			opt_usage(PROG, "--min-step-us exceeds --step-us");
 	}
-	if (o->force && !o->out_dir)
-		opt_usage(PROG, "--force needs --out DIR");
-	if (o->out_dir && !*o->out_dir)
-		opt_usage(PROG, "--out needs a directory name");
+}
+
+/* --prequery-at and --prequery-ack: with a pre-query only. */
+static void check_prequery_at(const struct client_opts *o)
+{
 	if ((o->prequery_at != PQPLAN_AT_LEAD || o->prequery_ack) &&
 	    !o->prequery)
 		opt_usage(PROG, "--prequery-at and --prequery-ack need --prequery-lead-us or --prequery-policy adaptive");
 	if (o->prequery_at == PQPLAN_AT_SLEEP_AFTER && o->adaptive)
 		opt_usage(PROG, "--prequery-at sleep-after needs a fixed lead (--prequery-lead-us)");
+}
+
+/* The warm-up's mode, gaps and distribution. */
+static void check_warmup(struct client_opts *o)
+{
 	if (o->warmup_mode == WARMUP_BURST && !o->warmup)
 		opt_usage(PROG, "--warmup-mode burst needs --warmup N");
 	if ((o->warmup_interval_ns > 0 || o->have_warmup_dist) && !o->warmup)
@@ -495,28 +506,65 @@ static void parse_opts(struct client_opts *o, int argc, char **argv)
 	     o->warmup_interval_ns > 1e3 * ARRIVAL_POISSON_MAX_LAMBDA))
 		opt_usage(PROG, "--warmup-dist poisson needs a whole number of microseconds from 1 to 10000000 (got %.3f)",
 			  o->warmup_interval_ns / 1e3);
+}
+
+/* --prequery-port: with a pre-query, not the server's port. */
+static void check_prequery_port(const struct client_opts *o)
+{
 	if (o->prequery_port && !o->prequery)
 		opt_usage(PROG, "--prequery-port needs --prequery-lead-us or --prequery-policy adaptive");
 	if (o->prequery_port && o->prequery_port == o->server.port &&
 	    !o->wire->keyed)
 		opt_usage(PROG, "--prequery-port must differ from the server port");
+}
+
+/* --start-at: in the future, by less than a day. */
+static void check_start_at(const struct client_opts *o)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (!o->have_start_at)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (o->start_at_ns <= now)
+		opt_usage(PROG, "--start-at %llu is %.3f s in the past (CLOCK_REALTIME nanoseconds, e.g. $(date +%%s%%N))",
+			  (unsigned long long)o->start_at_ns,
+			  (double)(now - o->start_at_ns) / 1e9);
+	if (o->start_at_ns - now > START_AT_MAX_NS)
+		opt_usage(PROG, "--start-at %llu is %.0f s ahead: more than a day (CLOCK_REALTIME nanoseconds, not microseconds?)",
+			  (unsigned long long)o->start_at_ns,
+			  (double)(o->start_at_ns - now) / 1e9);
+}
+
+static void parse_opts(struct client_opts *o, int argc, char **argv)
+{
+	*o = (struct client_opts){
+		.proto = NET_TCP, .dist = ARRIVAL_FIXED, .interval_ns = 1e6,
+		.requests = 1000, .seed = 1, .cpu = -1, .wait = WAIT_SPIN,
+		.spin_margin_ns = CLOCK_HYBRID_MARGIN_NS, .connections = 1,
+		.timeout_ns = 1000000000ull, .late_ns = 10000,
+		.timer_slack_ns = 1, .get_ratio = 0.9, .keys = 10000,
+		.key_size = 16, .value_size = 64, .threads = 1,
+		.exact_samples = 1000000,
+	};
+	hillclimb_defaults(&o->hc);
+	cli_parse(&client_cmd, argc, argv, o);
+	check_amounts(o);
+	check_wire(o);
+	check_schedule(o);
+	check_adaptive(o);
+	if (o->force && !o->out_dir)
+		opt_usage(PROG, "--force needs --out DIR");
+	if (o->out_dir && !*o->out_dir)
+		opt_usage(PROG, "--out needs a directory name");
+	check_prequery_at(o);
+	check_warmup(o);
+	check_prequery_port(o);
 	check_threads(o);
 	check_report(o);
-	if (o->have_start_at) {
-		struct timespec ts;
-		uint64_t now;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-		if (o->start_at_ns <= now)
-			opt_usage(PROG, "--start-at %llu is %.3f s in the past (CLOCK_REALTIME nanoseconds, e.g. $(date +%%s%%N))",
-				  (unsigned long long)o->start_at_ns,
-				  (double)(now - o->start_at_ns) / 1e9);
-		if (o->start_at_ns - now > START_AT_MAX_NS)
-			opt_usage(PROG, "--start-at %llu is %.0f s ahead: more than a day (CLOCK_REALTIME nanoseconds, not microseconds?)",
-				  (unsigned long long)o->start_at_ns,
-				  (double)(o->start_at_ns - now) / 1e9);
-	}
+	check_start_at(o);
 }
 
 /*

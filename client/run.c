@@ -1259,14 +1259,16 @@ static int connect_server(struct worker *w, uint16_t port, const char *what)
 	return fd < 0 ? -1 : fd;
 }
 
-static int loop_setup(struct worker *w)
+/*
+ * The pacing state and this thread's accumulators, sized for its share
+ * of the samples; -1 when they cannot be made (fail() says why).
+ */
+static int setup_samples(struct worker *w)
 {
 	const struct client_opts *o = w->o;
 	struct run *r = w->r;
-	struct epoll_event ev = { .events = EPOLLIN };
 	uint64_t bound = (o->exact_samples + w->n - 1) / w->n;
 	double expect;
-	sigset_t mask;
 
 	/* sleep and hybrid pacing wake at the send time, not 50 us after
 	 * (unless --timer-slack-ns asks for the thesis' usleep) */
@@ -1306,6 +1308,17 @@ static int loop_setup(struct worker *w)
 		fail(r, "invalid schedule");
 		return -1;
 	}
+	return 0;
+}
+
+/* The epoll set with the stop signals and the stop pipe; the trace marker. */
+static int setup_events(struct worker *w)
+{
+	const struct client_opts *o = w->o;
+	struct run *r = w->r;
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t mask;
+
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (w->epfd < 0) {
 		fail(r, "epoll_create1: %s", strerror(errno));
@@ -1333,6 +1346,16 @@ static int loop_setup(struct worker *w)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* The send buffer and the connections (and the pre-query port's), in the epoll set. */
+static int setup_conns(struct worker *w)
+{
+	const struct client_opts *o = w->o;
+	struct run *r = w->r;
+	struct epoll_event ev = { .events = EPOLLIN };
+
 	/* room for a pre-query and its request (send_together) */
 	w->txlen = frame_len(w, PROTO_PREQUERY) + frame_len(w, PROTO_REQUEST);
 	if (w->txlen < TX_BATCH_BYTES)
@@ -1376,6 +1399,13 @@ static int loop_setup(struct worker *w)
 		}
 		w->pq = c;
 	}
+	return 0;
+}
+
+static int loop_setup(struct worker *w)
+{
+	if (setup_samples(w) || setup_events(w) || setup_conns(w))
+		return -1;
 	return 0;
 }
 
@@ -1626,12 +1656,102 @@ static int open_spools(struct run *r)
 	return 0;
 }
 
+/*
+ * The run's histograms' rule, spools, adaptive state, energy counters
+ * and reporter; -1 when one cannot be made (fail() says why).
+ */
+static int run_prepare(struct run *r)
+{
+	hist_set_rule(r->acc.lat, (enum hist_rule)r->o->percentile_rule);
+	hist_set_rule(r->acc.svc, (enum hist_rule)r->o->percentile_rule);
+	hist_set_rule(r->acc.pace, (enum hist_rule)r->o->percentile_rule);
+	if (open_spools(r))
+		return -1;
+	if (r->o->adaptive && hillclimb_init(&r->hc, &r->o->hc)) {
+		fail(r, "invalid adaptive pre-query settings");
+		return -1;
+	}
+	if (energy_open(&r->energy, r->energy_note, sizeof(r->energy_note)) < 0)
+		r->energy.n = 0;
+	if (r->o->report_interval_s > 0) {
+		char msg[256];
+
+		r->rep = reporter_new(r->o, r->nthreads, msg, sizeof(msg));
+		if (!r->rep) {
+			fail(r, "%s", msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Each of the N workers: its thread number, CPU, spool and reporter slot. */
+static void workers_init(struct run *r, struct worker *ws, unsigned int n)
+{
+	for (unsigned int k = 0; k < n; k++) {
+		struct worker *w = &ws[k];
+
+		w->r = r;
+		w->o = r->o;
+		w->wire = r->o->wire;
+		w->id = k;
+		w->n = n;
+		w->cpu = r->o->cpus.n == (int)n && n > 1 ? r->o->cpus.cpu[k] : -1;
+		w->epfd = w->sigfd = w->marker_fd = -1;
+		w->spool = r->spools[k];
+		w->iv = reporter_ivstat(r->rep, k);
+	}
+}
+
+/*
+ * The N workers run: one on this thread, or one thread each, started
+ * together once every one is set up. Returns how many ran (and joined).
+ */
+static unsigned int workers_run(struct run *r, struct worker *ws, unsigned int n)
+{
+	struct run_shared *sh = r->sh;
+	unsigned int created = 0;
+	sigset_t mask;
+
+	if (n == 1) {
+		worker_run(&ws[0]);
+		return 1;
+	}
+	/* The threads inherit the blocked signals: a signalfd each. */
+	client_stop_signals(&mask);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	for (; created < n; created++) {
+		int ret = pthread_create(&ws[created].tid, NULL, worker_thread,
+					 &ws[created]);
+
+		if (ret) {
+			fail(r, "cannot start thread %u: %s", created,
+			     strerror(ret));
+			break;
+		}
+		ws[created].started = 1;
+	}
+	/* Every thread set up (or stopped): the start time, then go. */
+	pthread_mutex_lock(&sh->lock);
+	while (sh->arrived < created)
+		pthread_cond_wait(&sh->cv, &sh->lock);
+	pthread_mutex_unlock(&sh->lock);
+	if (!stopped(r) && !pick_start(r))
+		reporter_go(r->rep, r->start_ns);
+	pthread_mutex_lock(&sh->lock);
+	sh->go = 1;
+	pthread_cond_broadcast(&sh->cv);
+	pthread_mutex_unlock(&sh->lock);
+	for (unsigned int k = 0; k < created; k++)
+		pthread_join(ws[k].tid, NULL);
+	return created;
+}
+
 void run_experiment(struct run *r)
 {
 	struct run_shared sh = { .stop_fd = -1 };
 	struct worker *ws;
 	unsigned int n = r->nthreads, created = 0;
-	sigset_t mask;
 
 	pthread_mutex_init(&sh.lock, NULL);
 	pthread_cond_init(&sh.cv, NULL);
@@ -1654,72 +1774,10 @@ void run_experiment(struct run *r)
 		fail(r, "eventfd: %s", strerror(errno));
 		goto out;
 	}
-	hist_set_rule(r->acc.lat, (enum hist_rule)r->o->percentile_rule);
-	hist_set_rule(r->acc.svc, (enum hist_rule)r->o->percentile_rule);
-	hist_set_rule(r->acc.pace, (enum hist_rule)r->o->percentile_rule);
-	if (open_spools(r))
+	if (run_prepare(r))
 		goto out;
-	if (r->o->adaptive && hillclimb_init(&r->hc, &r->o->hc)) {
-		fail(r, "invalid adaptive pre-query settings");
-		goto out;
-	}
-	if (energy_open(&r->energy, r->energy_note, sizeof(r->energy_note)) < 0)
-		r->energy.n = 0;
-	if (r->o->report_interval_s > 0) {
-		char msg[256];
-
-		r->rep = reporter_new(r->o, n, msg, sizeof(msg));
-		if (!r->rep) {
-			fail(r, "%s", msg);
-			goto out;
-		}
-	}
-	for (unsigned int k = 0; k < n; k++) {
-		struct worker *w = &ws[k];
-
-		w->r = r;
-		w->o = r->o;
-		w->wire = r->o->wire;
-		w->id = k;
-		w->n = n;
-		w->cpu = r->o->cpus.n == (int)n && n > 1 ? r->o->cpus.cpu[k] : -1;
-		w->epfd = w->sigfd = w->marker_fd = -1;
-		w->spool = r->spools[k];
-		w->iv = reporter_ivstat(r->rep, k);
-	}
-	if (n == 1) {
-		worker_run(&ws[0]);
-		created = 1;
-		goto joined;
-	}
-	/* The threads inherit the blocked signals: a signalfd each. */
-	client_stop_signals(&mask);
-	pthread_sigmask(SIG_BLOCK, &mask, NULL);
-	for (; created < n; created++) {
-		int ret = pthread_create(&ws[created].tid, NULL, worker_thread,
-					 &ws[created]);
-
-		if (ret) {
-			fail(r, "cannot start thread %u: %s", created,
-			     strerror(ret));
-			break;
-		}
-		ws[created].started = 1;
-	}
-	/* Every thread set up (or stopped): the start time, then go. */
-	pthread_mutex_lock(&sh.lock);
-	while (sh.arrived < created)
-		pthread_cond_wait(&sh.cv, &sh.lock);
-	pthread_mutex_unlock(&sh.lock);
-	if (!stopped(r) && !pick_start(r))
-		reporter_go(r->rep, r->start_ns);
-	pthread_mutex_lock(&sh.lock);
-	sh.go = 1;
-	pthread_cond_broadcast(&sh.cv);
-	pthread_mutex_unlock(&sh.lock);
-	for (unsigned int k = 0; k < created; k++)
-		pthread_join(ws[k].tid, NULL);
-joined:
+	workers_init(r, ws, n);
+	created = workers_run(r, ws, n);
 	r->end_ns = clock_now_ns();
 	/* every thread done: the last stretch's line, before the summary */
 	reporter_end(r->rep);
