@@ -56,5 +56,10 @@ int verb_pairs(int nargs, char **args, void *opts);
 int verb_sweep_usage(int nargs, char **args, void *opts);
 int verb_sweep_cmd(int nargs, char **args, void *opts);
 int verb_run_agents(int nargs, char **args, void *opts);
+int verb_sweep_agents_done(int nargs, char **args, void *opts);
+int verb_sweep_agents(int nargs, char **args, void *opts);
+int verb_sweep_ports(int nargs, char **args, void *opts);
+int verb_sweep_ready(int nargs, char **args, void *opts);
+int verb_sweep_plan(int nargs, char **args, void *opts);
 
 #endif

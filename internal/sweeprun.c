@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wakebench-internal sweep-usage, sweep-cmd, run-agents: what
+ * wakebench-internal sweep-usage, sweep-cmd, run-agents,
+ * sweep-agents-done: what
  * scripts/wakebench-sweep runs instead of computing itself. The script
  * only sequences programs (each step's failure is an exit status) and
  * forwards signals; the help text, each run's command lines (lib/sweep/
@@ -8,6 +9,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,13 +18,17 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "die.h"
 #include "internal.h"
 #include "opt.h"
+#include "portheld.h"
 #include "sweepcmd.h"
 #include "sweepdim.h"
+#include "sweepmerge.h"
 #include "sweepplan.h"
 
 #define PROG SWEEP_PROG
@@ -193,6 +200,72 @@ int verb_sweep_usage(int nargs, char **args, void *opts)
 	return 0;
 }
 
+/* The --server-exec prefix of spec S, as words (exits when out of memory). */
+static void server_exec(const struct sweepspec *s, struct sweepcmd_words *w)
+{
+	if (sweepcmd_split(s->val[SK_SERVER_EXEC], w))
+		opt_die(PROG, "out of memory");
+}
+
+static void words_free(struct sweepcmd_words *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->w[i]);
+	free(w->w);
+}
+
+static int output(char **argv, int both, char *buf, size_t len);
+static void die_with_parent(void);
+static char **prefixed(const struct sweepcmd_words *prefix, const char *const *rest);
+
+/*
+ * The real server's version, asked through --server-exec, for its
+ * snapshot: "memcached 1.6.18", "redis 7.0.15".
+ */
+static void kv_version(const struct sweepspec *s, const char *kind, char *buf, size_t len)
+{
+	static char out[1 << 16];
+	const char *mc[] = { "memcached", "-V", NULL };
+	const char *rd[] = { "redis-server", "--version", NULL };
+	struct sweepcmd_words pre = { 0 };
+	int redis = !strcmp(kind, "redis");
+	char **argv;
+
+	server_exec(s, &pre);
+	argv = prefixed(&pre, redis ? rd : mc);
+	output(argv, 0, out, sizeof(out));
+	buf[0] = '\0';
+	if (!redis) {
+		snprintf(buf, len, "%.*s", (int)strcspn(out, "\n"), out);
+	} else {
+		const char *v = strstr(out, "Redis server v=");
+
+		if (v && (v == out || v[-1] == '\n'))
+			snprintf(buf, len, "redis %.*s", (int)strcspn(v + 15, " \n"), v + 15);
+	}
+	if (!*buf)
+		snprintf(buf, len, "%s (version unknown)", kind);
+	free(argv);
+	words_free(&pre);
+}
+
+/* A snapshot step's software and file: the version asked now. */
+static void complete_snapshots(const struct sweepspec *s, struct sweepcmd *c)
+{
+	char ver[512];
+
+	for (size_t i = 0; i < c->n; i++) {
+		struct sweepcmd_step *st = &c->step[i];
+
+		if (st->kind != SWEEPCMD_SNAPSHOT)
+			continue;
+		kv_version(s, st->want, ver, sizeof(ver));
+		if (sweepcmd_add(&st->argv, ver) || sweepcmd_add(&st->argv, "--out") ||
+		    sweepcmd_add(&st->argv, st->ready))
+			opt_die(PROG, "out of memory");
+	}
+}
+
 /* The sweep's user, for memcached's -u (what `id -un` says). */
 static const char *user_name(char *buf, size_t len)
 {
@@ -207,7 +280,8 @@ static const char *user_name(char *buf, size_t len)
 /*
  * sweep-cmd SPEC RUNDIR WAKEBENCH TRACE LINE [MARGIN_MS START_AT]: one
  * run's steps (lib/sweepcmd) as NUL-separated words: the ports, tiers,
- * preloads, capture and client; with MARGIN_MS, each client agent's
+ * the real server's snapshot (its version asked through --server-exec
+ * now), preloads, capture and client; with MARGIN_MS, each client agent's
  * command instead, the first starting MARGIN_MS from now.
  */
 int verb_sweep_cmd(int nargs, char **args, void *opts)
@@ -246,6 +320,7 @@ int verb_sweep_cmd(int nargs, char **args, void *opts)
 	}
 	if (ret)
 		opt_die(PROG, "%s rep %lu failed: %s", r.point, r.rep, err);
+	complete_snapshots(&s, &c);
 	if (sweepcmd_write(&c, stdout))
 		opt_die(PROG, "writing the commands failed");
 	sweepcmd_free(&c);
@@ -344,4 +419,594 @@ int verb_run_agents(int nargs, char **args, void *opts)
 	sweepcmd_free(&c);
 	free(text);
 	return rc;
+}
+
+/*
+ * Runs ARGV with stdin IN, stdout OUT and stderr ERR (-1: /dev/null, or
+ * inherited for OUT); the child's pid, or -1.
+ */
+static pid_t spawn(char **argv, int in, int out, int err)
+{
+	pid_t pid = fork();
+	int null;
+
+	if (pid)
+		return pid;
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(in >= 0 ? in : null, 0) < 0 ||
+	    (out >= 0 && dup2(out, 1) < 0) || dup2(err >= 0 ? err : null, 2) < 0)
+		_exit(127);
+	execvp(argv[0], argv);
+	_exit(127);
+}
+
+/* Whether PID exited 0 (waited for; a signal's EINTR waits again). */
+static int exited_ok(pid_t pid)
+{
+	int st;
+
+	if (pid < 0)
+		return 0;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	return WIFEXITED(st) && !WEXITSTATUS(st);
+}
+
+/* PREFIX's words followed by the words of the NULL-terminated REST. */
+static char **prefixed(const struct sweepcmd_words *prefix, const char *const *rest)
+{
+	size_t n = 0;
+	char **v;
+
+	while (rest[n])
+		n++;
+	v = calloc(prefix->n + n + 1, sizeof(*v));
+	if (!v)
+		opt_die(PROG, "out of memory");
+	for (size_t i = 0; i < prefix->n; i++)
+		v[i] = prefix->w[i];
+	for (size_t i = 0; i < n; i++)
+		v[prefix->n + i] = (char *)rest[i];
+	return v;
+}
+
+/*
+ * Agent DIR's results back from a host that does not see the sweep's
+ * DIR: PREFIX tar -C DIR -cf - . | tar -C DIR -xf - (their errors to
+ * ERRF), then the remote copy removed. 0 or -1.
+ */
+static int copy_back(const struct sweepcmd_words *prefix, const char *dir, const char *errf)
+{
+	const char *src[] = { "tar", "-C", dir, "-cf", "-", ".", NULL };
+	const char *dst[] = { "tar", "-C", dir, "-xf", "-", NULL };
+	const char *rm[] = { "rm", "-rf", "--", dir, NULL };
+	char **a = prefixed(prefix, src), **r = prefixed(prefix, rm);
+	int p[2], err, ok = 0;
+	pid_t w = -1, x = -1;
+
+	err = open(errf, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	if (err >= 0 && (!mkdir(dir, 0777) || errno == EEXIST) && !pipe2(p, O_CLOEXEC)) {
+		w = spawn(a, -1, p[1], err);
+		x = spawn((char **)dst, p[0], -1, err);
+		close(p[0]);
+		close(p[1]);
+		/* the pipeline's status is the last tar's, as in a shell */
+		exited_ok(w);
+		ok = exited_ok(x);
+	}
+	if (err >= 0)
+		close(err);
+	exited_ok(spawn(r, -1, -1, -1));
+	free(a);
+	free(r);
+	return ok ? 0 : -1;
+}
+
+/* Agent K's (1-based) error, one line, from RUNDIR/client-K.err. */
+static void agent_err(const char *rundir, int k, char *buf, size_t len)
+{
+	char path[4096], *text = NULL;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/client-%d.err", rundir, k);
+	if (internal_slurp(path, &text, &n, 1 << 20))
+		n = 0;
+	sweepcmd_agent_err(text ? text : "", n, buf, len);
+	free(text);
+}
+
+/* A path into BUF (LEN bytes); exits when it does not fit. */
+static void __attribute__((format(printf, 3, 4)))
+pathf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len)
+		opt_die(PROG, "a path longer than %zu bytes", len - 1);
+}
+
+/* Whether FILE exists with something in it (test -s). */
+static int nonempty(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && st.st_size > 0;
+}
+
+/*
+ * sweep-agents-done SPEC RUNDIR POINT REP RC SHARED: after a run of
+ * several client agents (RC its exit status; SHARED one digit per agent,
+ * 1 when the agent's host sees the sweep's DIR): copies back the results
+ * of the others, checks every agent left a summary, merges them into
+ * RUNDIR/client (lib/sweepmerge) and says what failed. Exit 1 when the
+ * run failed.
+ */
+int verb_sweep_agents_done(int nargs, char **args, void *opts)
+{
+	const char *rundir = args[1], *pt = args[2], *rep = args[3], *shared = args[5];
+	struct sweepmerge_opts mo = { 0 };
+	struct sweepspec s;
+	char dir[SWEEPSPEC_MAX_AGENTS][4096], *dirs[SWEEPSPEC_MAX_AGENTS];
+	char pre[4096], path[4200], err[1024];
+	int n, ret, rc = strcmp(args[4], "0") != 0;
+	FILE *f;
+
+	(void)nargs;
+	(void)opts;
+	internal_read_resolved(&s, args[0], internal_ncpus());
+	n = sweepspec_agents(&s);
+	if ((int)strlen(shared) != n || strspn(shared, "01") != strlen(shared))
+		opt_usage(PROG, "sweep-agents-done: SHARED must be %d digits 0 or 1", n);
+	for (int k = 0; k < n; k++) {
+		struct sweepcmd_words w = { 0 };
+
+		pathf(dir[k], sizeof(dir[k]), "%s/client-%d", rundir, k + 1);
+		dirs[k] = dir[k];
+		if (shared[k] == '1')
+			continue;
+		if (sweepspec_agent_exec(&s, k, pre, sizeof(pre)) || sweepcmd_split(pre, &w))
+			opt_die(PROG, "out of memory");
+		pathf(path, sizeof(path), "%s.err", dir[k]);
+		if (copy_back(&w, dir[k], path))
+			fprintf(stderr, "%s: %s rep %s: cannot copy client agent %d's results back through '%s'\n",
+				PROG, pt, rep, k + 1, pre);
+		words_free(&w);
+	}
+	for (int k = 0; k < n; k++) {
+		pathf(path, sizeof(path), "%s/summary.csv", dir[k]);
+		if (nonempty(path))
+			continue;
+		agent_err(rundir, k + 1, err, sizeof(err));
+		fprintf(stderr, "%s: %s rep %s failed: client agent %d: %s\n", PROG, pt, rep, k + 1, err);
+		return 1;
+	}
+	/* merge.err: what 'wakebench stats --merge' said, as runs always had */
+	pathf(path, sizeof(path), "%s/merge.err", rundir);
+	f = fopen(path, "w");
+	mo.rule = strcmp(s.val[SK_PERCENTILE_RULE], "floor-index") ? HIST_NEAREST_RANK :
+								      HIST_FLOOR_INDEX;
+	pathf(path, sizeof(path), "%s/client", rundir);
+	ret = sweepmerge_dirs(path, (const char *const *)dirs, (size_t)n, &mo, err, sizeof(err));
+	if (ret && f)
+		fprintf(f, "merge: %s\n", err);
+	if (f)
+		fclose(f);
+	if (ret) {
+		fprintf(stderr, "%s: %s rep %s failed: merge: %s\n", PROG, pt, rep, err);
+		return 1;
+	}
+	for (int k = 0; rc && k < n; k++) {
+		pathf(path, sizeof(path), "%s.err", dir[k]);
+		if (!nonempty(path))
+			continue;
+		agent_err(rundir, k + 1, err, sizeof(err));
+		fprintf(stderr, "%s: %s rep %s failed: client agent %d: %s\n", PROG, pt, rep, k + 1, err);
+	}
+	sweepspec_free(&s);
+	return rc;
+}
+
+/*
+ * Runs ARGV (stdin /dev/null) and reads its standard output (and its
+ * standard error with BOTH) into BUF, NUL-terminated, trailing newlines
+ * dropped as a shell's $(...) does. Whether it exited 0.
+ */
+static int output(char **argv, int both, char *buf, size_t len)
+{
+	size_t n = 0;
+	ssize_t got;
+	int p[2], ok;
+	pid_t pid;
+
+	buf[0] = '\0';
+	if (pipe2(p, O_CLOEXEC))
+		return 0;
+	pid = spawn(argv, -1, p[1], both ? p[1] : -1);
+	close(p[1]);
+	while ((got = read(p[0], buf + n, len - 1 - n)) > 0 || (got < 0 && errno == EINTR)) {
+		if (got > 0)
+			n += (size_t)got;
+		if (n == len - 1) {
+			/* the end is what counts: keep reading, keep the last half */
+			memmove(buf, buf + len / 2, n - len / 2);
+			n -= len / 2;
+		}
+	}
+	close(p[0]);
+	ok = exited_ok(pid);
+	while (n && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return ok;
+}
+
+/*
+ * Client agent K (0-based) with PREFIX: whether it can run WB's client
+ * (dies naming it if not) and has --start-at, and whether its host sees
+ * the token file TOK holding TOKEN (then the sweep's DIR is shared).
+ */
+static void check_agent(const struct sweepcmd_words *prefix, const char *text, int k,
+			const char *wb, const char *tok, const char *token,
+			int *start_at, char *shared)
+{
+	static char out[1 << 16];
+	const char *help[] = { wb, "client", "--help", NULL };
+	const char *cat[] = { "cat", tok, NULL };
+	char **h = prefixed(prefix, help), **c = prefixed(prefix, cat);
+	const char *last;
+
+	if (!output(h, 1, out, sizeof(out))) {
+		unlink(tok);
+		last = strrchr(out, '\n');
+		opt_die(PROG, "client agent %d ('%s'): cannot run %s client there: %s", k + 1,
+			text, wb, last ? last + 1 : out);
+	}
+	if (!strstr(out, "--start-at"))
+		*start_at = 0;
+	*shared = '1';
+	if (prefix->n && (!output(c, 0, out, sizeof(out)) || strcmp(out, token)))
+		*shared = '0';
+	free(h);
+	free(c);
+}
+
+/*
+ * sweep-agents SPEC OUT WAKEBENCH: the sweep's client agents, as
+ * NUL-separated words: START_AT (1 when every agent's client has
+ * --start-at), SHARED (a digit per agent, 1 when its host sees OUT: a
+ * namespace, a shared file system), then each agent's command prefix
+ * ("" for this host). With several agents each prefix is tried here,
+ * once per sweep: an agent that cannot run the client stops the sweep.
+ */
+int verb_sweep_agents(int nargs, char **args, void *opts)
+{
+	const char *out = args[1], *wb = args[2];
+	char text[SWEEPSPEC_MAX_AGENTS][4096], shared[SWEEPSPEC_MAX_AGENTS + 1];
+	char tok[4096], token[128];
+	struct sweepspec s;
+	struct timespec now;
+	int n, start_at = 1;
+	FILE *f;
+
+	(void)nargs;
+	(void)opts;
+	internal_read_resolved(&s, args[0], internal_ncpus());
+	n = sweepspec_agents(&s);
+	for (int k = 0; k < n; k++) {
+		if (sweepspec_agent_exec(&s, k, text[k], sizeof(text[k])))
+			opt_die(PROG, "client agent %d's prefix is too long", k + 1);
+		shared[k] = '1';
+	}
+	shared[n] = '\0';
+	if (n > 1) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		snprintf(token, sizeof(token), "wakebench-sweep %d %lld %ld", (int)getppid(),
+			 (long long)now.tv_sec * 1000000000 + now.tv_nsec, random() % 32768);
+		pathf(tok, sizeof(tok), "%s/.agent-path-check", out);
+		f = fopen(tok, "w");
+		if (!f || fprintf(f, "%s\n", token) < 0 || fclose(f))
+			opt_die(PROG, "cannot write %s", tok);
+		for (int k = 0; k < n; k++) {
+			struct sweepcmd_words w = { 0 };
+
+			if (sweepcmd_split(text[k], &w))
+				opt_die(PROG, "out of memory");
+			check_agent(&w, text[k], k, wb, tok, token, &start_at, &shared[k]);
+			words_free(&w);
+		}
+		unlink(tok);
+		if (!strcmp(s.val[SK_START_MARGIN_MS], "auto"))
+			fprintf(stderr, "%s: %d client agents; start margin: 3 x their prefixes' start-up, timed before each run, + 1 s\n",
+				PROG, n);
+		else
+			fprintf(stderr, "%s: %d client agents; start margin %s ms\n", PROG, n,
+				s.val[SK_START_MARGIN_MS]);
+		if (!start_at)
+			fprintf(stderr, "%s: warning: a client agent's 'wakebench client' has no --start-at: the %d agents start as their prefixes reach them, not at one agreed time\n",
+				PROG, n);
+	}
+	printf("%d%c%s%c", start_at, '\0', shared, '\0');
+	for (int k = 0; k < n; k++)
+		printf("%s%c", text[k], '\0');
+	sweepspec_free(&s);
+	return fflush(stdout) ? 1 : 0;
+}
+
+/*
+ * sweep-ports SPEC POINT REP PORT...: waits up to 3 s until no socket on
+ * the server side (ss -Hltnup through --server-exec) holds a PORT: a
+ * stray server from an earlier run would be measured instead of ours.
+ * Exit 1 naming the holders, or when ss cannot run.
+ */
+int verb_sweep_ports(int nargs, char **args, void *opts)
+{
+	static char text[1 << 20];
+	const char *ss[] = { "ss", "-Hltnup", NULL };
+	char held[2048], who[512];
+	struct sweepcmd_words pre = { 0 };
+	struct sweepspec s;
+	uint64_t port;
+	char **argv;
+
+	(void)opts;
+	die_with_parent();
+	internal_read_resolved(&s, args[0], internal_ncpus());
+	server_exec(&s, &pre);
+	argv = prefixed(&pre, ss);
+	for (int i = 3; i < nargs; i++)
+		if (opt_u64(args[i], 1, 65535, &port))
+			opt_usage(PROG, "sweep-ports: invalid port '%s'", args[i]);
+	for (int t = 0; t < 30; t++) {
+		size_t n = 0;
+
+		if (!output(argv, 1, text, sizeof(text))) {
+			const char *last = strrchr(text, '\n');
+
+			opt_die(PROG, "cannot list the server side's sockets with ss -Hltnup: %s",
+				last ? last + 1 : text);
+		}
+		held[0] = '\0';
+		for (int i = 3; i < nargs; i++) {
+			opt_u64(args[i], 1, 65535, &port);
+			if (portheld_find(text, (unsigned)port, who, sizeof(who))) {
+				int m = snprintf(held + n, sizeof(held) - n, "%s%s",
+						 n ? "; " : "", who);
+
+				if (m > 0)
+					n = n + (size_t)m < sizeof(held) ? n + (size_t)m : sizeof(held) - 1;
+			}
+		}
+		if (!held[0])
+			goto out;
+		usleep(100000);
+	}
+	fprintf(stderr, "%s: the server side's port is not free: %s\n", PROG, held);
+	fprintf(stderr, "%s: stop that process or choose another --server-port (nothing was measured for %s rep %s; --resume finishes the sweep)\n",
+		PROG, args[1], args[2]);
+	return 1;
+out:
+	free(argv);
+	words_free(&pre);
+	sweepspec_free(&s);
+	return 0;
+}
+
+/*
+ * The sweep script waits for its helpers in the background (a shell
+ * defers a trap until a foreground command ends): one it left behind
+ * when a signal stopped it ends with it.
+ */
+static void die_with_parent(void)
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() == 1)
+		exit(1);
+}
+
+/* Whether the first line of file PATH is WANT. */
+static int holds(const char *path, const char *want)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return 0;
+	ok = fgets(line, sizeof(line), f) && (line[strcspn(line, "\n")] = '\0', !strcmp(line, want));
+	fclose(f);
+	return ok;
+}
+
+/*
+ * sweep-ready SPEC PID KIND NAME READY WANT POINT REP ERRFILE: waits up
+ * to 10 s until tier PID is ready: a wakebench tier (tier) once its
+ * --port-file READY holds WANT, its ports; memcached or redis-server (kv,
+ * WANT) once the server side lists port READY as listening (ss through
+ * --server-exec). Exit 1 naming it, with its last error line, when it
+ * exited or did not get ready.
+ */
+int verb_sweep_ready(int nargs, char **args, void *opts)
+{
+	static char text[1 << 16];
+	const char *kind = args[2], *name = args[3], *ready = args[4], *want = args[5];
+	struct sweepcmd_words pre = { 0 };
+	char sport[64], *err = NULL, **argv = NULL;
+	struct sweepspec s;
+	uint64_t pid;
+	size_t len = 0;
+	int kv = !strcmp(kind, "kv");
+
+	(void)nargs;
+	(void)opts;
+	die_with_parent();
+	if (opt_u64(args[1], 1, INT32_MAX, &pid))
+		opt_usage(PROG, "sweep-ready: invalid PID '%s'", args[1]);
+	internal_read_resolved(&s, args[0], internal_ncpus());
+	if (kv) {
+		const char *ss[] = { "ss", "-Hltn", sport, NULL };
+
+		snprintf(sport, sizeof(sport), "sport = :%s", ready);
+		server_exec(&s, &pre);
+		argv = prefixed(&pre, ss);
+	}
+	for (int t = 0; t < 500; t++) {
+		if (kill((pid_t)pid, 0))
+			break;
+		if (kv ? (output(argv, 0, text, sizeof(text)), *text != '\0') :
+			 holds(ready, want) && !kill((pid_t)pid, 0))
+			return 0;
+		usleep(20000);
+	}
+	if (internal_slurp(args[8], &err, &len, 1 << 20))
+		len = 0;
+	while (len && err[len - 1] == '\n')
+		len--;
+	{
+		size_t b = len;
+
+		while (b && err[b - 1] != '\n')
+			b--;
+		fprintf(stderr, "%s: %s%s%s%s for %s rep %s did not start: %.*s\n", PROG, name,
+			kv ? " (" : "", kv ? want : "", kv ? ")" : "", args[6], args[7],
+			(int)(len - b), err ? err + b : "");
+	}
+	return 1;
+}
+
+/*
+ * Runs VERB with ARGS in a child whose standard output is file PATH (the
+ * plan verbs print; their errors exit): its exit status, -1 when PATH
+ * cannot be written.
+ */
+static int verb_into(int (*verb)(int, char **, void *), int n, char **a, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), st;
+	pid_t pid;
+
+	if (fd < 0)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		if (dup2(fd, 1) < 0)
+			_exit(1);
+		exit(verb(n, a, NULL));
+	}
+	close(fd);
+	if (pid < 0)
+		return 1;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* File PATH whole (a plan: up to 1 GiB); exits when it cannot be read. */
+static char *slurp_or_die(const char *path, size_t *len)
+{
+	char *text = NULL;
+	int ret = internal_slurp(path, &text, len, (size_t)1 << 30);
+
+	if (ret)
+		opt_die(PROG, "cannot read %s: %s", path, strerror(-ret));
+	return text;
+}
+
+/* TEXT without its '#' comment lines (a spec's date line). */
+static void drop_comments(char *text)
+{
+	char *w = text;
+
+	for (char *l = text; *l;) {
+		size_t n = strcspn(l, "\n");
+
+		n += l[n] == '\n';
+		if (*l != '#') {
+			memmove(w, l, n);
+			w += n;
+		}
+		l += n;
+	}
+	*w = '\0';
+}
+
+/* TEXT (LEN bytes) into PATH through PATH.new renamed into place. */
+static int write_renamed(const char *dir, const char *name, const char *text, size_t len)
+{
+	char tmp[4200], path[4200];
+	FILE *f;
+
+	pathf(tmp, sizeof(tmp), "%s/.%s.new", dir, name);
+	pathf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(tmp, "w");
+	if (!f || fwrite(text, 1, len, f) != len || fclose(f) || rename(tmp, path)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * sweep-plan OUT SPEC: OUT/plan.txt and OUT/sweep.spec for the resolved
+ * SPEC. A new sweep gets SPEC's plan (verb plan). A resumed one's plan,
+ * read back from disk, names directories the sweep removes and values it
+ * runs with: it must be exactly the recorded spec's runs, in any order
+ * (verb plan-update), and a larger --reps appends the added repetitions.
+ * Each file is renamed into place, the plan first: a plan that is
+ * already the new spec's is accepted, so a stop between the two renames
+ * is finished by the same command again.
+ */
+int verb_sweep_plan(int nargs, char **args, void *opts)
+{
+	const char *out = args[0], *spec = args[1];
+	char plan[4200], tmp[4200], rec[4200], *a, *b;
+	char *upd[] = { rec, (char *)spec, plan, NULL };
+	size_t alen, blen;
+	int resume, ret;
+
+	(void)nargs;
+	(void)opts;
+	pathf(plan, sizeof(plan), "%s/plan.txt", out);
+	pathf(tmp, sizeof(tmp), "%s/.plan.txt.new", out);
+	pathf(rec, sizeof(rec), "%s/sweep.spec", out);
+	resume = nonempty(plan);
+	ret = resume ? verb_into(verb_plan_update, 3, upd, tmp) :
+		       verb_into(verb_plan, 1, (char **)&args[1], tmp);
+	if (ret) {
+		unlink(tmp);
+		if (ret < 0)
+			opt_die(PROG, "cannot write %s", tmp);
+		return resume ? 1 : ret;
+	}
+	a = slurp_or_die(tmp, &alen);
+	b = resume ? slurp_or_die(plan, &blen) : NULL;
+	if (resume && alen == blen && !memcmp(a, b, alen))
+		unlink(tmp);
+	else if (rename(tmp, plan))
+		opt_die(PROG, "cannot %s %s", resume ? "update" : "write", plan);
+	free(a);
+	free(b);
+	/* the resolved spec: what --resume reads back */
+	a = slurp_or_die(spec, &alen);
+	b = resume ? slurp_or_die(rec, &blen) : NULL;
+	if (b) {
+		char *ca = strdup(a);
+
+		if (!ca)
+			opt_die(PROG, "out of memory");
+		drop_comments(ca);
+		drop_comments(b);
+		resume = !strcmp(ca, b);
+		free(ca);
+	}
+	if (!resume && write_renamed(out, "sweep.spec", a, alen))
+		opt_die(PROG, "cannot %s %s", b ? "update" : "write", rec);
+	free(a);
+	free(b);
+	return 0;
 }

@@ -61,6 +61,11 @@ static void words_free(struct sweepcmd_words *w)
 	memset(w, 0, sizeof(*w));
 }
 
+int sweepcmd_add(struct sweepcmd_words *w, const char *word)
+{
+	return add(w, "%s", word);
+}
+
 int sweepcmd_split(const char *text, struct sweepcmd_words *w)
 {
 	const char *p = text;
@@ -777,4 +782,30 @@ int sweepcmd_read(const char *text, size_t len, struct sweepcmd *c)
 	if (ret < 0)
 		sweepcmd_free(c);
 	return ret < 0 ? ret : 0;
+}
+
+void sweepcmd_agent_err(const char *text, size_t len, char *buf, size_t buflen)
+{
+	const char *end = text + len, *best = NULL;
+	size_t blen = 0;
+
+	for (const char *l = text; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t n = nl ? (size_t)(nl - l) : (size_t)(end - l);
+
+		if (n < 5 || strncmp(l, "Try '", 5)) {
+			best = l;
+			blen = n;
+		}
+		l += n + 1;
+	}
+	if (!best || !blen) {
+		snprintf(buf, buflen, "no message");
+		return;
+	}
+	if (memmem(best, blen, "--start-at", 10))
+		snprintf(buf, buflen, "%.*s (a start margin too short: raise --start-margin-ms)",
+			 (int)blen, best);
+	else
+		snprintf(buf, buflen, "%.*s", (int)blen, best);
 }

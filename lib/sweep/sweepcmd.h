@@ -105,9 +105,20 @@ int sweepcmd_read(const char *text, size_t len, struct sweepcmd *c);
 void sweepcmd_free(struct sweepcmd *c);
 
 /*
+ * What went wrong with a client agent, from its stderr TEXT (LEN bytes):
+ * its last line that is not a "Try '...--help'" hint, with a hint of its
+ * own when it names --start-at (the agent started after the agreed
+ * time), or "no message". Into BUF, cut to LEN.
+ */
+void sweepcmd_agent_err(const char *text, size_t len, char *buf, size_t buflen);
+
+/*
  * Splits command prefix TEXT into words at spaces and tabs (as bash's
  * read -a does), appending them to W. 0 or -ENOMEM.
  */
 int sweepcmd_split(const char *text, struct sweepcmd_words *w);
+
+/* Appends WORD to W. 0 or -ENOMEM. */
+int sweepcmd_add(struct sweepcmd_words *w, const char *word);
 
 #endif

@@ -310,6 +310,27 @@ START_TEST(missing_value)
 }
 END_TEST
 
+/* an agent's error: its last line that is not a --help hint */
+START_TEST(agent_errors)
+{
+	char b[256];
+	const char *t1 = "wakebench-client: cannot connect\nTry 'wakebench-client --help'.\n";
+	const char *t2 = "wakebench-client: --start-at is in the past\n";
+
+	sweepcmd_agent_err(t1, strlen(t1), b, sizeof(b));
+	ck_assert_str_eq(b, "wakebench-client: cannot connect");
+	sweepcmd_agent_err(t2, strlen(t2), b, sizeof(b));
+	ck_assert_str_eq(b, "wakebench-client: --start-at is in the past "
+			 "(a start margin too short: raise --start-margin-ms)");
+	sweepcmd_agent_err("", 0, b, sizeof(b));
+	ck_assert_str_eq(b, "no message");
+	sweepcmd_agent_err("Try 'x'\n", 8, b, sizeof(b));
+	ck_assert_str_eq(b, "no message");
+	sweepcmd_agent_err("last words", 10, b, 5);
+	ck_assert_str_eq(b, "last");
+}
+END_TEST
+
 Suite *sweepcmd_suite(void)
 {
 	Suite *s = suite_create("sweepcmd");
@@ -322,6 +343,7 @@ Suite *sweepcmd_suite(void)
 	tcase_add_test(t, agents);
 	tcase_add_test(t, write_read);
 	tcase_add_test(t, missing_value);
+	tcase_add_test(t, agent_errors);
 	suite_add_tcase(s, t);
 	return s;
 }
