@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "die.h"
+#include "cpu.h"
 #include "internal.h"
 #include "rfile.h"
 #include "sweepspec.h"
@@ -39,11 +40,14 @@ static void usage(void)
 	       "cannot be read.\n");
 }
 
+/*
+ * The CPU ids a spec may name: the kernel's possible CPUs (cpu_count, of
+ * $WAKEBENCH_SYSFS when set), not the online count, which is too low for
+ * the ids of a host with CPUs offline in the middle ("0-3,8").
+ */
 int internal_ncpus(void)
 {
-	long nc = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return nc > 0 && nc < 1 << 20 ? (int)nc : 1;
+	return cpu_count();
 }
 
 int internal_slurp(const char *path, char **text, size_t *len, size_t max)

@@ -112,6 +112,16 @@ print(len(t), len({c["package"] for c in t}), ok, t[0]["smt_siblings"])
 EOF
 ) || fail "$m: snapshot topology"
 	[ "$got" = "$ncpu $topo" ] || fail "$m: snapshot topology gave '$got', want '$ncpu $topo'"
+	# the sweep's (and the demo's) default CPUs: one socket, off CPU 0 and
+	# its sibling, apart; a given server CPU gets a client off its core
+	got=$("$WB_BIN/wakebench-internal" spec | sed -n 's/^\(server\|client\)-cpu = //p' | tr '\n' ' ')
+	[ "$got" = "2 1 " ] || fail "$m: default client and server CPUs '$got', want '2 1 '"
+	sib=$(cat "$(cpu_dir 1)/topology/thread_siblings_list")
+	sib=${sib##*,}
+	if [ "$sib" != 1 ]; then
+		got=$("$WB_BIN/wakebench-internal" spec --server-cpu "$sib" | sed -n 's/^client-cpu = //p')
+		[ "$got" = 2 ] || fail "$m: server on $sib (CPU 1's sibling): client $got, want 2"
+	fi
 	rm -rf "$root"
 done <<'EOF'
 gnr0|512|POLL C1 C1E C6 C6P|64-66,300,400-401|C6P|2 True 0,256
