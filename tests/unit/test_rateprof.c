@@ -16,15 +16,25 @@
 #include "replay.h"
 #include "schedule.h"
 
-static char dir[] = "/tmp/wb-rateprof-XXXXXX";
+static char dir[64];
+
+/* Each test's scratch directory, made before it and removed after. */
+static void scratch_setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/wb-rateprof-XXXXXX");
+	ck_assert_msg(mkdtemp(dir), "mkdtemp");
+}
+
+static void scratch_teardown(void)
+{
+	unit_rmtree(dir);
+}
 
 static const char *scratch(const char *name, const char *text)
 {
 	static char path[256];
 
-	if (!strchr(dir, 'X') || mkdtemp(dir))
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
-	ck_assert_msg(!strchr(dir, 'X'), "mkdtemp");
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	unit_put(path, text);
 	return path;
 }
@@ -222,7 +232,6 @@ START_TEST(replay_files)
 		ck_assert_msg(!strncmp(err, f, strlen(f)) &&
 			      strstr(err, bad[i].want + 1), "%zu: %s", i, err);
 	}
-	unit_rmtree(dir);
 }
 END_TEST
 
@@ -231,6 +240,7 @@ Suite *rateprof_suite(void)
 	Suite *s = suite_create("rateprof");
 	TCase *tc = tcase_create("core");
 
+	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
 	tcase_add_test(tc, profile_counts_by_hand);
 	tcase_add_test(tc, profile_bad_files);
 	tcase_add_test(tc, profile_rate_per_window);
