@@ -99,12 +99,15 @@ static const struct cli_opt client_options[] = {
 		  "(wakebench: tcp); memcached (text) or redis\n"
 		  "(RESP), over TCP, for real servers",
 	  .off = AT(proto_arg) },
-	{ .name = "dist", .short_name = 'd', .kind = CLI_CUSTOM,
-	  .arg = "fixed|exp|poisson", .parse = parse_dist,
-	  .hint = "fixed, exp or poisson",
+	{ .name = "dist", .short_name = 'd', .kind = CLI_STRING,
+	  .arg = "LAW",
 	  .help = "inter-arrival gaps (default fixed): exp is a Poisson\n"
-		  "process; poisson draws whole-us Poisson(mean) gaps",
-	  .off = AT(dist) },
+		  "process; poisson draws whole-us Poisson(mean) gaps;\n"
+		  "lognormal:SIGMA, pareto:ALPHA (> 1), gev:XI,SIGMA\n"
+		  "(XI < 1), weibull:K, fb-etc (mutilate's Facebook\n"
+		  "ETC gaps); bursts onoff:ON_MS,OFF_MS and\n"
+		  "mmpp:R1,R2,T12,T21; the mean is always the gap's",
+	  .off = AT(dist_arg) },
 	{ .name = "interval-us", .short_name = 'i', .kind = CLI_REAL,
 	  .store = CLI_DOUBLE, .arg = "US", .min = 0.001, .max = 1e10,
 	  .scale = 1e3, .hint = CLI_RANGE, .help = "mean gap (default 1000)",
@@ -114,6 +117,21 @@ static const struct cli_opt client_options[] = {
 	  .hint = "requests per second",
 	  .help = "requests per second (instead of --interval-us)",
 	  .off = AT(rate), .seen = AT(have_rate) },
+	{ .name = "rate-profile", .kind = CLI_STRING, .arg = "FILE",
+	  .help = "the rate over the run instead: lines 'T_S RATE\n"
+		  "[step|ramp]' (steps, or linear to the next line)",
+	  .off = AT(rate_profile) },
+	{ .name = "arrivals", .kind = CLI_STRING, .arg = "FILE",
+	  .help = "replay a trace's gaps: one number of us a line\n"
+		  "(decimals allowed); -n defaults to its lines",
+	  .off = AT(arrivals) },
+	{ .name = "arrivals-offsets", .kind = CLI_FLAG,
+	  .help = "its lines are offsets from the start, not gaps",
+	  .off = AT(arrivals_offsets) },
+	{ .name = "arrivals-scale", .kind = CLI_REAL, .store = CLI_DOUBLE,
+	  .arg = "X", .min = 1e-6, .max = 1e6, .hint = CLI_RANGE,
+	  .help = "multiply its gaps by X (default 1)",
+	  .off = AT(arrivals_scale), .seen = AT(have_arrivals_scale) },
 	{ .name = "requests", .short_name = 'n', .kind = CLI_UINT, .arg = "N",
 	  .min = 1, .max = 1e9, .hint = CLI_RANGE,
 	  .help = "measured requests (default 1000)", .off = AT(requests),
@@ -420,6 +438,7 @@ static void check_amounts(struct client_opts *o)
 		opt_usage(PROG, "give --requests or --duration, not both");
 	if (o->duration_s > 0)
 		o->requests = 0;
+	client_check_arrivals(o);
 	if (!o->connect_timeout_ns)
 		o->connect_timeout_ns = o->timeout_ns;
 }

@@ -55,6 +55,17 @@ struct client_opts {
 	int have_kv;		/* a key-value option given */
 	enum arrival_dist dist;
 	double interval_ns;
+	/* issue 36: --dist with its parameters, a rate profile, a trace */
+	const char *dist_arg;	/* --dist as given (NULL: fixed) */
+	struct arrival_law law;	/* it parsed; dist is law.dist */
+	char dist_name[80];	/* the law as the summaries write it */
+	const char *rate_profile;	/* --rate-profile FILE */
+	struct rateprof profile;
+	const char *arrivals;	/* --arrivals FILE */
+	int arrivals_offsets;	/* its lines are offsets, not gaps */
+	double arrivals_scale;	/* --arrivals-scale (default 1) */
+	int have_arrivals_scale;
+	struct replay replay;
 	uint64_t requests;	/* measured requests; 0 with --duration */
 	double duration_s;
 	uint64_t warmup;
@@ -115,6 +126,15 @@ enum warmup_mode {
 	WARMUP_SCHEDULE = 0,	/* the first --warmup requests of the schedule */
 	WARMUP_BURST,		/* --warmup pre-queries back to back, first */
 };
+
+/*
+ * --dist, --rate-profile and --arrivals (client/arrivals.c): parses the
+ * law, reads the files and sets interval_ns to the run's mean gap; exits
+ * with a usage message on a bad value or combination.
+ */
+void client_check_arrivals(struct client_opts *o);
+/* The summaries' "dist": the law, or "replay" for a trace. */
+const char *client_dist_name(const struct client_opts *o);
 
 /* The files a client run writes into --out (what --force removes). */
 extern const char *const client_out_files[];

@@ -276,6 +276,8 @@ static void summarize(const struct run *r, struct summary *s)
 	if (a->vlog) {
 		struct validity_cfg vc = {
 			.dist = o->dist, .mean_ns = mean_gap_ns(o),
+			.varying = !arrival_law_renewal(o->dist) ||
+				   o->rate_profile || o->arrivals,
 			/* sleep-after adds the lead to every gap: the gaps
 			 * follow no law the tests know */
 			.closed = o->closed || (o->prequery &&
@@ -431,7 +433,7 @@ void output_start_line(FILE *f, const struct client_opts *o)
 {
 	fprintf(f, "wakebench client: %s %s:%u %s interval=%.3fus",
 		proto_label(o), o->server.host, o->server.port,
-		arrival_dist_name(o->dist), o->interval_ns / 1e3);
+		client_dist_name(o), o->interval_ns / 1e3);
 	if (o->closed)
 		fprintf(f, " closed-loop");
 	else
@@ -626,6 +628,24 @@ static const char *status_name(enum run_status st)
 	       "failed";
 }
 
+/* The columns of issue 36: the rate profile and the replayed trace. */
+static void csv_arrivals(struct csv *c, const struct client_opts *o)
+{
+	if (o->rate_profile)
+		csv_str(c, o->rate_profile);
+	else
+		csv_empty(c);
+	if (o->arrivals) {
+		csv_str(c, o->arrivals);
+		csv_u64(c, (uint64_t)o->arrivals_offsets);
+		csv_double(c, o->have_arrivals_scale ? o->arrivals_scale : 1, 6);
+	} else {
+		csv_empty(c);
+		csv_empty(c);
+		csv_empty(c);
+	}
+}
+
 static void csv_dist_header(char *buf, size_t len, const char *p)
 {
 	snprintf(buf, len, "%s_min_us,%s_avg_us,%s_p50_us,%s_p90_us,%s_p99_us,"
@@ -697,7 +717,9 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 "get_ratio,keys,key_size,value_size,key_dist,energy_j,power_w,"
 		 "energy_per_request_uj,threads,raw,raw_rows,percentiles_exact,"
 		 "percentile_rel_error,lat_stddev_us,svc_p95_us,svc_p9999_us,"
-		 "svc_stddev_us,pace_p95_us,pace_p9999_us,pace_stddev_us,%s,%s%s",
+		 "svc_stddev_us,pace_p95_us,pace_p9999_us,pace_stddev_us,%s,%s%s"
+		 /* appended (issue 36) */
+		 ",rate_profile,arrivals,arrivals_offsets,arrivals_scale",
 		 lat, svc, pace, lat_ci, svc_ci, gov);
 	csv_header(c, hdr);
 	csv_str(c, status_name(r->status));
@@ -712,7 +734,7 @@ static int write_summary_csv(const char *path, const struct run *r,
 	csv_u64(c, s->late);
 	csv_u64(c, s->meas.prequeries_sent);
 	csv_u64(c, s->meas.prequeries_skipped);
-	csv_str(c, arrival_dist_name(o->dist));
+	csv_str(c, client_dist_name(o));
 	csv_double(c, o->interval_ns / 1e3, 3);
 	csv_str(c, clock_wait_name(o->wait));
 	csv_u64(c, o->seed);
@@ -797,6 +819,7 @@ static int write_summary_csv(const char *path, const struct run *r,
 	csv_ci(c, &s->svc);
 	if (gov[0])
 		govstat_csv_row(c, &r->gov);
+	csv_arrivals(c, o);
 	csv_end_row(c);
 	return csv_close(c);
 }
@@ -890,7 +913,7 @@ static int write_summary_json(const char *path, const struct run *r,
 		json_str(j, "key_dist", kd);
 		json_bool(j, "preload", o->preload);
 	}
-	json_str(j, "dist", arrival_dist_name(o->dist));
+	json_str(j, "dist", client_dist_name(o));
 	json_double(j, "interval_us", o->interval_ns / 1e3);
 	/* a duration's schedule is known once drawn to its end: one cut
 	 * short is not counted through (a billion gaps take seconds) */
@@ -939,6 +962,12 @@ static int write_summary_json(const char *path, const struct run *r,
 		else
 			json_str(j, "start_at_ns", NULL);
 	}
+	/* appended (issue 36) */
+	json_str(j, "rate_profile", o->rate_profile);
+	json_str(j, "arrivals", o->arrivals);
+	json_bool(j, "arrivals_offsets", o->arrivals_offsets);
+	json_double(j, "arrivals_scale", o->arrivals ? (o->have_arrivals_scale ?
+		    o->arrivals_scale : 1) : NAN);
 	json_obj_end(j);
 	json_u64(j, "count", s->count);
 	json_u64(j, "errors", s->errors);

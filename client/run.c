@@ -166,6 +166,8 @@ int run_init(struct run *r, const struct client_opts *o)
 {
 	struct schedule_cfg cfg = {
 		.dist = o->dist, .mean_ns = o->interval_ns, .seed = o->seed,
+		.profile = o->rate_profile ? &o->profile : NULL,
+		.replay = o->arrivals ? &o->replay : NULL,
 		.warmup = o->warmup_mode == WARMUP_BURST ? 0 : o->warmup,
 		.requests = o->requests,
 		.warmup_dist = (enum arrival_dist)o->warmup_dist,
@@ -181,6 +183,7 @@ int run_init(struct run *r, const struct client_opts *o)
 	struct schedule_gen g;
 	int ret;
 
+	memcpy(cfg.dist_par, o->law.par, sizeof(cfg.dist_par));
 	memset(r, 0, sizeof(*r));
 	r->o = o;
 	r->sched = cfg;

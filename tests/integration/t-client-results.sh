@@ -29,8 +29,12 @@ n=$(csv_col "$TMP/cap/summary.csv" count)
 # threads,raw,raw_rows,percentiles_exact,percentile_rel_error, issue 18
 # lat_stddev_us,svc_p95_us,svc_p9999_us,svc_stddev_us,pace_p95_us,
 # pace_p9999_us,pace_stddev_us, issue 31 the 16 CI bounds lat_p50_lo_us
-# ... svc_p999_hi_us)
-[ "$(head -1 "$TMP/cap/summary.csv" | awk -F, '{ print $(NF - 41), $(NF - 40), $(NF - 39), $(NF - 38), $(NF - 31), $(NF - 28), $(NF - 23), $(NF - 22), $(NF - 16), $(NF - 15), $NF }')" = \
+# ... svc_p999_hi_us, issue 36 rate_profile,arrivals,arrivals_offsets,
+# arrivals_scale, taken off first)
+hdr=$(head -1 "$TMP/cap/summary.csv")
+[ "${hdr%,rate_profile,arrivals,arrivals_offsets,arrivals_scale}" != "$hdr" ] \
+	|| fail "summary.csv does not end with rate_profile,arrivals,arrivals_offsets,arrivals_scale"
+[ "$(echo "${hdr%,rate_profile,arrivals,arrivals_offsets,arrivals_scale}" | awk -F, '{ print $(NF - 41), $(NF - 40), $(NF - 39), $(NF - 38), $(NF - 31), $(NF - 28), $(NF - 23), $(NF - 22), $(NF - 16), $(NF - 15), $NF }')" = \
   "service_capped lat_p95_us lat_p9999_us gets key_dist energy_per_request_uj percentile_rel_error lat_stddev_us pace_stddev_us lat_p50_lo_us svc_p999_hi_us" ] \
 	|| fail "summary.csv does not end with service_capped,lat_p95_us,lat_p9999_us,gets,...,key_dist,energy_j,power_w,energy_per_request_uj,threads,...,percentile_rel_error,lat_stddev_us,...,pace_stddev_us,lat_p50_lo_us,...,svc_p999_hi_us"
 [ "$(csv_col "$TMP/cap/summary.csv" gets)" = "" ] || fail "gets not empty with wakebench's protocol"
