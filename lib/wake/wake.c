@@ -556,6 +556,66 @@ uint64_t wake_draw_ldist(struct prng *g, uint64_t min_ns, uint64_t max_ns)
 	return min_ns + (d > span ? span : d);
 }
 
+/*
+ * The sleeper's wait for SRC, launched LD after now (the sleeper last
+ * ran here): a timer it sets itself, or the sender's IPI or packet. The
+ * launch and wake times go to P; 0 or -errno (r->err says why).
+ */
+static int sleep_until_woken(struct wake_run *r, int src, uint64_t ld,
+			     struct wake_point *p)
+{
+	uint64_t now = clock_now_ns(), v;
+	ssize_t n;
+
+	if (src == WAKE_SRC_TIMER) {
+		struct timespec ts = clock_ts(now + ld);
+
+		p->launch_ns = now + ld;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+				       &ts, NULL) == EINTR)
+			;
+		p->wake_ns = clock_now_ns();
+		return 0;
+	}
+	atomic_store(&r->req_launch, now + ld);
+	atomic_store(&r->req_src, src);
+	atomic_fetch_add(&r->req, 1);
+	futex(&r->req, FUTEX_WAKE_PRIVATE, 1);
+	do {
+		if (src == WAKE_SRC_IPI)
+			n = read(r->efd, &v, sizeof(v));
+		else
+			n = recv(r->rx, &v, sizeof(v), 0);
+	} while (n < 0 && errno == EINTR);
+	p->wake_ns = clock_now_ns();
+	if (n < 0) {
+		int ret = -errno;
+
+		errmsg_set(r->err, sizeof(r->err), "%s wait: %s",
+			   wake_source_name(src), strerror(errno));
+		return ret;
+	}
+	p->launch_ns = atomic_load(&r->sent_ns);
+	return 0;
+}
+
+/* P's latency, the state it woke from, and the counters' moves over the wait. */
+static void point_attribute(const struct wake_cfg *c, const struct wake_counters *before,
+			    const struct wake_counters *after, struct wake_point *p)
+{
+	p->latency_ns = p->wake_ns > p->launch_ns ? p->wake_ns - p->launch_ns : 0;
+	p->state = wake_attribute(before->usage, after->usage, c->ci->n);
+	if (c->floor && (p->state == WAKE_ST_BUSY ||
+			 p->state == WAKE_ST_UNKNOWN))
+		p->state = WAKE_ST_NONE;
+	for (unsigned int i = 0; i < c->ci->n; i++)
+		p->silent_ns += (after->time_us[i] - before->time_us[i]) * 1000;
+	if (p->state >= 0) {
+		p->above = after->above[p->state] - before->above[p->state];
+		p->below = after->below[p->state] - before->below[p->state];
+	}
+}
+
 static void *sleeper_main(void *arg)
 {
 	struct wake_run *r = arg;
@@ -576,7 +636,7 @@ static void *sleeper_main(void *arg)
 	start = clock_now_ns();
 	for (;;) {
 		struct wake_point p = { .seq = seq, .setting = c->setting };
-		uint64_t now, ld;
+		uint64_t ld;
 		int src = wake_pick_source(c->sources, left, c->count != 0, &g);
 
 		if (src < 0 || atomic_load(&r->stop))
@@ -590,40 +650,10 @@ static void *sleeper_main(void *arg)
 				   c->cpu, strerror(-ret));
 			goto out;
 		}
-		/* the sleeper last ran here: the launch is ld after */
-		now = clock_now_ns();
 		p.source = src;
-		if (src == WAKE_SRC_TIMER) {
-			struct timespec ts = clock_ts(now + ld);
-
-			p.launch_ns = now + ld;
-			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
-					       &ts, NULL) == EINTR)
-				;
-			p.wake_ns = clock_now_ns();
-		} else {
-			uint64_t v;
-			ssize_t n;
-
-			atomic_store(&r->req_launch, now + ld);
-			atomic_store(&r->req_src, src);
-			atomic_fetch_add(&r->req, 1);
-			futex(&r->req, FUTEX_WAKE_PRIVATE, 1);
-			do {
-				if (src == WAKE_SRC_IPI)
-					n = read(r->efd, &v, sizeof(v));
-				else
-					n = recv(r->rx, &v, sizeof(v), 0);
-			} while (n < 0 && errno == EINTR);
-			p.wake_ns = clock_now_ns();
-			if (n < 0) {
-				ret = -errno;
-				errmsg_set(r->err, sizeof(r->err), "%s wait: %s",
-					   wake_source_name(src), strerror(errno));
-				goto out;
-			}
-			p.launch_ns = atomic_load(&r->sent_ns);
-		}
+		ret = sleep_until_woken(r, src, ld, &p);
+		if (ret)
+			goto out;
 		/* a wake by the stop path is no datapoint */
 		if (atomic_load(&r->stop))
 			break;
@@ -633,17 +663,7 @@ static void *sleeper_main(void *arg)
 				   c->cpu, strerror(-ret));
 			goto out;
 		}
-		p.latency_ns = p.wake_ns > p.launch_ns ? p.wake_ns - p.launch_ns : 0;
-		p.state = wake_attribute(before.usage, after.usage, c->ci->n);
-		if (c->floor && (p.state == WAKE_ST_BUSY ||
-				 p.state == WAKE_ST_UNKNOWN))
-			p.state = WAKE_ST_NONE;
-		for (unsigned int i = 0; i < c->ci->n; i++)
-			p.silent_ns += (after.time_us[i] - before.time_us[i]) * 1000;
-		if (p.state >= 0) {
-			p.above = after.above[p.state] - before.above[p.state];
-			p.below = after.below[p.state] - before.below[p.state];
-		}
+		point_attribute(c, &before, &after, &p);
 		if (c->count)
 			left[src]--;
 		seq++;
