@@ -162,39 +162,17 @@ static int place(const char *fmt, uint64_t value, struct perfpmu_event *ev)
 	return 0;
 }
 
-int perfpmu_event(const char *pmu, const char *name, struct perfpmu_event *ev,
-		  char *err, size_t errlen)
+/*
+ * The event's text BUF (read from PATH), "event=0x02" or
+ * "event=0x01,umask=0x10", into ev's config words as the PMU's format
+ * files place each term; 0 or -errno (ERR says why).
+ */
+static int event_terms(const char *pmu, char *buf, const char *path,
+		       struct perfpmu_event *ev, char *err, size_t errlen)
 {
-	char buf[256], path[512], sh[48], fmt[128], fpath[512];
+	char sh[48], fmt[128], fpath[512];
 	char *save = NULL, *term;
-	int n, ret;
 
-	memset(ev, 0, sizeof(*ev));
-	ev->scale = 1;
-	ret = perfpmu_type(pmu, &ev->type, err, errlen);
-	if (ret)
-		return ret;
-	if (!valid_name(name, sizeof(ev->name))) {
-		errmsg_set(err, errlen, "invalid %s event name '%s'", pmu,
-			   shown(name, sh, sizeof(sh)));
-		return -EINVAL;
-	}
-	snprintf(ev->name, sizeof(ev->name), "%s", name);
-	n = rd(buf, sizeof(buf), path, sizeof(path), DEVICES "/%s/events/%s", pmu, name);
-	if (n == -ENOENT) {
-		errmsg_set(err, errlen, "no %s/%s/ event (no %s)", pmu, name, path);
-		return -ENOENT;
-	}
-	if (n < 0 && n != -EFBIG && n != -EINVAL) {
-		errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(-n));
-		return n;
-	}
-	if (n <= 0) {
-		errmsg_set(err, errlen, "%s: %s", path, n ? "not an event (too long or a NUL byte)" :
-			   "empty");
-		return -EINVAL;
-	}
-	/* "event=0x02", "event=0x01,umask=0x10": terms by the format files */
 	for (term = strtok_r(buf, ",", &save); term; term = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(term, '=');
 		uint64_t v = 1;		/* a bare term is a flag: 1 */
@@ -228,11 +206,18 @@ int perfpmu_event(const char *pmu, const char *name, struct perfpmu_event *ev,
 			return -EINVAL;
 		}
 	}
-	/* NAME.scale: joules (or other units) per count */
-	n = rd(buf, sizeof(buf), path, sizeof(path), DEVICES "/%s/events/%s.scale", pmu, name);
-	if (n >= 0) {
-		char *end;
+	return 0;
+}
 
+/* NAME.scale: joules (or other units) per count, when the PMU gives one. */
+static int event_scale(const char *pmu, const char *name, struct perfpmu_event *ev,
+		       char *err, size_t errlen)
+{
+	char buf[256], path[512], sh[48], *end;
+	int n = rd(buf, sizeof(buf), path, sizeof(path), DEVICES "/%s/events/%s.scale",
+		   pmu, name);
+
+	if (n >= 0) {
 		errno = 0;
 		ev->scale = n ? strtod(buf, &end) : 0;
 		if (!n || errno || *end || !isfinite(ev->scale) || ev->scale <= 0 ||
@@ -247,7 +232,17 @@ int perfpmu_event(const char *pmu, const char *name, struct perfpmu_event *ev,
 			   "not a scale (too long or a NUL byte)" : strerror(-n));
 		return n == -EFBIG ? -EINVAL : n;
 	}
-	n = rd(buf, sizeof(buf), path, sizeof(path), DEVICES "/%s/events/%s.unit", pmu, name);
+	return 0;
+}
+
+/* NAME.unit, when the PMU gives one. */
+static int event_unit(const char *pmu, const char *name, struct perfpmu_event *ev,
+		      char *err, size_t errlen)
+{
+	char buf[256], path[512], sh[48];
+	int n = rd(buf, sizeof(buf), path, sizeof(path), DEVICES "/%s/events/%s.unit",
+		   pmu, name);
+
 	if (n >= 0) {
 		if ((size_t)n >= sizeof(ev->unit) ||
 		    strspn(buf, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _-/%") !=
@@ -263,6 +258,45 @@ int perfpmu_event(const char *pmu, const char *name, struct perfpmu_event *ev,
 		return n == -EFBIG ? -EINVAL : n;
 	}
 	return 0;
+}
+
+int perfpmu_event(const char *pmu, const char *name, struct perfpmu_event *ev,
+		  char *err, size_t errlen)
+{
+	char buf[256], path[512], sh[48];
+	int n, ret;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->scale = 1;
+	ret = perfpmu_type(pmu, &ev->type, err, errlen);
+	if (ret)
+		return ret;
+	if (!valid_name(name, sizeof(ev->name))) {
+		errmsg_set(err, errlen, "invalid %s event name '%s'", pmu,
+			   shown(name, sh, sizeof(sh)));
+		return -EINVAL;
+	}
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	n = rd(buf, sizeof(buf), path, sizeof(path), DEVICES "/%s/events/%s", pmu, name);
+	if (n == -ENOENT) {
+		errmsg_set(err, errlen, "no %s/%s/ event (no %s)", pmu, name, path);
+		return -ENOENT;
+	}
+	if (n < 0 && n != -EFBIG && n != -EINVAL) {
+		errmsg_set(err, errlen, "cannot read %s: %s", path, strerror(-n));
+		return n;
+	}
+	if (n <= 0) {
+		errmsg_set(err, errlen, "%s: %s", path, n ? "not an event (too long or a NUL byte)" :
+			   "empty");
+		return -EINVAL;
+	}
+	ret = event_terms(pmu, buf, path, ev, err, errlen);
+	if (!ret)
+		ret = event_scale(pmu, name, ev, err, errlen);
+	if (!ret)
+		ret = event_unit(pmu, name, ev, err, errlen);
+	return ret;
 }
 
 static int cmp_name(const void *a, const void *b)
