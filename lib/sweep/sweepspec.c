@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrival.h"
 #include "errmsg.h"
 #include "keydist.h"
 #include "kvkey.h"
@@ -86,11 +87,27 @@ static int iscpu(const char *w, int ncpus)
 	return isint(w, ncpus) && atol(w) < ncpus;
 }
 
-static int isdist(const char *w, int ncpus)
+/* the warm-up's laws: without parameters */
+static int iswdist(const char *w, int ncpus)
 {
 	(void)ncpus;
 	return !strcmp(w, "fixed") || !strcmp(w, "exp") ||
 	       !strcmp(w, "exponential") || !strcmp(w, "poisson");
+}
+
+/*
+ * A law the client's --dist takes (lib/arrival) without parameters
+ * (fb-etc too): a point's name is made of its values, and one with ':'
+ * or ',' (onoff:5,20) is not a plain name to sweepplan yet.
+ */
+static int isdist(const char *w, int ncpus)
+{
+	struct arrival_law l;
+	char err[256];
+
+	(void)ncpus;
+	return strlen(w) < 64 && !strpbrk(w, ":,") &&
+	       !arrival_law_parse(w, &l, err, sizeof(err));
 }
 
 static int ispq(const char *w, int ncpus)
@@ -238,7 +255,7 @@ static const struct keydef keys[SK_NKEYS] = {
 			     "1-65534; pre-queries use PORT+1" },
 	[SK_WARMUP_INTERVAL_US] = { "warmup-interval-us", K_OPTONE, "", isposnum,
 				    "a mean gap in us, above 0" },
-	[SK_WARMUP_DIST] = { "warmup-dist", K_OPTONE, "", isdist,
+	[SK_WARMUP_DIST] = { "warmup-dist", K_OPTONE, "", iswdist,
 			     "fixed, exp, poisson" },
 	[SK_PERCENTILE_RULE] = { "percentile-rule", K_ONE, "nearest-rank",
 				 isrule, "nearest-rank or floor-index" },
