@@ -282,7 +282,9 @@ static int tw_wake(void *ctx, const struct tl_wake *w, const char *detail)
 			break;
 	if (i == c->nwc) {
 		if (c->nwc == c->wccap) {
-			size_t ncap = c->wccap ? 2 * c->wccap : 16;
+			/* from 4: an idle CPU of a big host has a cause
+			 * or two, and the rows are 300 bytes */
+			size_t ncap = c->wccap ? 2 * c->wccap : 4;
 			struct wake_count *n = realloc(c->wc, ncap * sizeof(*n));
 
 			if (!n)

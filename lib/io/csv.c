@@ -13,12 +13,19 @@
  * and a stdio call per field was a quarter of its time.
  */
 #define CSV_BUF 65536
+/*
+ * The buffer starts at a page and doubles up to CSV_BUF as rows come:
+ * trace timeline writes a file per CPU, and on a host of hundreds of
+ * CPUs most have a few rows; 64 KB each at once (zeroed) was most of the
+ * analysis's memory.
+ */
+#define CSV_BUF_FIRST 4096
 
 struct csv {
 	FILE *f;
 	int first;	/* next field starts a row */
-	size_t n;
-	char buf[CSV_BUF];
+	size_t n, cap;
+	char *buf;
 };
 
 static void flush_buf(struct csv *c)
@@ -28,41 +35,59 @@ static void flush_buf(struct csv *c)
 	c->n = 0;
 }
 
-/* Room for len more bytes (len <= CSV_BUF). */
-static char *room(struct csv *c, size_t len)
+/*
+ * Room for len more bytes: the buffer grown, else flushed. 0 when len
+ * does not fit even then (a long string, or no memory to grow): the
+ * caller writes it straight through.
+ */
+static int make_room(struct csv *c, size_t len)
 {
-	if (CSV_BUF - c->n < len)
+	while (c->cap < CSV_BUF && c->cap - c->n < len) {
+		char *nb = realloc(c->buf, 2 * c->cap);
+
+		if (!nb)
+			break;
+		c->buf = nb;
+		c->cap *= 2;
+	}
+	if (c->cap - c->n < len)
 		flush_buf(c);
-	return c->buf + c->n;
+	return c->cap >= len;
 }
 
 static void put(struct csv *c, const char *s, size_t len)
 {
-	if (len > CSV_BUF / 2) {	/* a long string: straight through */
+	if (c->cap - c->n < len &&
+	    (len > CSV_BUF / 2 || !make_room(c, len))) {	/* straight through */
 		flush_buf(c);
 		fwrite_unlocked(s, 1, len, c->f);
 		return;
 	}
-	memcpy(room(c, len), s, len);
+	memcpy(c->buf + c->n, s, len);
 	c->n += len;
 }
 
 static void putch(struct csv *c, char ch)
 {
-	*room(c, 1) = ch;
-	c->n++;
+	if (c->n == c->cap)
+		make_room(c, 1);	/* cap >= 1: a flush makes room */
+	c->buf[c->n++] = ch;
 }
 
 struct csv *csv_open(const char *path)
 {
-	struct csv *c = calloc(1, sizeof(*c));
+	struct csv *c = malloc(sizeof(*c));
 
 	if (!c)
 		return NULL;
-	c->f = wfile_open(path);
+	c->n = 0;
+	c->cap = CSV_BUF_FIRST;
+	c->buf = malloc(c->cap);
+	c->f = c->buf ? wfile_open(path) : NULL;
 	if (!c->f) {
-		int err = errno;
+		int err = c->buf ? errno : ENOMEM;
 
+		free(c->buf);
 		free(c);
 		errno = err;
 		return NULL;
@@ -211,6 +236,7 @@ int csv_close(struct csv *c)
 		return 0;
 	flush_buf(c);
 	err = wfile_close(c->f);
+	free(c->buf);
 	free(c);
 	return err;
 }

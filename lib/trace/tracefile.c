@@ -1002,9 +1002,10 @@ static int reader_buf(struct cpu_reader *r)
 
 /*
  * Once the last of a CPU's pages is decoded (its strings are in the
- * arena), its buffer goes back: on a big host the idle CPUs' pages are
- * decoded one after another at the start, each in the buffer the one
- * before gave back.
+ * arena), its buffer goes back and the reader is done (no read of
+ * nothing later, in a buffer of its own again): on a big host the idle
+ * CPUs' pages are decoded one after another at the start, each in the
+ * buffer the one before gave back.
  */
 static void reader_read_all(struct cpu_reader *r)
 {
@@ -1012,6 +1013,7 @@ static void reader_read_all(struct cpu_reader *r)
 		free(r->rbuf);
 		r->rbuf = NULL;
 		r->buf = NULL;
+		r->done = 1;
 	}
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,101 @@ START_TEST(csv_fixed_matches_printf)
 }
 END_TEST
 
+/*
+ * The buffer grows from a page as rows come (issue 33): the bytes are
+ * those of the fields in order across every growth, strings longer than
+ * the buffer then was, and longer than half its most (written straight
+ * through), quoted or not.
+ */
+START_TEST(csv_buffer_grows)
+{
+	char path[] = "/tmp/wb-csv-XXXXXX", *want, *p, *s;
+	size_t cap = 1 << 22, got;
+	int fd = mkstemp(path);
+	struct csv *c;
+	FILE *f;
+
+	close(fd);
+	want = malloc(cap);
+	s = malloc(50001);
+	ck_assert(want && s);
+	c = csv_open(path);
+	ck_assert_ptr_nonnull(c);
+	p = want;
+	for (int i = 0; i < 30000; i++) {
+		/* 3 KB while the buffer is 4 KB, 6 KB and 40 KB later */
+		size_t len = i == 10 ? 3000 : i == 300 ? 6000 : i == 20000 ? 40000 :
+			     (size_t)(i % 97);
+		int quote = i % 13 == 0;
+
+		memset(s, 'x', len);
+		if (quote && len)
+			s[len / 2] = '"';
+		s[len] = '\0';
+		csv_u64(c, (uint64_t)i);
+		csv_str(c, s);
+		csv_end_row(c);
+		p += sprintf(p, "%d,", i);
+		if (quote && len) {
+			p += sprintf(p, "\"%.*s\"\"%s\"\n", (int)(len / 2), s, s + len / 2 + 1);
+		} else {
+			memcpy(p, s, len);
+			p += len;
+			*p++ = '\n';
+		}
+		ck_assert((size_t)(p - want) < cap - 100000);
+	}
+	ck_assert_int_eq(csv_close(c), 0);
+	free(s);
+	s = malloc(cap);
+	f = fopen(path, "r");
+	ck_assert(s && f);
+	got = fread(s, 1, cap, f);
+	fclose(f);
+	ck_assert_uint_eq(got, (size_t)(p - want));
+	ck_assert(!memcmp(s, want, got));
+	free(s);
+	free(want);
+	unlink(path);
+}
+END_TEST
+
+/*
+ * A file of a few rows costs about a page (trace timeline writes one per
+ * CPU: 512 of them cost 32 MB when each had its 64 KB buffer at once).
+ */
+START_TEST(csv_few_rows_cost_a_page)
+{
+	char dir[] = "/tmp/wb-csv-XXXXXX", path[64];
+	struct csv *c[512];
+	struct mallinfo2 a, b;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	a = mallinfo2();
+	for (int i = 0; i < 512; i++) {
+		snprintf(path, sizeof(path), "%s/c%d.csv", dir, i);
+		c[i] = csv_open(path);
+		ck_assert_ptr_nonnull(c[i]);
+		csv_header(c[i], "Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause");
+		for (int r = 0; r < 3; r++) {
+			csv_u64(c[i], (uint64_t)r);
+			csv_str(c[i], "C6");
+			csv_end_row(c[i]);
+		}
+	}
+	b = mallinfo2();
+	ck_assert_msg(b.uordblks + b.hblkhd - a.uordblks - a.hblkhd < 512 * 8192,
+		      "%zu bytes for 512 files of 3 rows",
+		      b.uordblks + b.hblkhd - a.uordblks - a.hblkhd);
+	for (int i = 0; i < 512; i++) {
+		ck_assert_int_eq(csv_close(c[i]), 0);
+		snprintf(path, sizeof(path), "%s/c%d.csv", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(json_nesting_and_escapes)
 {
 	char path[] = "/tmp/wb-json-XXXXXX";
@@ -131,6 +227,8 @@ Suite *csv_suite(void)
 
 	tcase_add_test(tc, csv_fields_and_quoting);
 	tcase_add_test(tc, csv_fixed_matches_printf);
+	tcase_add_test(tc, csv_buffer_grows);
+	tcase_add_test(tc, csv_few_rows_cost_a_page);
 	tcase_add_test(tc, json_nesting_and_escapes);
 	tcase_add_test(tc, open_errors);
 	tcase_add_test(tc, write_error_reported);

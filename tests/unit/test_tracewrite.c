@@ -7,6 +7,7 @@
  * a CPU without events. Also what it refuses and what it leaves.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -568,6 +569,84 @@ START_TEST(merge_runs_and_ties)
 }
 END_TEST
 
+/* The heap in use, every arena and mmapped block counted. */
+static size_t heap_used(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/*
+ * A big host as measured (issue 33): 512 CPUs, one busy over many pages
+ * (more than a read's worth), 510 with a page of a few events each (an
+ * IRQ with its name among them), one without events. Every event comes
+ * out in time order, strings whole, and the stream's memory once each
+ * reader holds its first page is a few KB a CPU: before, a reader held a
+ * read buffer of 16 pages, an event array and a path of a page's worth
+ * each, 93 KB a CPU, 47 MB here.
+ */
+START_TEST(big_host_memory_per_cpu)
+{
+	char *dir = tmpdir(), err[6000];
+	struct trace_meta m, r;
+	struct tracewrite *w;
+	struct tf_decode o = { 0 };
+	struct tf_stream *st;
+	struct tl_event e;
+	uint64_t n = 0, want = 0, last = 0, strs = 0;
+	size_t before, after_start = 0;
+	uint32_t last_cpu = 0;
+	int ret;
+
+	meta(&m, 512, 0, 0, 0);
+	ck_assert(!tracewrite_open(dir, &m, NULL, &w, err, sizeof(err)));
+	for (uint64_t i = 0; i < 10000; i++) {
+		struct tl_event x = { 1000 + i * 1000, 0, TL_IDLE, i % 2 ? TL_EXIT : 1, 0, 0, NULL };
+
+		ck_assert_msg(!tracewrite_event(w, &x), "%s", tracewrite_error(w));
+		want++;
+	}
+	for (uint32_t cpu = 1; cpu < 511; cpu++)
+		for (uint64_t k = 0; k < 4; k++) {
+			uint64_t t = 5000 + cpu * 7 + k * 2000000;
+			struct tl_event in = { t, cpu, TL_IDLE, 3, 0, 0, NULL };
+			struct tl_event irq = { t + 900000, cpu, TL_IRQ_ENTRY, 100, 0, 0, "nvme0q1" };
+			struct tl_event out = { t + 1000000, cpu, TL_IDLE, TL_EXIT, 0, 0, NULL };
+
+			ck_assert(!tracewrite_event(w, &in));
+			ck_assert(!tracewrite_event(w, &irq));
+			ck_assert(!tracewrite_event(w, &out));
+			want += 3;
+		}
+	ck_assert(!tracewrite_close(w, err, sizeof(err)));
+	ck_assert(!tracefile_meta(dir, &r, err, sizeof(err)));
+	before = heap_used();
+	ck_assert_msg(!tracefile_stream_open(dir, &r, &o, &st, err, sizeof(err)), "%s", err);
+	while ((ret = tracefile_stream_next(st, &e, err, sizeof(err))) == 1) {
+		if (!n++)
+			after_start = heap_used();
+		ck_assert(e.ts > last || (e.ts == last && e.cpu >= last_cpu));
+		ck_assert_uint_lt(e.cpu, 511);
+		if (e.type == TL_IRQ_ENTRY) {
+			ck_assert_str_eq(e.str, "nvme0q1");
+			strs++;
+		}
+		last = e.ts;
+		last_cpu = e.cpu;
+	}
+	ck_assert_msg(ret == 0, "%s", err);
+	ck_assert_uint_eq(n, want);
+	ck_assert_uint_eq(strs, 510 * 4);
+	ck_assert_msg(after_start - before < 512 * 16384,
+		      "%zu bytes for the readers of 512 CPUs", after_start - before);
+	tracefile_stream_close(st);
+	tracefile_meta_free(&r);
+	free(m.names);
+	unit_rmtree(dir);
+}
+END_TEST
+
 START_TEST(many_small_pages)
 {
 	uint64_t pages;
@@ -903,6 +982,7 @@ Suite *tracewrite_suite(void)
 	tcase_add_test(tc, idle_miss_round_trip);
 	tcase_add_test(tc, prefetch_same_stream);
 	tcase_add_test(tc, merge_runs_and_ties);
+	tcase_add_test(tc, big_host_memory_per_cpu);
 	tcase_add_test(tc, many_small_pages);
 	tcase_add_test(tc, absolute_stamps);
 	tcase_add_test(tc, extends_and_padding);
