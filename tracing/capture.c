@@ -33,6 +33,7 @@
 #include "irqstat.h"
 #include "opt.h"
 #include "perfpmu.h"
+#include "proccpu.h"
 #include "residency.h"
 #include "runcmd.h"
 #include "sysfs.h"
@@ -41,10 +42,17 @@
 
 #define MAX_ROLES 4
 #define MAX_STATES 32
+#define MAX_PIDS 8
 
 struct role {
 	char name[17];
 	int cpu;		/* -1: unpinned, all CPUs */
+};
+
+/* --pid ROLE=PID: a process whose CPU time the window costs */
+struct pidrole {
+	char name[17];
+	int pid;
 };
 
 struct capture_opts {
@@ -53,6 +61,8 @@ struct capture_opts {
 	int nroles;
 	const char *show, *hide;
 	const char *interrupts;	/* /proc/interrupts, or a test's file */
+	struct pidrole pid[MAX_PIDS];
+	int npids;
 };
 
 /* --cpu ROLE=N or ROLE=none */
@@ -84,6 +94,31 @@ static int parse_role(const char *arg, void *dest)
 	return 0;
 }
 
+/* --pid ROLE=PID: a role name as --cpu's, a running process's PID */
+static int parse_pid(const char *arg, void *dest)
+{
+	struct capture_opts *o = (struct capture_opts *)((char *)dest -
+				 offsetof(struct capture_opts, pid));
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+	struct pidrole *r;
+	uint64_t v;
+
+	if (!eq || !n || n >= sizeof(r->name) || o->npids == MAX_PIDS ||
+	    strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789_-") != n ||
+	    opt_u64(eq + 1, 1, 0x7fffffff, &v))
+		return 1;
+	r = &o->pid[o->npids];
+	memcpy(r->name, arg, n);
+	r->name[n] = '\0';
+	r->pid = (int)v;
+	for (int i = 0; i < o->npids; i++)
+		if (!strcmp(o->pid[i].name, r->name))
+			return 1;
+	o->npids++;
+	return 0;
+}
+
 /* turbostat --show/--hide: column names and commas only */
 static int parse_cols(const char *arg, void *dest)
 {
@@ -112,6 +147,14 @@ static const struct cli_opt capture_options[] = {
 		  "none: all CPUs together (an unpinned process).\n"
 		  "Repeat for each role (default: all=none)",
 	  .off = AT(role) },
+	{ .name = "pid", .kind = CLI_CUSTOM, .arg = "ROLE=PID",
+	  .parse = parse_pid,
+	  .hint = "a role name (a-z 0-9 _ -), '=', a process ID; at most 8, each role once",
+	  .help = "a process (a server tier) whose CPU time over the\n"
+		  "command, utime + stime of it and its children from\n"
+		  "/proc/PID/stat, is capture.csv's cpu_us_ROLE.\n"
+		  "Repeat for each process",
+	  .off = AT(pid) },
 	{ .name = "turbostat-show", .kind = CLI_CUSTOM, .arg = "COLS",
 	  .parse = parse_cols, .hint = "turbostat column names, comma-separated",
 	  .help = "passed to turbostat --show", .off = AT(show) },
@@ -126,7 +169,7 @@ static const struct cli_opt capture_options[] = {
 
 const struct cli_cmd trace_capture_cmd = {
 	.prog = TRACE_PROG,
-	.usage = "Usage: wakebench trace capture --out DIR [--cpu ROLE=N]... -- COMMAND...",
+	.usage = "Usage: wakebench trace capture --out DIR [--cpu ROLE=N]... [--pid ROLE=PID]... -- COMMAND...",
 	.about =
 "Runs COMMAND and records, for each role's CPU, what the thesis captured\n"
 "per run: cpuidle residency and entries per state (sysfs deltas; state\n"
@@ -362,6 +405,11 @@ struct capture {
 	 * role's delta, and the union of their states for the columns */
 	struct govstat_snap ga, gb;
 	struct govstat_delta gd[MAX_ROLES], gu;
+	/* the --pid processes' CPU ticks at the command's edges */
+	uint64_t ticks_a[MAX_PIDS], ticks_b[MAX_PIDS];
+	int nproc_a[MAX_PIDS], nproc_b[MAX_PIDS];
+	int pid_ok[MAX_PIDS];
+	char pid_err[MAX_PIDS][128];
 };
 
 /* The options and the command; the stop signals blocked from here on. */
@@ -572,13 +620,31 @@ static void gov_row(const struct capture *s, struct csv *c, int r)
 	govstat_csv_row(c, &x);
 }
 
+/* Each --pid process tree's CPU ticks, at the start or the end (END). */
+static void pid_snap(struct capture *s, int end)
+{
+	for (int i = 0; i < s->o.npids; i++) {
+		uint64_t *t = end ? &s->ticks_b[i] : &s->ticks_a[i];
+		int *n = end ? &s->nproc_b[i] : &s->nproc_a[i];
+		int ret = proccpu_tree(s->o.pid[i].pid, t, n, s->pid_err[i],
+				       sizeof(s->pid_err[i]));
+
+		if (!end)
+			s->pid_ok[i] = !ret;
+		else if (ret)
+			s->pid_ok[i] = 0;
+	}
+}
+
 /* The command between two snapshots of the counters; the helpers ended. */
 static void capture_run(struct capture *s)
 {
 	s->have_irq_a = !irqstat_read(s->o.interrupts, &s->ia);
 	s->res_a = !residency_snap(&s->a);
 	gov_snap(s, &s->ga);
+	pid_snap(s, 0);
 	s->rc = runcmd_run(s->cmd, &s->sig);
+	pid_snap(s, 1);
 	gov_snap(s, &s->gb);
 	s->res_b = !residency_snap(&s->b);
 	s->have_res = s->res_a && s->res_b;
@@ -725,6 +791,54 @@ static void capture_summary_header(const struct capture *s, char *hdr, size_t le
 	/* appended (issue 33): the governor's counters per state */
 	if (govstat_csv_header(&s->gu, hdr + n, len - n))
 		opt_die(TRACE_PROG, "too many idle states");
+	/* appended (issue 35): each --pid process's CPU time */
+	n += strlen(hdr + n);
+	for (int i = 0; i < s->o.npids && n < len; i++) {
+		char col[32];
+
+		snprintf(col, sizeof(col), "%s", s->o.pid[i].name);
+		for (char *p = col; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		n += (size_t)snprintf(hdr + n, len - n, ",cpu_us_%s", col);
+	}
+	if (n >= len)
+		opt_die(TRACE_PROG, "too many idle states");
+}
+
+/*
+ * notes.txt: how each --pid process was measured, or why its column is
+ * empty; a tree that lost CPU time (a child that ended) is not a count.
+ */
+static void capture_pids(struct capture *s)
+{
+	for (int i = 0; i < s->o.npids; i++) {
+		const struct pidrole *p = &s->o.pid[i];
+
+		if (s->pid_ok[i] && s->ticks_b[i] < s->ticks_a[i]) {
+			s->pid_ok[i] = 0;
+			snprintf(s->pid_err[i], sizeof(s->pid_err[i]),
+				 "PID %d: a process of its tree ended during the command", p->pid);
+		}
+		if (!s->pid_ok[i])
+			fprintf(s->notes, "cpu time (%s): cannot be measured: %s\n", p->name,
+				s->pid_err[i]);
+		else
+			fprintf(s->notes, "cpu time (%s): PID %d and its children (%d then %d processes), utime + stime from /proc/PID/stat in ticks of %.0f us\n",
+				p->name, p->pid, s->nproc_a[i], s->nproc_b[i],
+				proccpu_ticks_us(1));
+	}
+}
+
+/* the --pid columns: CPU microseconds over the command, or empty */
+static void pid_row(const struct capture *s, struct csv *c)
+{
+	for (int i = 0; i < s->o.npids; i++) {
+		if (s->pid_ok[i])
+			csv_double(c, proccpu_ticks_us(s->ticks_b[i] - s->ticks_a[i]), 0);
+		else
+			csv_empty(c);
+	}
 }
 
 /* capture.csv's row for one role: its CPUs' residency summed per state. */
@@ -783,6 +897,7 @@ static void capture_summary_row(struct capture *s, struct csv *c,
 			csv_empty(c);
 	}
 	gov_row(s, c, r);
+	pid_row(s, c);
 	csv_end_row(c);
 }
 
@@ -843,6 +958,7 @@ int trace_capture(int argc, char **argv)
 	capture_helpers_results(&s);
 	capture_residency(&s);
 	capture_governor(&s);
+	capture_pids(&s);
 	capture_write_cpuidle(&s);
 	capture_write_interrupts(&s);
 	capture_write_summary(&s);

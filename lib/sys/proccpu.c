@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/* proccpu: a process tree's CPU time from /proc/PID/stat (see the header). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proccpu.h"
+
+/* the fields read: 3 state, 4 ppid, 14 utime, 15 stime, 22 starttime */
+#define F_LAST 22
+/* a stat line is about 300 bytes; the name alone is at most 16 */
+#define STAT_MAX 4096
+#define COMM_MAX 64
+
+/* [-]digits, at most 20 of them; *V its value (0 when negative). */
+static int field(const char **pp, const char *end, uint64_t *v, int *neg)
+{
+	const char *p = *pp;
+	uint64_t x = 0;
+	int n = 0;
+
+	*neg = p < end && *p == '-';
+	p += *neg;
+	for (; p < end && *p >= '0' && *p <= '9'; p++, n++) {
+		if (x > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		x = x * 10 + (uint64_t)(*p - '0');
+	}
+	if (!n || n > 20 || (p < end && *p != ' '))
+		return -EINVAL;
+	*v = *neg ? 0 : x;
+	*pp = p;
+	return 0;
+}
+
+/* "PID (" at the start; the name up to the last ')', then " S ". */
+static int head(const char *line, const char *end, struct proccpu *p,
+		const char **rest)
+{
+	const char *q = line, *close = NULL;
+	uint64_t pid;
+	int neg;
+
+	if (field(&q, end, &pid, &neg) || neg || !pid || pid > 0x7fffffff ||
+	    end - q < 2 || q[1] != '(')
+		return -EINVAL;
+	for (const char *s = q + 2; s < end; s++)
+		if (*s == ')')
+			close = s;
+	/* the name: at most COMM_MAX bytes, no NUL (the line is text) */
+	if (!close || close - (q + 2) > COMM_MAX || memchr(q + 2, '\0', (size_t)(close - q - 2)))
+		return -EINVAL;
+	q = close + 1;
+	if (end - q < 3 || q[0] != ' ' || q[1] < 'A' || q[1] > 'z' || q[2] != ' ')
+		return -EINVAL;
+	p->pid = (int)pid;
+	p->state = q[1];
+	*rest = q + 2;
+	return 0;
+}
+
+int proccpu_parse(const char *line, size_t len, struct proccpu *p)
+{
+	const char *end = line + len, *q;
+	uint64_t v;
+	int neg;
+
+	memset(p, 0, sizeof(*p));
+	if (len && line[len - 1] == '\n')
+		end--;
+	if (len > STAT_MAX || head(line, end, p, &q))
+		return -EINVAL;
+	for (int f = 4; f <= F_LAST; f++) {
+		if (q >= end || *q != ' ')
+			return -EINVAL;
+		q++;
+		if (field(&q, end, &v, &neg))
+			return -EINVAL;
+		/* the fields kept are never negative */
+		if (neg && (f == 4 || f == 14 || f == 15 || f == F_LAST))
+			return -EINVAL;
+		if (f == 4)
+			p->ppid = v > 0x7fffffff ? -1 : (int)v;
+		else if (f == 14)
+			p->utime = v;
+		else if (f == 15)
+			p->stime = v;
+		else if (f == F_LAST)
+			p->starttime = v;
+	}
+	if (p->ppid < 0 || (q < end && *q != ' '))
+		return -EINVAL;
+	return 0;
+}
+
+int proccpu_read(int pid, struct proccpu *p)
+{
+	char path[64], buf[STAT_MAX + 1];
+	ssize_t n;
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* one read: the kernel writes the line whole */
+	n = read(fd, buf, sizeof(buf));
+	ret = n < 0 ? -errno : 0;
+	close(fd);
+	if (ret)
+		return ret;
+	if (!n || n > STAT_MAX)
+		return -EINVAL;
+	ret = proccpu_parse(buf, (size_t)n, p);
+	/* the line of another PID is not this process's */
+	return ret ? ret : p->pid == pid ? 0 : -EINVAL;
+}
+
+/* Every process's PID and parent, from /proc; *N of them. */
+static int all_procs(struct proccpu **out, size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct proccpu *v = NULL, *nv;
+	size_t cap = 0;
+	struct dirent *e;
+
+	*n = 0;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char *endp;
+		long pid = strtol(e->d_name, &endp, 10);
+
+		if (*endp || pid <= 0 || e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		/* gone meanwhile, or unreadable: not ours to count */
+		if (!proccpu_read((int)pid, &v[*n]))
+			(*n)++;
+	}
+	closedir(d);
+	*out = v;
+	return 0;
+}
+
+int proccpu_tree(int pid, uint64_t *ticks, int *nproc, char *err, size_t errlen)
+{
+	struct proccpu top, *all = NULL;
+	size_t n = 0;
+	int *in, count = 1, ret = proccpu_read(pid, &top);
+
+	*ticks = 0;
+	if (nproc)
+		*nproc = 0;
+	if (ret) {
+		snprintf(err, errlen, "PID %d: %s", pid,
+			 ret == -ENOENT ? "no such process" : ret == -EINVAL ?
+			 "unreadable /proc/PID/stat" : strerror(-ret));
+		return ret;
+	}
+	ret = all_procs(&all, &n);
+	in = ret ? NULL : calloc(n ? n : 1, sizeof(*in));
+	if (!in) {
+		free(all);
+		snprintf(err, errlen, "reading /proc: %s", strerror(ret ? -ret : ENOMEM));
+		return ret ? ret : -ENOMEM;
+	}
+	*ticks = top.utime + top.stime;
+	/* descendants: a pass per generation until none is added */
+	for (int added = 1; added;) {
+		added = 0;
+		for (size_t i = 0; i < n; i++) {
+			int below = all[i].ppid == pid;
+
+			for (size_t j = 0; !below && j < n; j++)
+				below = in[j] && all[j].pid == all[i].ppid;
+			if (in[i] || !below || all[i].pid == pid)
+				continue;
+			in[i] = 1;
+			added = 1;
+			count++;
+			*ticks += all[i].utime + all[i].stime;
+		}
+	}
+	if (nproc)
+		*nproc = count;
+	free(in);
+	free(all);
+	return 0;
+}
+
+double proccpu_ticks_us(uint64_t ticks)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	return hz > 0 ? (double)ticks * 1e6 / (double)hz : NAN;
+}
