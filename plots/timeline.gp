@@ -7,6 +7,10 @@
 load d.'/fig5.vars'
 w = 1100
 h = 170 + 75 * nrows; if (h < 380) h = 380
+# rows of a host of hundreds of CPUs get thinner (15 px at 512): cairo
+# draws at most 32767 pixels a side (the figure failed past 435 rows), and
+# the PNG's memory is its area (150 MB at 75 px a row, 512 rows)
+if (h > 8000) h = 8000
 load plots.'/common.gp'
 set title 'C-state timeline (time since each trace''s first request)'
 set xlabel 'time since the first request (ms)'
