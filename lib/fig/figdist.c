@@ -580,6 +580,226 @@ struct panel {
 	size_t *idx, n;		/* series */
 };
 
+/*
+ * The panel of each series (a series without a numeric mean gap has no
+ * target, and no panel); 0 or -ENOMEM. *npn counts the panels made.
+ */
+static int make_panels(const struct set *st, struct panel *pn, size_t *npn)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		const struct figcfg *c = &st->s[i].cfg;
+		double m;
+		size_t k;
+
+		if (csvtable_num(c->v[FIGCFG_INTERVAL], &m) || m <= 0)
+			continue;
+		for (k = 0; k < *npn; k++)
+			if (!strcmp(pn[k].dist, c->v[FIGCFG_DIST]) && pn[k].mean == m)
+				break;
+		if (k == *npn) {
+			pn[*npn].dist = c->v[FIGCFG_DIST];
+			pn[*npn].mean = m;
+			pn[*npn].idx = calloc(st->n, sizeof(size_t));
+			if (!pn[(*npn)++].idx)
+				return -ENOMEM;
+		}
+		pn[k].idx[pn[k].n++] = i;
+	}
+	return 0;
+}
+
+/* Each series' gaps in panel P (g[i], gn[i] of them): its repetitions' send gaps pooled. */
+static int panel_gaps(const struct set *st, const struct panel *p, double **g,
+		      size_t *gn, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < p->n && !ret; i++) {
+		const struct series *s = &st->s[p->idx[i]];
+		double **reps;
+		size_t *n, tot = 0;
+
+		ret = read_reps(s, "sent_ns", 0, &reps, &n, err, errlen);
+		for (size_t r = 0; !ret && r < s->npaths; r++)
+			tot += n[r] > 1 ? n[r] - 1 : 0;
+		if (!ret && !(g[i] = malloc((tot + 1) * sizeof(double))))
+			ret = -ENOMEM;
+		for (size_t r = 0; !ret && r < s->npaths; r++)
+			for (size_t j = 1; j < n[r]; j++)
+				/* sent out of order (several
+				 * connections): not a gap */
+				if (reps[r][j] >= reps[r][j - 1])
+					g[i][gn[i]++] = reps[r][j] - reps[r][j - 1];
+		free_reps(reps, n, s->npaths);
+	}
+	return ret;
+}
+
+/* A panel's x axis: its bins and the gaps that fall outside them. */
+struct gap_axis {
+	double lo, w;
+	size_t nb, outside;
+};
+
+/*
+ * The target's range, widened to 99.8 % of what was sent, in bins of a
+ * nice width; 0 or -ENOMEM.
+ */
+static int panel_axis(const struct panel *p, double *const *g, const size_t *gn,
+		      struct gap_axis *ax)
+{
+	double *all, lo, hi, w, q0, q1;
+	size_t nall = 0, nb, outside = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		nall += gn[i];
+	all = malloc((nall + 1) * sizeof(double));
+	if (!all)
+		return -ENOMEM;
+	nall = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		memcpy(all + nall, g[i], gn[i] * sizeof(double));
+		nall += gn[i];
+	}
+	qsort(all, nall, sizeof(double), dcmp);
+	q0 = nall ? figdist_rank(all, nall, 0.001) : p->mean;
+	q1 = nall ? figdist_rank(all, nall, 0.999) : p->mean;
+	if (!strcmp(p->dist, "exp")) {
+		lo = 0;
+		hi = 5 * p->mean;
+	} else if (!strcmp(p->dist, "poisson")) {
+		lo = p->mean - 5 * sqrt(p->mean);
+		hi = p->mean + 5 * sqrt(p->mean);
+	} else {
+		lo = hi = p->mean;
+	}
+	lo = fmin(lo, q0);
+	hi = fmax(hi, q1);
+	if (hi - lo < p->mean * 0.01) {
+		lo = fmin(lo, p->mean * 0.995);
+		hi = fmax(hi, p->mean * 1.005);
+	}
+	if (lo < 0)
+		lo = 0;
+	w = nice((hi - lo) / GAP_BINS);
+	if (!strcmp(p->dist, "poisson") && w < 1)
+		w = 1;
+	lo = floor(lo / w) * w;
+	/* Poisson gaps are whole µs: bins centred on them */
+	if (!strcmp(p->dist, "poisson") && w == floor(w))
+		lo -= 0.5;
+	/* the last bin holds hi itself */
+	nb = (size_t)floor((hi - lo) / w) + 1;
+	for (size_t j = 0; j < nall; j++)
+		outside += all[j] < lo || all[j] >= lo + (double)nb * w;
+	free(all);
+	*ax = (struct gap_axis){ .lo = lo, .w = w, .nb = nb, .outside = outside };
+	return 0;
+}
+
+/* "exp, mean 1 ms: bins of 50 us", and the gaps off the axis. */
+static void panel_title(const struct panel *p, const struct gap_axis *ax, char *t,
+			size_t len)
+{
+	char m[32], b[32], us[64], lab[1024];
+
+	snprintf(m, sizeof(m), "%.10g", p->mean);
+	figcfg_us_words(m, us, sizeof(us));
+	snprintf(b, sizeof(b), "%.10g", ax->w);
+	figcfg_us_words(b, lab, sizeof(lab));
+	snprintf(t, len, "%s, mean %s: bins of %s", p->dist, us, lab);
+	if (ax->outside)
+		snprintf(t + strlen(t), len - strlen(t),
+			 " (%zu gaps outside the axis)", ax->outside);
+}
+
+/* The target block: the share of the law's gaps in each bin. */
+static void write_target(FILE *dat, const struct panel *p, const struct gap_axis *ax)
+{
+	for (size_t b = 0; b < ax->nb; b++) {
+		double a = ax->lo + (double)b * ax->w;
+
+		figgp_num(dat, a + ax->w / 2);
+		fputc(' ', dat);
+		figgp_num(dat, figdist_expected(p->dist, p->mean, a, a + ax->w));
+		fputc('\n', dat);
+	}
+}
+
+/* A series' block: the share of its GN gaps G in each bin; 0 or -ENOMEM. */
+static int write_series(FILE *dat, const double *g, size_t gn, const struct gap_axis *ax)
+{
+	size_t *cnt = calloc(ax->nb, sizeof(*cnt));
+
+	if (!cnt)
+		return -ENOMEM;
+	for (size_t j = 0; j < gn; j++) {
+		double x = (g[j] - ax->lo) / ax->w;
+
+		if (x >= 0 && x < (double)ax->nb)
+			cnt[(size_t)x]++;
+	}
+	fputs("\n\n", dat);
+	for (size_t b = 0; b < ax->nb; b++) {
+		figgp_num(dat, ax->lo + ((double)b + 0.5) * ax->w);
+		fputc(' ', dat);
+		figgp_num(dat, gn ? (double)cnt[b] / (double)gn : NAN);
+		fputc('\n', dat);
+	}
+	free(cnt);
+	return 0;
+}
+
+/*
+ * Panel K (from 0): its title and bins in VARS, its target block and a
+ * block per series in DAT, NBLOCKS and MAXLAB kept up to date. 0,
+ * -ENOMEM, or the -errno of a series that could not be read (ERR).
+ */
+static int gaps_panel(const struct set *st, const struct panel *p, size_t k,
+		      const unsigned char *mask, FILE *dat, FILE *vars,
+		      size_t *nblocks, size_t *maxlab, char *err, size_t errlen)
+{
+	double **g = calloc(p->n, sizeof(*g));
+	size_t *gn = calloc(p->n, sizeof(*gn));
+	struct gap_axis ax;
+	char lab[1024], t[1200];
+	int ret = -ENOMEM;
+
+	if (!g || !gn)
+		goto out;
+	ret = panel_gaps(st, p, g, gn, err, errlen);
+	if (!ret)
+		ret = panel_axis(p, g, gn, &ax);
+	if (ret)
+		goto out;
+	panel_title(p, &ax, t, sizeof(t));
+	figgp_elem_str(vars, "ptitle", k + 1, t);
+	figgp_elem_num(vars, "pfirst", k + 1, (double)*nblocks);
+	figgp_elem_num(vars, "pcount", k + 1, (double)p->n);
+	figgp_elem_num(vars, "pbinw", k + 1, ax.w);
+	if (*nblocks)
+		fputs("\n\n", dat);
+	write_target(dat, p, &ax);
+	snprintf(t, sizeof(t), "target: %s", p->dist);
+	figgp_elem_str(vars, "names", ++*nblocks, t);
+	for (size_t i = 0; i < p->n; i++) {
+		ret = write_series(dat, g[i], gn[i], &ax);
+		if (ret)
+			goto out;
+		series_label(st, &st->s[p->idx[i]], mask, FIGCFG_W_NOGAP, lab, sizeof(lab));
+		snprintf(t, sizeof(t), "%s (%zu gaps)", lab, gn[i]);
+		figgp_elem_str(vars, "names", ++*nblocks, t);
+		if (figgp_chars(t) > *maxlab)
+			*maxlab = figgp_chars(t);
+	}
+out:
+	for (size_t i = 0; g && i < p->n; i++)
+		free(g[i]);
+	free(g);
+	free(gn);
+	return ret;
+}
+
 int figdist_gaps(const struct figdist_src *src, size_t nsrc, int include_behind,
 		 FILE *dat, FILE *vars, char *err, size_t errlen)
 {
@@ -587,7 +807,6 @@ int figdist_gaps(const struct figdist_src *src, size_t nsrc, int include_behind,
 	struct panel *pn = NULL;
 	size_t npn = 0, nblocks = 0, maxlab = 0;
 	unsigned char mask[FIGCFG_NPARAMS];
-	char lab[1024], t[1200], us[64];
 	int ret = build(&st, src, nsrc, include_behind, err, errlen);
 
 	if (ret)
@@ -595,32 +814,9 @@ int figdist_gaps(const struct figdist_src *src, size_t nsrc, int include_behind,
 	if (st.n)
 		qsort(st.s, st.n, sizeof(st.s[0]), series_cmp);
 	pn = calloc(st.n + 1, sizeof(*pn));
-	if (!pn || set_mask(&st, mask)) {
+	if (!pn || set_mask(&st, mask) || make_panels(&st, pn, &npn)) {
 		ret = -ENOMEM;
 		goto oom;
-	}
-	/* the panel of each series (a series without a numeric mean
-	 * gap has no target, and no panel) */
-	for (size_t i = 0; i < st.n; i++) {
-		const struct figcfg *c = &st.s[i].cfg;
-		double m;
-		size_t k;
-
-		if (csvtable_num(c->v[FIGCFG_INTERVAL], &m) || m <= 0)
-			continue;
-		for (k = 0; k < npn; k++)
-			if (!strcmp(pn[k].dist, c->v[FIGCFG_DIST]) && pn[k].mean == m)
-				break;
-		if (k == npn) {
-			pn[npn].dist = c->v[FIGCFG_DIST];
-			pn[npn].mean = m;
-			pn[npn].idx = calloc(st.n, sizeof(size_t));
-			if (!pn[npn++].idx) {
-				ret = -ENOMEM;
-				goto oom;
-			}
-		}
-		pn[k].idx[pn[k].n++] = i;
 	}
 	/* the names of the series in the panels: what varies, but the
 	 * distribution and the gap the panel says */
@@ -632,151 +828,12 @@ int figdist_gaps(const struct figdist_src *src, size_t nsrc, int include_behind,
 	figgp_array(vars, "pbinw", npn);
 	figgp_array(vars, "names", st.n + npn);
 	for (size_t k = 0; k < npn; k++) {
-		struct panel *p = &pn[k];
-		double **g = calloc(p->n, sizeof(*g)), *all = NULL;
-		size_t *gn = calloc(p->n, sizeof(*gn)), nall = 0, outside = 0;
-		double lo, hi, w, q0, q1;
-		size_t nb;
-
-		if (!g || !gn) {
-			free(g);
-			free(gn);
-			ret = -ENOMEM;
+		ret = gaps_panel(&st, &pn[k], k, mask, dat, vars, &nblocks, &maxlab,
+				 err, errlen);
+		if (ret == -ENOMEM)
 			goto oom;
-		}
-		/* each series' gaps: its repetitions' send gaps pooled */
-		for (size_t i = 0; i < p->n && !ret; i++) {
-			const struct series *s = &st.s[p->idx[i]];
-			double **reps;
-			size_t *n, tot = 0;
-
-			ret = read_reps(s, "sent_ns", 0, &reps, &n, err, errlen);
-			for (size_t r = 0; !ret && r < s->npaths; r++)
-				tot += n[r] > 1 ? n[r] - 1 : 0;
-			if (!ret && !(g[i] = malloc((tot + 1) * sizeof(double))))
-				ret = -ENOMEM;
-			for (size_t r = 0; !ret && r < s->npaths; r++)
-				for (size_t j = 1; j < n[r]; j++)
-					/* sent out of order (several
-					 * connections): not a gap */
-					if (reps[r][j] >= reps[r][j - 1])
-						g[i][gn[i]++] = reps[r][j] - reps[r][j - 1];
-			free_reps(reps, n, s->npaths);
-			nall += gn[i];
-		}
-		all = ret ? NULL : malloc((nall + 1) * sizeof(double));
-		if (!ret && !all)
-			ret = -ENOMEM;
-		if (ret) {
-			for (size_t i = 0; i < p->n; i++)
-				free(g[i]);
-			free(g);
-			free(gn);
-			if (ret == -ENOMEM)
-				goto oom;
+		if (ret)
 			goto out;
-		}
-		nall = 0;
-		for (size_t i = 0; i < p->n; i++) {
-			memcpy(all + nall, g[i], gn[i] * sizeof(double));
-			nall += gn[i];
-		}
-		qsort(all, nall, sizeof(double), dcmp);
-		q0 = nall ? figdist_rank(all, nall, 0.001) : p->mean;
-		q1 = nall ? figdist_rank(all, nall, 0.999) : p->mean;
-		/* the target's range, widened to 99.8 % of what was sent */
-		if (!strcmp(p->dist, "exp")) {
-			lo = 0;
-			hi = 5 * p->mean;
-		} else if (!strcmp(p->dist, "poisson")) {
-			lo = p->mean - 5 * sqrt(p->mean);
-			hi = p->mean + 5 * sqrt(p->mean);
-		} else {
-			lo = hi = p->mean;
-		}
-		lo = fmin(lo, q0);
-		hi = fmax(hi, q1);
-		if (hi - lo < p->mean * 0.01) {
-			lo = fmin(lo, p->mean * 0.995);
-			hi = fmax(hi, p->mean * 1.005);
-		}
-		if (lo < 0)
-			lo = 0;
-		w = nice((hi - lo) / GAP_BINS);
-		if (!strcmp(p->dist, "poisson") && w < 1)
-			w = 1;
-		lo = floor(lo / w) * w;
-		/* Poisson gaps are whole µs: bins centred on them */
-		if (!strcmp(p->dist, "poisson") && w == floor(w))
-			lo -= 0.5;
-		/* the last bin holds hi itself */
-		nb = (size_t)floor((hi - lo) / w) + 1;
-		for (size_t j = 0; j < nall; j++)
-			outside += all[j] < lo || all[j] >= lo + (double)nb * w;
-		free(all);
-		{
-			char m[32], b[32];
-
-			snprintf(m, sizeof(m), "%.10g", p->mean);
-			figcfg_us_words(m, us, sizeof(us));
-			snprintf(b, sizeof(b), "%.10g", w);
-			figcfg_us_words(b, lab, sizeof(lab));
-			snprintf(t, sizeof(t), "%s, mean %s: bins of %s", p->dist, us, lab);
-			if (outside)
-				snprintf(t + strlen(t), sizeof(t) - strlen(t),
-					 " (%zu gaps outside the axis)", outside);
-		}
-		figgp_elem_str(vars, "ptitle", k + 1, t);
-		figgp_elem_num(vars, "pfirst", k + 1, (double)nblocks);
-		figgp_elem_num(vars, "pcount", k + 1, (double)p->n);
-		figgp_elem_num(vars, "pbinw", k + 1, w);
-		/* the target block */
-		if (nblocks)
-			fputs("\n\n", dat);
-		for (size_t b = 0; b < nb; b++) {
-			double a = lo + (double)b * w;
-
-			figgp_num(dat, a + w / 2);
-			fputc(' ', dat);
-			figgp_num(dat, figdist_expected(p->dist, p->mean, a, a + w));
-			fputc('\n', dat);
-		}
-		snprintf(t, sizeof(t), "target: %s", p->dist);
-		figgp_elem_str(vars, "names", ++nblocks, t);
-		for (size_t i = 0; i < p->n; i++) {
-			size_t *cnt = calloc(nb, sizeof(*cnt));
-
-			if (!cnt) {
-				for (size_t j = i; j < p->n; j++)
-					free(g[j]);
-				free(g);
-				free(gn);
-				ret = -ENOMEM;
-				goto oom;
-			}
-			for (size_t j = 0; j < gn[i]; j++) {
-				double x = (g[i][j] - lo) / w;
-
-				if (x >= 0 && x < (double)nb)
-					cnt[(size_t)x]++;
-			}
-			fputs("\n\n", dat);
-			for (size_t b = 0; b < nb; b++) {
-				figgp_num(dat, lo + ((double)b + 0.5) * w);
-				fputc(' ', dat);
-				figgp_num(dat, gn[i] ? (double)cnt[b] / (double)gn[i] : NAN);
-				fputc('\n', dat);
-			}
-			series_label(&st, &st.s[p->idx[i]], mask, FIGCFG_W_NOGAP, lab, sizeof(lab));
-			snprintf(t, sizeof(t), "%s (%zu gaps)", lab, gn[i]);
-			figgp_elem_str(vars, "names", ++nblocks, t);
-			if (figgp_chars(t) > maxlab)
-				maxlab = figgp_chars(t);
-			free(cnt);
-			free(g[i]);
-		}
-		free(g);
-		free(gn);
 	}
 	figgp_var_num(vars, "nblocks", (double)nblocks);
 	figgp_var_num(vars, "maxlab", (double)maxlab);
