@@ -98,55 +98,31 @@ static int check_end(const struct rateprof *p, const char *path, char *err,
 	return 0;
 }
 
-static int read_points(FILE *f, const char *path, struct rateprof *p,
-		       char *err, size_t errlen)
+/* One line of the file (rfile_lines). */
+static int profile_line(void *arg, char *line, char *why, size_t whylen)
 {
-	char *line = NULL, why[128];
-	size_t cap = 0;
-	ssize_t len;
-	int ret = 0;
+	struct rateprof *p = arg;
+	struct rateprof_pt pt;
+	int ret;
 
-	for (unsigned long no = 1;; no++) {
-		struct rateprof_pt pt;
-
-		len = rfile_getline(f, &line, &cap, RFILE_LINE_MAX);
-		if (len <= 0) {
-			ret = (int)len;
-			if (ret)
-				snprintf(err, errlen, "%s:%lu: %s", path, no,
-					 strerror((int)-len));
-			break;
-		}
-		line[strcspn(line, "\n")] = '\0';
-		ret = rateprof_parse_line(line, p->n ? &p->pt[p->n - 1] : NULL,
-					  &pt, why, sizeof(why));
-		if (ret < 0) {
-			snprintf(err, errlen, "%s:%lu: %s", path, no, why);
-			break;
-		}
-		if (ret && (ret = add_point(p, &pt))) {
-			snprintf(err, errlen, "%s:%lu: %s", path, no,
-				 ret == -E2BIG ? "more than 1000000 points" :
-				 strerror(-ret));
-			break;
-		}
-		ret = 0;
-	}
-	free(line);
+	ret = rateprof_parse_line(line, p->n ? &p->pt[p->n - 1] : NULL, &pt,
+				  why, whylen);
+	if (ret <= 0)
+		return ret;
+	ret = add_point(p, &pt);
+	if (ret)
+		snprintf(why, whylen, "%s", ret == -E2BIG ?
+			 "more than 1000000 points" : strerror(-ret));
 	return ret;
 }
 
 int rateprof_load(const char *path, struct rateprof *p, char *err,
 		  size_t errlen)
 {
-	FILE *f = rfile_fopen(path, err, errlen);
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	if (!f)
-		return -errno;
-	ret = read_points(f, path, p, err, errlen);
-	fclose(f);
+	ret = rfile_lines(path, profile_line, p, err, errlen);
 	if (!ret)
 		ret = check_end(p, path, err, errlen);
 	if (ret)

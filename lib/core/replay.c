@@ -50,18 +50,20 @@ static int add_gap(struct replay *r, size_t *cap, uint64_t g)
 	return 0;
 }
 
-/* Reading state: the last offset, scaled and not. */
+/* Reading state: the trace, the last offset, scaled and not. */
 struct replay_rd {
+	struct replay *r;
 	int offsets;
 	double scale;
 	uint64_t last, last_scaled;
 	size_t cap;
 };
 
-/* One line: 0 (added or skipped), or -errno with the cause in why. */
-static int replay_line(struct replay *r, struct replay_rd *rd, char *line,
-		       char *why, size_t whylen)
+/* One line (rfile_lines): 0 (added or skipped), or -errno, why says. */
+static int replay_line(void *arg, char *line, char *why, size_t whylen)
 {
+	struct replay_rd *rd = arg;
+	struct replay *r = rd->r;
 	char *s = line + strspn(line, " \t"), *end;
 	uint64_t v, scaled;
 	int ret;
@@ -97,39 +99,10 @@ static int replay_line(struct replay *r, struct replay_rd *rd, char *line,
 	return ret;
 }
 
-static int read_gaps(FILE *f, const char *path, struct replay *r,
-		     struct replay_rd *rd, char *err, size_t errlen)
-{
-	char *line = NULL, why[128];
-	size_t cap = 0;
-	int ret = 0;
-
-	for (unsigned long no = 1;; no++) {
-		ssize_t len = rfile_getline(f, &line, &cap, RFILE_LINE_MAX);
-
-		if (len <= 0) {
-			ret = (int)len;
-			if (ret)
-				snprintf(err, errlen, "%s:%lu: %s", path, no,
-					 strerror((int)-len));
-			break;
-		}
-		line[strcspn(line, "\n")] = '\0';
-		ret = replay_line(r, rd, line, why, sizeof(why));
-		if (ret) {
-			snprintf(err, errlen, "%s:%lu: %s", path, no, why);
-			break;
-		}
-	}
-	free(line);
-	return ret;
-}
-
 int replay_load(const char *path, int offsets, double scale,
 		struct replay *r, char *err, size_t errlen)
 {
-	struct replay_rd rd = { .offsets = offsets, .scale = scale };
-	FILE *f;
+	struct replay_rd rd = { .r = r, .offsets = offsets, .scale = scale };
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -137,11 +110,7 @@ int replay_load(const char *path, int offsets, double scale,
 		snprintf(err, errlen, "scale %g: above 0, at most 1e6", scale);
 		return -EINVAL;
 	}
-	f = rfile_fopen(path, err, errlen);
-	if (!f)
-		return -errno;
-	ret = read_gaps(f, path, r, &rd, err, errlen);
-	fclose(f);
+	ret = rfile_lines(path, replay_line, &rd, err, errlen);
 	if (!ret && !r->n) {
 		snprintf(err, errlen, "%s: no gaps (one number of microseconds a line)",
 			 path);

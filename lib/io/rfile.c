@@ -211,3 +211,38 @@ int rfile_slurp(const char *path, size_t max, char **buf, size_t *len,
 	*len = (size_t)got;
 	return 0;
 }
+
+int rfile_lines(const char *path,
+		int (*fn)(void *arg, char *line, char *why, size_t whylen),
+		void *arg, char *err, size_t errlen)
+{
+	FILE *f = rfile_fopen(path, err, errlen);
+	char *line = NULL, why[160];
+	size_t cap = 0;
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	for (unsigned long no = 1;; no++) {
+		ssize_t len = rfile_getline(f, &line, &cap, RFILE_LINE_MAX);
+
+		if (len <= 0) {
+			ret = (int)len;
+			if (ret)
+				snprintf(err, errlen, "%s:%lu: %s", path, no,
+					 ret == -E2BIG ? "line too long" :
+					 strerror(-ret));
+			break;
+		}
+		line[strcspn(line, "\n")] = '\0';
+		why[0] = '\0';
+		ret = fn(arg, line, why, sizeof(why));
+		if (ret) {
+			snprintf(err, errlen, "%s:%lu: %s", path, no, why);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}

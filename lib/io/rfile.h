@@ -55,4 +55,15 @@ int rfile_slurp(const char *path, size_t max, char **buf, size_t *len,
  * (fewer only at the end of the file), or -errno. */
 ssize_t rfile_read_full(int fd, void *buf, size_t len);
 
+/*
+ * Each line of the regular file path (opened as rfile_open does), its
+ * '\n' taken off, given to fn with arg, in order, until fn returns
+ * non-zero: 0 at the end, or -errno with "path: cause" (the open) or
+ * "path:LINE: cause" in err, where fn's cause is what it wrote to why
+ * (whylen bytes) with its negative return.
+ */
+int rfile_lines(const char *path,
+		int (*fn)(void *arg, char *line, char *why, size_t whylen),
+		void *arg, char *err, size_t errlen);
+
 #endif
