@@ -729,9 +729,12 @@ static void summary_header(struct csv *out)
 	len += (size_t)snprintf(h + len, sizeof(h) - len,
 		 ",avg_of_avgs_us,avg_p99_us,max_p99_us,baseline");
 	/* energy: speedup_* = the baseline's / this (above 1: less) */
-	len = metric_header(h, sizeof(h), len, SWEEPCSV_NLAT_METRICS, NMETRICS);
+	len = metric_header(h, sizeof(h), len, SWEEPCSV_NLAT_METRICS,
+			    SWEEPCSV_NCOST_FROM);
 	/* issue 31: the paired effect, the within-run CIs */
-	paired_header(h, sizeof(h), len);
+	len = paired_header(h, sizeof(h), len);
+	/* issue 35: the costs per request; speedup_* = the baseline's / this */
+	metric_header(h, sizeof(h), len, SWEEPCSV_NCOST_FROM, NMETRICS);
 	csv_header(out, h);
 }
 
@@ -781,8 +784,9 @@ static void summary_row(struct csv *out, const struct sweep_sum *w,
 	} else {
 		csv_empty(out);
 	}
-	metric_cols(out, p, b, SWEEPCSV_NLAT_METRICS, NMETRICS);
+	metric_cols(out, p, b, SWEEPCSV_NLAT_METRICS, SWEEPCSV_NCOST_FROM);
 	paired_cols(out, p, &w->csv);
+	metric_cols(out, p, b, SWEEPCSV_NCOST_FROM, NMETRICS);
 	csv_end_row(out);
 }
 

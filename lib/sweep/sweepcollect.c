@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sweepcollect: sweep.csv from a sweep's run directories (see the header). */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -164,6 +165,21 @@ int sweepcollect_summary(FILE *f, const char *name, struct sweepcollect_run *run
 		}
 		strcpy(run->val[k], v[c]);
 	}
+	/* issue 35: messages and bytes per request, where the client has them */
+	for (int k = 0; k < 2; k++) {
+		const char *name_k = k ? "bytes_per_req" : "msgs_per_req";
+		char *dst = k ? run->bytes : run->msgs;
+
+		c = csvr_col(h, nh, name_k);
+		if (c < 0)
+			continue;
+		if (!numtext(v[c]) || strlen(v[c]) >= sizeof(run->msgs)) {
+			ret = bad(err, errlen, name, 2, "column %s: '%.40s' is not a number",
+				  name_k, v[c]);
+			goto out;
+		}
+		strcpy(dst, v[c]);
+	}
 	c = csvr_col(h, nh, "behind_schedule");
 	if (c >= 0) {
 		if (v[c][0] && strcmp(v[c], "0") && strcmp(v[c], "1")) {
@@ -303,6 +319,49 @@ static int cap_col(const char *c)
 			 "0123456789_") >= n;
 }
 
+/* the number in V, or NAN when empty (checked by numtext) */
+static double num_or_nan(const char *v)
+{
+	return *v ? strtod(v, NULL) : NAN;
+}
+
+/*
+ * The cost fields from the server's row I: its tiers' CPU time (the sum
+ * of cpu_us_<role>), its C0 share, its idle entries per second (the sum
+ * of entries_<state> over window_s). Each "" when a part is unknown.
+ */
+static int cap_cost(const struct table *t, int i, struct sweepcollect_cap *cap,
+		    const char *name, char *err, size_t errlen)
+{
+	double cpu = 0, ent = 0, win = NAN;
+	int ncpu = 0, nent = 0;
+
+	for (int c = 0; c < t->nh; c++) {
+		const char *h = t->f[0][c], *v = t->f[i][c];
+		int cpu_col = !strncmp(h, "cpu_us_", 7);
+		int ent_col = !strncmp(h, "entries_", 8) && cap_col(h);
+
+		if (!cpu_col && !ent_col && strcmp(h, "window_s") && strcmp(h, "res_C0_pct"))
+			continue;
+		if (!numtext(v))
+			return bad(err, errlen, name, (unsigned long)i + 1,
+				   "column %s: '%.40s' is not a number", h, v);
+		if (!strcmp(h, "window_s"))
+			win = num_or_nan(v);
+		else if (!strcmp(h, "res_C0_pct"))
+			snprintf(cap->c0_pct, sizeof(cap->c0_pct), "%.23s", v);
+		else if (cpu_col)
+			cpu += num_or_nan(v), ncpu++;
+		else
+			ent += num_or_nan(v), nent++;
+	}
+	if (ncpu && isfinite(cpu))
+		snprintf(cap->cpu_us, sizeof(cap->cpu_us), "%.0f", cpu);
+	if (nent && isfinite(ent) && win > 0)
+		snprintf(cap->entries_per_s, sizeof(cap->entries_per_s), "%.3f", ent / win);
+	return 0;
+}
+
 int sweepcollect_capture(FILE *f, const char *name,
 			 struct sweepcollect_cap *cap, char *err, size_t errlen)
 {
@@ -328,6 +387,8 @@ int sweepcollect_capture(FILE *f, const char *name,
 			ret = copy_num(t.f[i][ic], "irq_delta", cap->irq[mid],
 				       sizeof(cap->irq[0]), name, (unsigned long)i + 1,
 				       err, errlen);
+		if (!ret && !mid)
+			ret = cap_cost(&t, i, cap, name, err, errlen);
 		for (int c = 0; c < t.nh && !ret; c++) {
 			if (!cap_col(t.f[0][c]))
 				continue;
@@ -364,7 +425,7 @@ int sweepcollect_header(FILE *out, char (*cols)[64], int ncols)
 		fprintf(out, ",%s", sweepcollect_vals[k]);
 	for (int k = 0; k < ncols; k++)
 		fprintf(out, ",%s", cols[k]);
-	fputc('\n', out);
+	fputs(SWEEPCOLLECT_COST_COLS "\n", out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -372,6 +433,28 @@ int sweepcollect_header(FILE *out, char (*cols)[64], int ncols)
 static const char *field(const char *v)
 {
 	return strcmp(v, "-") ? v : "";
+}
+
+/*
+ * The cost columns: the tiers' CPU time per request the window served
+ * (the measured ones answered and the point's warm-up: the capture's
+ * window holds both), then what capture and client gave.
+ */
+static void cost_cols(FILE *out, const struct sweepplan_run *r,
+		      const struct sweepcollect_run *run,
+		      const struct sweepcollect_cap *cap)
+{
+	double n = run ? num_or_nan(run->val[0]) : NAN;
+	const char *wu = field(r->val[SWEEPDIM_WARMUP]);
+
+	if (*wu && numtext(wu))
+		n += strtod(wu, NULL);
+	if (cap && cap->cpu_us[0] && n > 0)
+		fprintf(out, ",%.3f", strtod(cap->cpu_us, NULL) / n);
+	else
+		fputc(',', out);
+	fprintf(out, ",%s,%s,%s,%s", cap ? cap->c0_pct : "", cap ? cap->entries_per_s : "",
+		run ? run->msgs : "", run ? run->bytes : "");
 }
 
 int sweepcollect_row(FILE *out, const struct sweepplan_run *r,
@@ -405,6 +488,7 @@ int sweepcollect_row(FILE *out, const struct sweepplan_run *r,
 				v = cap->val[i];
 		fprintf(out, ",%s", v);
 	}
+	cost_cols(out, r, run, cap);
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -42,6 +42,9 @@ extern const char *const sweepcollect_mt[SWEEPCOLLECT_NMT];
 struct sweepcollect_run {
 	char status[32];
 	char val[SWEEPCOLLECT_NVALS][64];
+	/* the client's messages and bytes per request (issue 35), "" when
+	 * the summary has none */
+	char msgs[64], bytes[64];
 	char behind[2];		/* "", "0" or "1" */
 	char why[256];		/* '"' removed, ',' as ';' */
 };
@@ -53,7 +56,17 @@ struct sweepcollect_cap {
 	int n;
 	char name[SWEEPCOLLECT_MAXCAP][64];	/* res_*_pct, entries_*, mt_... */
 	char val[SWEEPCOLLECT_MAXCAP][24];
+	/* issue 35, the server side's cost over the capture's window: the
+	 * sum of the cpu_us_<role> columns (every --pid tier; "" when one is
+	 * empty or there are none), and of the server's row its C0 share
+	 * (res_C0_pct) and idle entries per second ("" when unknown) */
+	char cpu_us[24], c0_pct[24], entries_per_s[24];
 };
+
+/* sweep.csv's last columns (issue 35): what each run cost, per request. */
+#define SWEEPCOLLECT_COST_COLS \
+	",cost_cpu_us_per_req,cost_c0_pct,cost_idle_entries_per_s," \
+	"cost_msgs_per_req,cost_bytes_per_req"
 
 /*
  * Reads a client summary.csv (F, named NAME): a header and one row with
@@ -77,8 +90,8 @@ int sweepcollect_midtier(FILE *f, const char *name,
 /*
  * A run's capture.csv (wakebench trace capture) into CAP: the rows of
  * roles server and midtier; res_<state>_pct and entries_<state> columns
- * (the midtier's as mt_...), numbers or empty; other columns and roles
- * are ignored. 0, -EINVAL ("NAME:LINE: ..."), -ENODATA, -EIO, -ENOMEM.
+ * (the midtier's as mt_...), numbers or empty; the cost fields (see the
+ * struct) from the server's row; other columns and roles are ignored. 0, -EINVAL ("NAME:LINE: ..."), -ENODATA, -EIO, -ENOMEM.
  */
 int sweepcollect_capture(FILE *f, const char *name,
 			 struct sweepcollect_cap *cap, char *err, size_t errlen);
@@ -86,7 +99,10 @@ int sweepcollect_capture(FILE *f, const char *name,
 /*
  * Writes R's sweep.csv row to OUT: REQUESTS as given, seed SEED + rep;
  * RUN NULL for a missing run, MT NULL without a midtier summary, CAP NULL
- * without a capture; the capture columns named in COLS (NCOLS) last.
+ * without a capture; the capture columns named in COLS (NCOLS), then the
+ * cost columns (SWEEPCOLLECT_COST_COLS): the tiers' CPU time over the
+ * requests the window served (count + the point's warm-up), C0 %, idle
+ * entries per second, the client's messages and bytes per request.
  * 0 or -EIO.
  */
 int sweepcollect_row(FILE *out, const struct sweepplan_run *r,
@@ -95,7 +111,7 @@ int sweepcollect_row(FILE *out, const struct sweepplan_run *r,
 		     char (*mt)[64], const struct sweepcollect_cap *cap,
 		     char (*cols)[64], int ncols);
 
-/* The header: SWEEPCOLLECT_HEADER, the new columns, then COLS. */
+/* The header: SWEEPCOLLECT_HEADER, the new columns, COLS, the costs. */
 int sweepcollect_header(FILE *out, char (*cols)[64], int ncols);
 
 /*

@@ -28,14 +28,18 @@ _Static_assert(SWEEPDIM_PREQUERY < SWEEPDIM_NFIRST,
 	       "prequery is before requests in sweepcsv_params");
 const char *const sweepcsv_metrics[SWEEPCSV_NMETRICS] = {
 	"avg", "p50", "p99", "p999", "p95", "p9999", "energy_per_request",
-	"power",
+	"power", "cost_cpu_per_req", "cost_c0", "cost_idle_entries", "cost_msgs",
+	"cost_bytes",
 };
 const char *const sweepcsv_metric_cols[SWEEPCSV_NMETRICS] = {
 	"lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_p999_us", "lat_p95_us",
-	"lat_p9999_us", "energy_per_request_uj", "power_w",
+	"lat_p9999_us", "energy_per_request_uj", "power_w", "cost_cpu_us_per_req",
+	"cost_c0_pct", "cost_idle_entries_per_s", "cost_msgs_per_req",
+	"cost_bytes_per_req",
 };
 const char *const sweepcsv_metric_units[SWEEPCSV_NMETRICS] = {
-	"us", "us", "us", "us", "us", "us", "uj", "w",
+	"us", "us", "us", "us", "us", "us", "uj", "w", "us", "pct", "per_s",
+	"per_req", "per_req",
 };
 
 struct rd {

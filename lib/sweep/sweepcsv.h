@@ -26,8 +26,11 @@ extern const char *const sweepcsv_params[SWEEPCSV_NPARAMS];
  * energy per request and power (issue 17). The first 4 are required; the
  * others are NAN where the column is absent or empty (older clients, or
  * no RAPL). sweepcsv_metric_units: what a summary's columns are in. */
-#define SWEEPCSV_NMETRICS 8
+#define SWEEPCSV_NMETRICS 13
 #define SWEEPCSV_NLAT_METRICS 6
+/* From here (issue 35): what a run cost per request, from sweep.csv's
+ * cost_* columns; NAN where absent or empty like the energy's. */
+#define SWEEPCSV_NCOST_FROM 8
 #define SWEEPCSV_NREQUIRED_METRICS 4
 extern const char *const sweepcsv_metrics[SWEEPCSV_NMETRICS];
 extern const char *const sweepcsv_metric_cols[SWEEPCSV_NMETRICS];

@@ -41,6 +41,8 @@ static int summary(const char *text, struct sweepcollect_run *r)
 	"lat_p99_lo_us,lat_p99_hi_us,lat_p999_lo_us,lat_p999_hi_us," \
 	"svc_p50_lo_us,svc_p50_hi_us,svc_p90_lo_us,svc_p90_hi_us," \
 	"svc_p99_lo_us,svc_p99_hi_us,svc_p999_lo_us,svc_p999_hi_us"
+/* the cost columns (issue 35) empty: no capture, no client counts */
+#define NOCOST ",,,,,"
 /* those columns empty: an old plan line, no midtier, no capture */
 #define NOCOLS ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,," \
 	",,,,,,,,,,,,,,,,"
@@ -68,10 +70,10 @@ START_TEST(collect_rows)
 				 "\"late, \"\"very\"\"\",0\n", &r), 0);
 	row("pt-a 3 exp 1000 20 0 on 0\n", &r, out, sizeof(out));
 	ck_assert_str_eq(out, "pt-a,3,ok,exp,1000,20,0,on,0,300,10,300,10.5,9.000,12,20,30,"
-			 "1.5,0.4,0,150,150,pt-a/rep-3,1,late; very" NOCOLS "\n");
+			 "1.5,0.4,0,150,150,pt-a/rep-3,1,late; very" NOCOLS NOCOST "\n");
 	row("pt-a 12 exp 1000 20 0 on 0", NULL, out, sizeof(out));
 	ck_assert_str_eq(out, "pt-a,12,missing,exp,1000,20,0,on,0,300,19,,,,,,,,,,,,"
-			 "pt-a/rep-12,," NOCOLS "\n");
+			 "pt-a/rep-12,," NOCOLS NOCOST "\n");
 	/* a plan line of today: every dimension by name, '-' is empty */
 	row("pt-b 1 dist=exp interval_us=500 prequery=off warmup=0 cstates=on service_us=0 "
 	    "tiers=3 closed=no prequery_at=- prequery_ack=- prequery_receiver=- warmup_mode=- "
@@ -79,7 +81,7 @@ START_TEST(collect_rows)
 	    "delay=50 work_us=20 helper_wait=spin backend=memcached", NULL, out, sizeof(out));
 	ck_assert_str_eq(out, "pt-b,1,missing,exp,500,off,0,on,0,300,8,,,,,,,,,,,,pt-b/rep-1,,"
 			 ",3,no,,,,,1,off,on,on,none,50,20,spin,memcached,,,,,,,,,,,,,,,,,"
-			 ",,,,,,,,,,,,,,,,\n");
+			 ",,,,,,,,,,,,,,,," NOCOST "\n");
 	/* issue 31: the within-run CIs go after mt_irq_delta, empty where
 	 * the client could not bound the percentile */
 	ck_assert_int_eq(summary("status,count,lat_p50_us,lat_p50_lo_us,lat_p50_hi_us,"
@@ -88,12 +90,12 @@ START_TEST(collect_rows)
 	row("p 1 fixed 500 off 10 off 5", &r, out, sizeof(out));
 	ck_assert_str_eq(out, "p,1,ok,fixed,500,off,10,off,5,300,8,300,,9.5,,,,,,,,,p/rep-1,,"
 			 ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
-			 ",9.000,10.250,,,,,,,,,,,,31.5,,\n");
+			 ",9.000,10.250,,,,,,,,,,,,31.5,," NOCOST "\n");
 	/* an older client: no verdict columns, no pre-query counts */
 	ck_assert_int_eq(summary("status,count,lat_avg_us\nfailed,0,\n", &r), 0);
 	row("p 1 fixed 500 off 10 off 5", &r, out, sizeof(out));
 	ck_assert_str_eq(out, "p,1,failed,fixed,500,off,10,off,5,300,8,0,,,,,,,,,,,p/rep-1,,"
-			 NOCOLS "\n");
+			 NOCOLS NOCOST "\n");
 	/* the header is the awk sweep's, unchanged */
 	ck_assert_str_eq(SWEEPCOLLECT_HEADER,
 		"point,rep,status,dist,interval_us,prequery,warmup,cstates,service_us,requests,"
@@ -210,12 +212,12 @@ START_TEST(sources)
 		fclose(f);
 		ck_assert_str_eq(out, "p,1,missing,fixed,500,off,10,off,5,300,8,,,,,,,,,,,,p/rep-1,,"
 				 ",,,,,,,,,,,,,,,,,,,,,,,,300,180,120,,86.5,,,34,28,"
-				 ",,,,,,,,,,,,,,,,99.6,0.5,\n");
+				 ",,,,,,,,,,,,,,,,99.6,0.5,,,0.4,,,\n");
 		f = fmemopen(out, sizeof(out), "w");
 		ck_assert_int_eq(sweepcollect_header(f, cols, 2), 0);
 		fclose(f);
 		ck_assert_str_eq(out, SWEEPCOLLECT_HEADER NEWCOLS
-				 ",res_haltpoll_idle_pct,mt_res_POLL_pct\n");
+				 ",res_haltpoll_idle_pct,mt_res_POLL_pct" SWEEPCOLLECT_COST_COLS "\n");
 	}
 }
 END_TEST
@@ -249,10 +251,11 @@ START_TEST(collect_dir)
 	ck_assert_int_eq(sweepcollect_dir(d, &rows, err, sizeof(err)), 0);
 	ck_assert_uint_eq(rows, 3);
 	snprintf(p, sizeof(p), "%s/sweep.csv", d);
-	ck_assert_str_eq(unit_slurp(p), SWEEPCOLLECT_HEADER NEWCOLS ",res_C6_pct\n"
-		"b,2,missing,exp,100,off,0,on,0,200,7,,,,,,,,,,,,b/rep-2,," NOCOLS ",\n"
-		"a,1,ok,exp,100,20,0,on,0,200,6,200,1.5,,,,,,,,,,a/rep-1,," NOCOLS ",12.5\n"
-		"b,1,missing,exp,100,off,0,on,0,200,6,,,,,,,,,,,,b/rep-1,," NOCOLS ",\n");
+	ck_assert_str_eq(unit_slurp(p), SWEEPCOLLECT_HEADER NEWCOLS ",res_C6_pct"
+		SWEEPCOLLECT_COST_COLS "\n"
+		"b,2,missing,exp,100,off,0,on,0,200,7,,,,,,,,,,,,b/rep-2,," NOCOLS "," NOCOST "\n"
+		"a,1,ok,exp,100,20,0,on,0,200,6,200,1.5,,,,,,,,,,a/rep-1,," NOCOLS ",12.5" NOCOST "\n"
+		"b,1,missing,exp,100,off,0,on,0,200,6,,,,,,,,,,,,b/rep-1,," NOCOLS "," NOCOST "\n");
 	snprintf(p, sizeof(p), "%s/a/rep-1", d);
 	ck_assert_int_eq(sweepcollect_run_ok(p, err, sizeof(err)), 1);
 	snprintf(p, sizeof(p), "%s/b/rep-1", d);
@@ -276,6 +279,56 @@ START_TEST(collect_dir)
 	ck_assert_int_eq(sweepcollect_dir(d, &rows, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "seed 'x'"));
 	ck_assert_int_eq(unit_rmtree(d), 0);
+}
+END_TEST
+
+/* issue 35: the cost columns, from the capture's server row and the client */
+START_TEST(cost_columns)
+{
+	static const char capt[] =
+		"role,cpu,window_s,source,irq_delta,res_POLL_pct,entries_POLL,res_C1_pct,"
+		"entries_C1,res_C0_pct,cpu_us_server,cpu_us_pqserver\n"
+		"server,1,2.000000,cpuidle,5,1.0,100,60.0,300,39.0000,450000,30000\n"
+		"midtier,0,2.000000,cpuidle,5,1.0,7,60.0,8,39.0000,450000,30000\n";
+	struct sweepcollect_cap cap;
+	struct sweepcollect_run run;
+	struct sweepplan_run r;
+	char l[256], out[2048];
+	const char *last;
+	FILE *f = fmemopen((void *)capt, sizeof(capt) - 1, "r");
+
+	ck_assert_int_eq(sweepcollect_capture(f, "c.csv", &cap, err, sizeof(err)), 0);
+	fclose(f);
+	ck_assert_str_eq(cap.cpu_us, "480000");
+	ck_assert_str_eq(cap.c0_pct, "39.0000");
+	ck_assert_str_eq(cap.entries_per_s, "200.000");	/* (100 + 300) / 2 s */
+	ck_assert_int_eq(summary("status,count,msgs_per_req,bytes_per_req\nok,2300,3.000,168.000\n",
+				 &run), 0);
+	/* 480 ms of CPU over 2300 measured and 100 warm-up requests */
+	snprintf(l, sizeof(l), "p 1 fixed 500 off 100 off 5");
+	ck_assert_int_eq(sweepplan_parse_line(l, &r, "plan.txt", 1, err, sizeof(err)), 0);
+	f = fmemopen(out, sizeof(out), "w");
+	ck_assert_int_eq(sweepcollect_row(f, &r, "300", 7, &run, NULL, &cap, NULL, 0), 0);
+	fclose(f);
+	last = out + strlen(out);
+	for (int k = 0; k < 5; k++)
+		while (last > out && *--last != ',')
+			;
+	ck_assert_str_eq(last, ",200.000,39.0000,200.000,3.000,168.000\n");
+	/* no entries (proc-stat) and no --pid: those stay empty */
+	f = fmemopen((void *)"role,window_s,entries_idle,res_C0_pct\nserver,1.0,,100.0\n", 56, "r");
+	ck_assert_int_eq(sweepcollect_capture(f, "c.csv", &cap, err, sizeof(err)), 0);
+	fclose(f);
+	ck_assert_str_eq(cap.cpu_us, "");
+	ck_assert_str_eq(cap.entries_per_s, "");
+	ck_assert_str_eq(cap.c0_pct, "100.0");
+	/* hostile: a CPU time that is not a number names file and column */
+	f = fmemopen((void *)"role,cpu_us_server\nserver,1e400x\n", 33, "r");
+	ck_assert_int_eq(sweepcollect_capture(f, "c.csv", &cap, err, sizeof(err)), -EINVAL);
+	fclose(f);
+	ck_assert_str_eq(err, "c.csv:2: column cpu_us_server: '1e400x' is not a number");
+	ck_assert_int_eq(summary("status,msgs_per_req\nok,x\n", &run), -EINVAL);
+	ck_assert_str_eq(err, "s.csv:2: column msgs_per_req: 'x' is not a number");
 }
 END_TEST
 
@@ -403,6 +456,7 @@ Suite *sweepcollect_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, collect_rows);
+	tcase_add_test(tc, cost_columns);
 	tcase_add_test(tc, bad_summaries);
 	tcase_add_test(tc, sources);
 	tcase_add_test(tc, collect_dir);

@@ -52,6 +52,40 @@ START_TEST(ok_rows)
 }
 END_TEST
 
+/* issue 35: the cost columns are metrics, NAN where empty or absent */
+START_TEST(cost_metrics)
+{
+	struct sweepcsv c;
+	const char *text =
+		HDR ",cost_cpu_us_per_req,cost_c0_pct,cost_idle_entries_per_s,"
+		"cost_msgs_per_req,cost_bytes_per_req\n"
+		"a,1,ok,exp,1000,off,0,on,0,1000,2,1000,10,11,12,13,14,1,0.5,0,0,0,a/rep-1,"
+		"201.5,22.25,950.000,3.000,168\n"
+		"a,2,ok,exp,1000,off,0,on,0,1000,2,1000,10,11,12,13,14,1,0.5,0,0,0,a/rep-2,"
+		",100.0000,,,\n";
+	int m0 = SWEEPCSV_NCOST_FROM;
+
+	ck_assert_str_eq(sweepcsv_metric_cols[m0], "cost_cpu_us_per_req");
+	ck_assert_str_eq(sweepcsv_metric_cols[SWEEPCSV_NMETRICS - 1], "cost_bytes_per_req");
+	ck_assert_int_eq(read_text(text, &c), 0);
+	ck_assert(c.run[0].val[m0] == 201.5 && c.run[0].val[m0 + 1] == 22.25);
+	ck_assert(c.run[0].val[m0 + 2] == 950 && c.run[0].val[m0 + 3] == 3 &&
+		  c.run[0].val[m0 + 4] == 168);
+	ck_assert(isnan(c.run[1].val[m0]) && c.run[1].val[m0 + 1] == 100);
+	ck_assert(isnan(c.run[1].val[m0 + 4]));
+	sweepcsv_free(&c);
+	/* without the columns (an older sweep): NAN, not an error */
+	ck_assert_int_eq(read_text(HDR "\na,1,ok,exp,1000,off,0,on,0,1000,2,1000,10,11,12,"
+				   "13,14,1,0.5,0,0,0,a/rep-1\n", &c), 0);
+	ck_assert(isnan(c.run[0].val[m0]));
+	sweepcsv_free(&c);
+	/* a cost that is not a number names its column */
+	ck_assert_int_eq(read_text(HDR ",cost_c0_pct\na,1,ok,exp,1000,off,0,on,0,1000,2,1000,"
+				   "10,11,12,13,14,1,0.5,0,0,0,a/rep-1,x\n", &c), -EINVAL);
+	ck_assert_str_eq(err, "s.csv:2: column cost_c0_pct: 'x' is not a non-negative number");
+}
+END_TEST
+
 START_TEST(client_verdict)
 {
 	struct sweepcsv c;
@@ -193,6 +227,7 @@ Suite *sweepcsv_suite(void)
 	tcase_add_test(tc, wide);
 	tcase_add_test(tc, value_order);
 	tcase_add_test(tc, within_ci);
+	tcase_add_test(tc, cost_metrics);
 	suite_add_tcase(s, tc);
 	return s;
 }
