@@ -6,7 +6,9 @@
  * /proc/interrupts (irqstat, as trace capture reads it, with deltas), a
  * plan.txt line (sweepplan) and a capture.csv and midtier summary
  * (sweepcollect, as wakebench-internal collect reads them), and CPU lists and masks
- * (cpuset, as sysfs and --cpus give them: parsed, printed and read back).
+ * (cpuset, as sysfs and --cpus give them: parsed, printed and read back),
+ * and the same bytes as a trace.dat (datfile_open: its header and CPU
+ * table, every length checked against the file).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cpuset.h"
+#include "datfile.h"
 #include "irqstat.h"
 #include "reqlog.h"
 #include "residency.h"
@@ -79,6 +82,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint32_t c = 0; c < m.ncpus && c < 64; c++)
 			tracefile_state_name(&m, c, (int32_t)(c % 20) - 2, buf, sizeof(buf));
 		tracefile_meta_free(&m);
+	}
+	{
+		struct datfile df;
+
+		if (!datfile_open(path, &df, err, sizeof(err))) {
+			/* every CPU's part lies inside the file */
+			for (uint32_t c = 0; c < df.h.ncpus; c++)
+				if (df.size[c] && (df.off[c] > size || df.size[c] > size - df.off[c]))
+					__builtin_trap();
+			datfile_free(&df);
+		}
 	}
 	{
 		struct attr_msg *msgs;
