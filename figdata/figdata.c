@@ -282,191 +282,242 @@ static void parse_window(const char *s, struct figtrace_window *w)
 		opt_usage(PROG, "--window-ms wants A:B in ms with A < B, e.g. 10:30: '%s'", s);
 }
 
-static int figures(int argc, char **argv)
-{
-	struct figures_opts o = { .requests = 3 };
-	struct figtrace_window w = { 0 };
+/* One figures run: what its steps share. */
+struct figures_run {
+	struct figures_opts o;
+	struct figtrace_window w;
 	struct figsum sum;
 	struct figref ref;
 	struct figdist_src *ds;
 	struct figtrace_src *ts;
 	struct figtraj_src *js;
-	size_t nds = 0, nts = 0, njs = 0, nsum = 0, nloads = 0;
-	struct cpuset *cpus = NULL;
+	size_t nds, nts, njs, nsum;
+	int nruns;
+	struct cpuset *cpus;
 	struct out out;
 	char err[2048];
-	int first, n, nruns = 0;
-	FILE *a, *b, *v;
+};
 
-	first = cli_parse(&figures_cmd, argc, argv, &o);
-	if (!o.out)
+/* The options; the sources' arrays, sized for the arguments after them. */
+static int figures_parse(struct figures_run *s, int argc, char **argv)
+{
+	struct figures_opts *o = &s->o;
+	int first = cli_parse(&figures_cmd, argc, argv, o), n;
+
+	if (!o->out)
 		opt_usage(PROG, "figures needs --out DIR");
 	if ((argc - first) % 4)
 		opt_usage(PROG, "sources come in fours: KIND SIDE ARG PATH");
-	if (o.window)
-		parse_window(o.window, &w);
-	if (o.cpus) {
-		cpus = cpuset_new(MAXCPU);
-		if (!cpus)
+	if (o->window)
+		parse_window(o->window, &s->w);
+	if (o->cpus) {
+		s->cpus = cpuset_new(MAXCPU);
+		if (!s->cpus)
 			opt_die(PROG, "out of memory");
-		if (cpuset_parse_list(cpus, o.cpus) < 0)
-			opt_usage(PROG, "--cpus wants a list like 0,2-3: '%s'", o.cpus);
-		w.cpus = cpus;
+		if (cpuset_parse_list(s->cpus, o->cpus) < 0)
+			opt_usage(PROG, "--cpus wants a list like 0,2-3: '%s'", o->cpus);
+		s->w.cpus = s->cpus;
 	}
-	w.requests = (int)o.requests;
-	out.dir = o.out;
+	s->w.requests = (int)o->requests;
+	s->out.dir = o->out;
 	n = (argc - first) / 4;
-	ds = calloc((size_t)n + 1, sizeof(*ds));
-	ts = calloc((size_t)n + 1, sizeof(*ts));
-	js = calloc((size_t)n + 1, sizeof(*js));
-	if (!ds || !ts || !js)
+	s->ds = calloc((size_t)n + 1, sizeof(*s->ds));
+	s->ts = calloc((size_t)n + 1, sizeof(*s->ts));
+	s->js = calloc((size_t)n + 1, sizeof(*s->js));
+	if (!s->ds || !s->ts || !s->js)
 		opt_die(PROG, "out of memory");
-	figsum_init(&sum);
-	/* a bad reference file stops the report before anything is drawn */
-	if (o.reference) {
-		if (figref_read(o.reference, &ref, err, sizeof(err)))
-			opt_die(PROG, "%s", err);
-		sum.ref = &ref;
-	}
-	for (int i = first; i < argc; i += 4) {
-		const char *kind = argv[i], *side = argv[i + 1], *arg = argv[i + 2],
-			   *path = argv[i + 3];
-		int si = figsum_side(&sum, side), ret = 0;
-		char p[4096];
+	return first;
+}
 
-		if (si < 0)
-			opt_die(PROG, "out of memory");
-		if (!strcmp(kind, "run")) {
-			ds[nds++] = (struct figdist_src){ side, arg, path, 0 };
-			snprintf(p, sizeof(p), "%s/summary.csv", path);
-			ret = figsum_add_run(&sum, p, si, o.include_behind, err, sizeof(err));
-			nruns++;
-			if (ret == 1)
-				printf("note run %s: %s: left out of figures 1, 2, 7 and 11%s\n",
-				       arg, err, strstr(err, "behind") ?
-				       " (--include-behind draws it)" : "");
-			else if (ret < 0)
-				printf("note run %s: %s\n", arg, err);
-			nsum += ret == 0;
-		} else if (!strcmp(kind, "sweep")) {
-			ds[nds++] = (struct figdist_src){ side, side, path, 1 };
-			ret = figsum_add_sweep(&sum, arg, si, err, sizeof(err));
-			if (ret < 0)
-				printf("note sweep %s: %s\n", path, err);
-			nsum += ret == 0;
-		} else if (!strcmp(kind, "trace")) {
-			/* an earlier trace's timeline is not this one's */
-			if (traceout_check_fresh(path, err, sizeof(err)))
-				opt_die(PROG, "%s", err);
-			ts[nts++] = (struct figtrace_src){ arg, path };
-		} else if (!strcmp(kind, "traj")) {
-			js[njs++] = (struct figtraj_src){ arg, path };
-		} else {
-			opt_usage(PROG, "unknown source kind '%s' (run, sweep, trace, traj)", kind);
-		}
-	}
+/* One source, KIND SIDE ARG PATH: a run, a sweep, a trace or a trajectory. */
+static void figures_source(struct figures_run *s, const char *kind, const char *side,
+			   const char *arg, const char *path)
+{
+	int si = figsum_side(&s->sum, side), ret = 0;
+	char p[4096];
 
-	/* 1, 2: pairs; 7: load; 11: energy */
-	why_none(&sum, nsum, nruns, err, sizeof(err));
-	a = create(&out, "fig1.dat");
-	b = create(&out, "fig2.dat");
-	v = create(&out, "fig1.vars");
-	n = figsum_write_pairs(&sum, a, b, v);
-	done(&out, a);
-	done(&out, b);
-	done(&out, v);
+	if (si < 0)
+		opt_die(PROG, "out of memory");
+	if (!strcmp(kind, "run")) {
+		s->ds[s->nds++] = (struct figdist_src){ side, arg, path, 0 };
+		snprintf(p, sizeof(p), "%s/summary.csv", path);
+		ret = figsum_add_run(&s->sum, p, si, s->o.include_behind, s->err,
+				     sizeof(s->err));
+		s->nruns++;
+		if (ret == 1)
+			printf("note run %s: %s: left out of figures 1, 2, 7 and 11%s\n",
+			       arg, s->err, strstr(s->err, "behind") ?
+			       " (--include-behind draws it)" : "");
+		else if (ret < 0)
+			printf("note run %s: %s\n", arg, s->err);
+		s->nsum += ret == 0;
+	} else if (!strcmp(kind, "sweep")) {
+		s->ds[s->nds++] = (struct figdist_src){ side, side, path, 1 };
+		ret = figsum_add_sweep(&s->sum, arg, si, s->err, sizeof(s->err));
+		if (ret < 0)
+			printf("note sweep %s: %s\n", path, s->err);
+		s->nsum += ret == 0;
+	} else if (!strcmp(kind, "trace")) {
+		/* an earlier trace's timeline is not this one's */
+		if (traceout_check_fresh(path, s->err, sizeof(s->err)))
+			opt_die(PROG, "%s", s->err);
+		s->ts[s->nts++] = (struct figtrace_src){ arg, path };
+	} else if (!strcmp(kind, "traj")) {
+		s->js[s->njs++] = (struct figtraj_src){ arg, path };
+	} else {
+		opt_usage(PROG, "unknown source kind '%s' (run, sweep, trace, traj)", kind);
+	}
+}
+
+/* 1, 2: pairs; 7: load; 11: energy (from the summaries) */
+static void draw_summaries(struct figures_run *s)
+{
+	struct out *out = &s->out;
+	size_t nloads = 0;
+	FILE *a, *b, *v;
+	int n;
+
+	why_none(&s->sum, s->nsum, s->nruns, s->err, sizeof(s->err));
+	a = create(out, "fig1.dat");
+	b = create(out, "fig2.dat");
+	v = create(out, "fig1.vars");
+	n = figsum_write_pairs(&s->sum, a, b, v);
+	done(out, a);
+	done(out, b);
+	done(out, v);
 	if (n < 0)
 		opt_die(PROG, "out of memory");
-	status(1, n, err, "");
-	status(2, n, err, "");
-	write_paired(&out, &sum);
-	if (o.reference)
-		ref_unmatched(&ref);
-	a = create(&out, "fig7.dat");
-	v = create(&out, "fig7.vars");
-	n = figsum_write_load(&sum, a, v, &nloads);
-	done(&out, a);
-	done(&out, v);
+	status(1, n, s->err, "");
+	status(2, n, s->err, "");
+	write_paired(out, &s->sum);
+	if (s->o.reference)
+		ref_unmatched(&s->ref);
+	a = create(out, "fig7.dat");
+	v = create(out, "fig7.vars");
+	n = figsum_write_load(&s->sum, a, v, &nloads);
+	done(out, a);
+	done(out, v);
 	if (n < 0)
 		opt_die(PROG, "out of memory");
 	/* a line needs two loads */
-	status(7, nloads >= 2 ? n : 0, sum.behind_points && nloads < 2 ? err :
+	status(7, nloads >= 2 ? n : 0, s->sum.behind_points && nloads < 2 ? s->err :
 	       "needs a sweep summary.csv with at least two intervals or rates", "");
-	a = create(&out, "fig11.dat");
-	v = create(&out, "fig11.vars");
-	n = figsum_write_energy(&sum, a, v);
-	done(&out, a);
-	done(&out, v);
+	a = create(out, "fig11.dat");
+	v = create(out, "fig11.vars");
+	n = figsum_write_energy(&s->sum, a, v);
+	done(out, a);
+	done(out, v);
 	if (n < 0)
 		opt_die(PROG, "out of memory");
-	status(11, n, nsum && !sum.behind_points ? "no energy measured (energy_per_request "
-	       "empty in every summary: no RAPL on the machine that ran them)" : err, "");
+	status(11, n, s->nsum && !s->sum.behind_points ? "no energy measured (energy_per_request "
+	       "empty in every summary: no RAPL on the machine that ran them)" : s->err, "");
+}
 
-	/* 3, 4: distributions */
-	a = create(&out, "fig3.dat");
-	v = create(&out, "fig3.vars");
-	n = figdist_cdf(ds, nds, o.include_behind, a, v, err, sizeof(err));
-	done(&out, a);
-	done(&out, v);
-	status(3, n, nds ? "no client run's requests.csv with two answered requests "
+/* 3, 4: distributions (from the runs' requests.csv) */
+static void draw_distributions(struct figures_run *s)
+{
+	struct out *out = &s->out;
+	FILE *a, *v;
+	int n;
+
+	a = create(out, "fig3.dat");
+	v = create(out, "fig3.vars");
+	n = figdist_cdf(s->ds, s->nds, s->o.include_behind, a, v, s->err, sizeof(s->err));
+	done(out, a);
+	done(out, v);
+	status(3, n, s->nds ? "no client run's requests.csv with two answered requests "
 	       "(a sweep summary alone has none)" :
-	       "no client run (requests.csv) found", err);
-	a = create(&out, "fig4.dat");
-	v = create(&out, "fig4.vars");
-	n = figdist_gaps(ds, nds, o.include_behind, a, v, err, sizeof(err));
-	done(&out, a);
-	done(&out, v);
-	status(4, n, nds ? "no client run's requests.csv with send times and a known "
+	       "no client run (requests.csv) found", s->err);
+	a = create(out, "fig4.dat");
+	v = create(out, "fig4.vars");
+	n = figdist_gaps(s->ds, s->nds, s->o.include_behind, a, v, s->err, sizeof(s->err));
+	done(out, a);
+	done(out, v);
+	status(4, n, s->nds ? "no client run's requests.csv with send times and a known "
 	       "distribution and mean gap" :
-	       "no client run (requests.csv) found", err);
+	       "no client run (requests.csv) found", s->err);
+}
 
-	/* 5, 6, 9, 10: traces */
-	a = create(&out, "fig5-ivs.dat");
-	b = create(&out, "fig5-marks.dat");
-	v = create(&out, "fig5.vars");
-	n = nts ? figtrace_timeline(ts, nts, &w, a, b, v, err, sizeof(err)) : 0;
-	done(&out, a);
-	done(&out, b);
-	done(&out, v);
+/* 5, 6, 9, 10: traces */
+static void draw_traces(struct figures_run *s)
+{
+	struct out *out = &s->out;
+	const struct figtrace_src *ts = s->ts;
+	size_t nts = s->nts;
+	char *err = s->err;
+	size_t errlen = sizeof(s->err);
+	FILE *a, *b, *v;
+	int n;
+
+	a = create(out, "fig5-ivs.dat");
+	b = create(out, "fig5-marks.dat");
+	v = create(out, "fig5.vars");
+	n = nts ? figtrace_timeline(ts, nts, &s->w, a, b, v, err, errlen) : 0;
+	done(out, a);
+	done(out, b);
+	done(out, v);
 	status(5, n, nts ? "no C-state intervals of the traced CPUs in the window" :
 	       "no trace directory (wakebench trace record) found", err);
-	a = create(&out, "fig6.dat");
-	v = create(&out, "fig6.vars");
-	n = nts ? figtrace_residency(ts, nts, a, v, err, sizeof(err)) : 0;
-	done(&out, a);
-	done(&out, v);
+	a = create(out, "fig6.dat");
+	v = create(out, "fig6.vars");
+	n = nts ? figtrace_residency(ts, nts, a, v, err, errlen) : 0;
+	done(out, a);
+	done(out, v);
 	status(6, n, nts ? "the traces have no CPU with idle events" :
 	       "no trace directory found", err);
-	a = create(&out, "fig9.dat");
-	v = create(&out, "fig9.vars");
-	n = nts ? figtrace_states(ts, nts, a, v, err, sizeof(err)) : 0;
-	done(&out, a);
-	done(&out, v);
+	a = create(out, "fig9.dat");
+	v = create(out, "fig9.vars");
+	n = nts ? figtrace_states(ts, nts, a, v, err, errlen) : 0;
+	done(out, a);
+	done(out, v);
 	status(9, n, "no attribution (wakebench trace attribute) found", err);
-	a = create(&out, "fig10.dat");
-	v = create(&out, "fig10.vars");
-	n = nts ? figtrace_breakdown(ts, nts, a, v, err, sizeof(err)) : 0;
-	done(&out, a);
-	done(&out, v);
+	a = create(out, "fig10.dat");
+	v = create(out, "fig10.vars");
+	n = nts ? figtrace_breakdown(ts, nts, a, v, err, errlen) : 0;
+	done(out, a);
+	done(out, v);
 	status(10, n, "no wake breakdown (breakdown.csv of wakebench trace attribute "
 	       "with the server's thread known) found", err);
+}
 
-	/* 8: trajectories */
-	a = create(&out, "fig8.dat");
-	v = create(&out, "fig8.vars");
-	n = figtraj_write(js, njs, a, v, err, sizeof(err));
-	done(&out, a);
-	done(&out, v);
-	status(8, n, njs ? "the adaptive trajectories have no complete window yet (a "
+/* 8: trajectories */
+static void draw_trajectories(struct figures_run *s)
+{
+	FILE *a = create(&s->out, "fig8.dat"), *v = create(&s->out, "fig8.vars");
+	int n = figtraj_write(s->js, s->njs, a, v, s->err, sizeof(s->err));
+
+	done(&s->out, a);
+	done(&s->out, v);
+	status(8, n, s->njs ? "the adaptive trajectories have no complete window yet (a "
 	       "window is --window requests)" : "no adaptive trajectory "
-	       "(prequery-trajectory.csv or *.trajectory.csv) found", err);
-	figsum_free(&sum);
-	if (o.reference)
-		figref_free(&ref);
-	free(ds);
-	free(ts);
-	free(js);
-	cpuset_free(cpus);
+	       "(prequery-trajectory.csv or *.trajectory.csv) found", s->err);
+}
+
+static int figures(int argc, char **argv)
+{
+	struct figures_run s = { .o = { .requests = 3 } };
+	int first = figures_parse(&s, argc, argv);
+
+	figsum_init(&s.sum);
+	/* a bad reference file stops the report before anything is drawn */
+	if (s.o.reference) {
+		if (figref_read(s.o.reference, &s.ref, s.err, sizeof(s.err)))
+			opt_die(PROG, "%s", s.err);
+		s.sum.ref = &s.ref;
+	}
+	for (int i = first; i < argc; i += 4)
+		figures_source(&s, argv[i], argv[i + 1], argv[i + 2], argv[i + 3]);
+	draw_summaries(&s);
+	draw_distributions(&s);
+	draw_traces(&s);
+	draw_trajectories(&s);
+	figsum_free(&s.sum);
+	if (s.o.reference)
+		figref_free(&s.ref);
+	free(s.ds);
+	free(s.ts);
+	free(s.js);
+	cpuset_free(s.cpus);
 	return 0;
 }
 
