@@ -434,27 +434,15 @@ static int end_section(struct parser *ps)
 	return 0;
 }
 
-/* A title (held line) and the column line cols at ps->line. */
-static int start_section(struct parser *ps, const char *title, uint32_t tline,
-			 char *cols)
-{
-	struct sw_file *f = ps->f;
-	char *c[MAXF];
-	int n = split(cols, c);
-	struct sw_section *s;
-	enum sw_kind kind;
-	uint64_t ts = 0, ds = 0;
-	int i_time = -1, i_dur = -1, i_state = -1, i_irq = -1, i_iface = -1;
+/* Where a section's columns are, and their units' ns (-1: absent). */
+struct sec_cols {
+	int time, dur, state, irq, iface;
+	uint64_t ts, ds;
+};
 
-	end_section(ps);
-	ps->in_pre = 0;
-	ps->block_start = 0;
-	ps->ended[0] = '\0';
-	if (strlen(title) > SW_MAX_FIELD)
-		return bad(ps, tline, "a section title longer than %d characters",
-			   SW_MAX_FIELD);
-	if (n < 0)
-		return bad(ps, ps->line, "more than %d columns", MAXF);
+/* The N column names C: the ones a section of ours needs found, once each. */
+static int find_columns(struct parser *ps, char **c, int n, struct sec_cols *k)
+{
 	for (int i = 0; i < n; i++) {
 		uint64_t u;
 		int *slot = NULL;
@@ -463,45 +451,63 @@ static int start_section(struct parser *ps, const char *title, uint32_t tline,
 			return bad(ps, ps->line, "a column name longer than %d characters",
 				   SW_MAX_FIELD);
 		if ((u = unit_col(c[i], "Continuous Time"))) {
-			slot = &i_time;
-			ts = u;
+			slot = &k->time;
+			k->ts = u;
 		} else if ((u = unit_col(c[i], "Duration"))) {
-			slot = &i_dur;
-			ds = u;
+			slot = &k->dur;
+			k->ds = u;
 		} else if (!strcasecmp(c[i], "C-State")) {
-			slot = &i_state;
+			slot = &k->state;
 		} else if (!strcasecmp(c[i], "IRQ No")) {
-			slot = &i_irq;
+			slot = &k->irq;
 		} else if (!strcasecmp(c[i], "Interface")) {
-			slot = &i_iface;
+			slot = &k->iface;
 		}
 		if (slot && *slot >= 0)
 			return bad(ps, ps->line, "column '%s' twice", c[i]);
 		if (slot)
 			*slot = i;
 	}
-	if (i_state >= 0) {
+	return 0;
+}
+
+/*
+ * The section's kind from its title and columns: 0, 1 for a section
+ * that is not ours (P-states, residency, bandwidth ...), or -EINVAL
+ * for one of ours that lacks a column.
+ */
+static int section_kind(struct parser *ps, const char *title, const struct sec_cols *k,
+			enum sw_kind *kind)
+{
+	if (k->state >= 0) {
 		if (!strncasecmp(title, "Core C-State", 12))
-			kind = SW_CORE;
+			*kind = SW_CORE;
 		else if (!strncasecmp(title, "Package C-State", 15))
-			kind = SW_PACKAGE;
+			*kind = SW_PACKAGE;
 		else
-			kind = SW_OTHER_CSTATE;
-		if (i_time < 0 || i_dur < 0)
+			*kind = SW_OTHER_CSTATE;
+		if (k->time < 0 || k->dur < 0)
 			return bad(ps, ps->line, "section '%s' has a C-State column but no %s (Sample #, Continuous Time (ms), C-State, Duration (ms))",
-				   title, i_time < 0 ? "Continuous Time (ms)" : "Duration (ms)");
-	} else if (i_irq >= 0 && i_iface >= 0) {
-		kind = SW_IRQ;
-		if (i_time < 0)
-			return bad(ps, ps->line, "IRQ section '%s' has no Continuous Time (ms) column",
-				   title);
-	} else {
-		/* P-states, residency, bandwidth ...: not ours */
-		if (!f->skipped++)
-			snprintf(f->first_skipped, sizeof(f->first_skipped), "%s", title);
-		ps->in_skip = 1;
+				   title, k->time < 0 ? "Continuous Time (ms)" : "Duration (ms)");
 		return 0;
 	}
+	if (k->irq >= 0 && k->iface >= 0) {
+		*kind = SW_IRQ;
+		if (k->time < 0)
+			return bad(ps, ps->line, "IRQ section '%s' has no Continuous Time (ms) column",
+				   title);
+		return 0;
+	}
+	return 1;
+}
+
+/* A new section of KIND titled TITLE (at line TLINE) in the file's list. */
+static int add_section(struct parser *ps, const char *title, uint32_t tline,
+		       enum sw_kind kind, struct sw_section **out)
+{
+	struct sw_file *f = ps->f;
+	struct sw_section *s;
+
 	if (grow((void **)&f->sec, &f->sec_cap, f->nsec + 1, sizeof(*f->sec)))
 		return nomem(ps);
 	s = &f->sec[f->nsec++];
@@ -526,15 +532,53 @@ static int start_section(struct parser *ps, const char *title, uint32_t tline,
 			return bad(ps, tline, "core section '%s' names no core (CPU/Package_0/Die_0/Core_N)",
 				   title);
 	}
+	*out = s;
+	return 0;
+}
+
+/* A title (held line) and the column line cols at ps->line. */
+static int start_section(struct parser *ps, const char *title, uint32_t tline,
+			 char *cols)
+{
+	struct sw_file *f = ps->f;
+	char *c[MAXF];
+	int n = split(cols, c), ret;
+	struct sw_section *s = NULL;
+	enum sw_kind kind = SW_OTHER_CSTATE;
+	struct sec_cols k = { -1, -1, -1, -1, -1, 0, 0 };
+
+	end_section(ps);
+	ps->in_pre = 0;
+	ps->block_start = 0;
+	ps->ended[0] = '\0';
+	if (strlen(title) > SW_MAX_FIELD)
+		return bad(ps, tline, "a section title longer than %d characters",
+			   SW_MAX_FIELD);
+	if (n < 0)
+		return bad(ps, ps->line, "more than %d columns", MAXF);
+	ret = find_columns(ps, c, n, &k);
+	if (!ret)
+		ret = section_kind(ps, title, &k, &kind);
+	if (ret == 1) {
+		/* not ours */
+		if (!f->skipped++)
+			snprintf(f->first_skipped, sizeof(f->first_skipped), "%s", title);
+		ps->in_skip = 1;
+		return 0;
+	}
+	if (!ret)
+		ret = add_section(ps, title, tline, kind, &s);
+	if (ret)
+		return ret;
 	ps->cur = s;
 	ps->ncols = n;
-	ps->c_time = i_time;
-	ps->c_dur = i_dur;
-	ps->c_state = i_state;
-	ps->c_irq = i_irq;
-	ps->c_iface = i_iface;
-	ps->t_scale = ts;
-	ps->d_scale = ds;
+	ps->c_time = k.time;
+	ps->c_dur = k.dur;
+	ps->c_state = k.state;
+	ps->c_irq = k.irq;
+	ps->c_iface = k.iface;
+	ps->t_scale = k.ts;
+	ps->d_scale = k.ds;
 	return 0;
 }
 
