@@ -390,12 +390,39 @@ int datfile_write_header(int fd, const struct datfile_hdr *h, uint64_t *table,
 	return ret;
 }
 
+/*
+ * The kernel copies (copy_file_range: no pass through user memory, a
+ * reflink where the file system has them): a recording's pages are GBs.
+ * 1 when done (to len or the end), 0 to copy by hand from *size on
+ * (the file systems cannot), -errno.
+ */
+static int kernel_copy(int fd, int src_fd, uint64_t len, uint64_t *size)
+{
+	for (;;) {
+		uint64_t want = len - *size < (1u << 30) ? len - *size : (1u << 30);
+		ssize_t n;
+
+		if (!want)
+			return 1;
+		n = copy_file_range(src_fd, NULL, fd, NULL, (size_t)want, 0);
+		if (n == 0)
+			return 1;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+			       errno == EOPNOTSUPP || errno == EBADF ? 0 : -errno;
+		*size += (uint64_t)n;
+	}
+}
+
 int datfile_append_cpu(int fd, int src_fd, uint64_t len, uint64_t *off,
 		       uint64_t *size, const char *name, char *err, size_t errlen)
 {
 	off_t at = lseek(fd, 0, SEEK_END);
 	static __thread char buf[1 << 16];
 	ssize_t n = 0;
+	int done;
 
 	*size = 0;
 	*off = 0;
@@ -406,7 +433,12 @@ int datfile_append_cpu(int fd, int src_fd, uint64_t len, uint64_t *off,
 	if (src_fd < 0)
 		return 0;	/* not recorded: offset 0 */
 	*off = (uint64_t)at;
-	while (*size < len &&
+	done = kernel_copy(fd, src_fd, len, size);
+	if (done < 0) {
+		snprintf(err, errlen, "%s: %s", name, strerror(-done));
+		return done;
+	}
+	while (!done && *size < len &&
 	       (n = rfile_read_full(src_fd, buf, len - *size < sizeof(buf) ?
 				    (size_t)(len - *size) : sizeof(buf))) > 0) {
 		int ret = wfile_write_all(fd, buf, (size_t)n);
@@ -420,7 +452,7 @@ int datfile_append_cpu(int fd, int src_fd, uint64_t len, uint64_t *off,
 	if (*size < len && len != UINT64_MAX)
 		return fail(err, errlen, "%s: a CPU's pages ended after %llu of %llu bytes",
 			    name, (unsigned long long)*size, (unsigned long long)len);
-	if (n < 0) {
+	if (n < 0) {	/* the fallback's read */
 		snprintf(err, errlen, "%s: reading a CPU's pages: %s", name,
 			 strerror((int)-n));
 		return (int)n;
