@@ -64,6 +64,14 @@ static void check_replay(struct client_opts *o)
 		opt_usage(PROG, "--arrivals %s has %zu gaps: --requests plus --warmup at most that",
 			  o->arrivals, o->replay.n);
 	}
+	if (o->replay.keyed && o->proto_arg != CPROTO_MEMCACHED &&
+	    o->proto_arg != CPROTO_REDIS)
+		opt_usage(PROG, "--arrivals %s has op and key columns: they need --proto memcached or redis",
+			  o->arrivals);
+	if (o->replay.keyed && o->replay.max_key >= o->keys)
+		opt_usage(PROG, "--arrivals %s has key %llu: keys go up to --keys %llu less 1",
+			  o->arrivals, (unsigned long long)o->replay.max_key,
+			  (unsigned long long)o->keys);
 	for (size_t i = 0; i < o->replay.n; i++)
 		sum += (double)o->replay.gap_ns[i];
 	/* the mean gap the summaries' target rate is of (1 ns at least) */

@@ -123,7 +123,8 @@ static const struct cli_opt client_options[] = {
 	  .off = AT(rate_profile) },
 	{ .name = "arrivals", .kind = CLI_STRING, .arg = "FILE",
 	  .help = "replay a trace's gaps: one number of us a line\n"
-		  "(decimals allowed); -n defaults to its lines",
+		  "(decimals allowed), or 'GAP get|set KEY' for\n"
+		  "memcached or redis; -n defaults to its lines",
 	  .off = AT(arrivals) },
 	{ .name = "arrivals-offsets", .kind = CLI_FLAG,
 	  .help = "its lines are offsets from the start, not gaps",

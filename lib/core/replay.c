@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,20 +34,32 @@ int replay_parse_us(const char *s, uint64_t *ns)
 	return *ns > (uint64_t)(REPLAY_MAX_US * 1e3) ? -1 : 0;
 }
 
-static int add_gap(struct replay *r, size_t *cap, uint64_t g)
+/* Room for one more request (its op and key too when keyed). */
+static int grow(struct replay *r, size_t *cap)
 {
+	size_t c = *cap ? *cap * 2 : 4096;
+	uint64_t *g, *k;
+	uint8_t *o;
+
 	if (r->n == REPLAY_MAX_LINES)
 		return -E2BIG;
-	if (r->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 4096;
-		uint64_t *n = realloc(r->gap_ns, c * sizeof(*n));
-
-		if (!n)
+	if (r->n < *cap)
+		return 0;
+	g = realloc(r->gap_ns, c * sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	r->gap_ns = g;
+	if (r->keyed) {
+		k = realloc(r->key, c * sizeof(*k));
+		if (!k)
 			return -ENOMEM;
-		r->gap_ns = n;
-		*cap = c;
+		r->key = k;
+		o = realloc(r->op, c * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		r->op = o;
 	}
-	r->gap_ns[r->n++] = g;
+	*cap = c;
 	return 0;
 }
 
@@ -59,43 +72,93 @@ struct replay_rd {
 	size_t cap;
 };
 
+/* "get 17" or "set 17" into r's next op and key: 0 or -EINVAL. */
+static int parse_op_key(struct replay *r, char **w, char *why, size_t whylen)
+{
+	char *end;
+
+	if (strcmp(w[1], "get") && strcmp(w[1], "set")) {
+		snprintf(why, whylen, "'%.16s': the op is get or set", w[1]);
+		return -EINVAL;
+	}
+	errno = 0;
+	r->key[r->n] = strtoull(w[2], &end, 10);
+	if (!isdigit((unsigned char)*w[2]) || *end || errno) {
+		snprintf(why, whylen, "'%.24s': the key is a key number (0, 1, ...)",
+			 w[2]);
+		return -EINVAL;
+	}
+	r->op[r->n] = w[1][0] == 'g' ? REPLAY_OP_GET : REPLAY_OP_SET;
+	if (r->key[r->n] > r->max_key)
+		r->max_key = r->key[r->n];
+	return 0;
+}
+
+/* The line's words (up to 4), split at blanks and commas: how many. */
+static int words(char *line, char **w)
+{
+	char *save = NULL;
+	int n = 0;
+
+	for (char *t = strtok_r(line, " \t\r,", &save); t && n < 4;
+	     t = strtok_r(NULL, " \t\r,", &save))
+		w[n++] = t;
+	return n;
+}
+
+/* The gap of a line's number: offsets scaled, then their difference. */
+static int take_gap(struct replay_rd *rd, const char *w, char *why,
+		    size_t whylen)
+{
+	struct replay *r = rd->r;
+	uint64_t v, scaled;
+
+	if (replay_parse_us(w, &v)) {
+		snprintf(why, whylen, "'%.24s': microseconds such as 12 or 12.5 (at most %g)",
+			 w, REPLAY_MAX_US);
+		return -EINVAL;
+	}
+	if (rd->offsets && v < rd->last) {
+		snprintf(why, whylen, "offset %s us is before the one above", w);
+		return -EINVAL;
+	}
+	scaled = (uint64_t)llround((double)v * rd->scale);
+	r->gap_ns[r->n] = rd->offsets ? scaled - rd->last_scaled : scaled;
+	rd->last = v;
+	rd->last_scaled = scaled;
+	return 0;
+}
+
 /* One line (rfile_lines): 0 (added or skipped), or -errno, why says. */
 static int replay_line(void *arg, char *line, char *why, size_t whylen)
 {
 	struct replay_rd *rd = arg;
 	struct replay *r = rd->r;
-	char *s = line + strspn(line, " \t"), *end;
-	uint64_t v, scaled;
-	int ret;
+	char *w[4];
+	int n, ret;
 
-	end = s + strcspn(s, " \t\r,");
-	if (!*s || *s == '#' || *s == '\r')
+	line += strspn(line, " \t\r");
+	if (!*line || *line == '#')
 		return 0;
-	if (end[strspn(end, " \t\r")]) {
-		snprintf(why, whylen, "one number a line (op and key columns are not read)");
+	n = words(line, w);
+	if (!r->n)
+		r->keyed = n == 3;	/* the first line says */
+	if (n != (r->keyed ? 3 : 1)) {
+		snprintf(why, whylen, "%s", r->keyed ?
+			 "expected 'GAP OP KEY', as on the first line" :
+			 "expected one number, as on the first line (or 'GAP OP KEY' on every line)");
 		return -EINVAL;
 	}
-	*end = '\0';
-	if (replay_parse_us(s, &v)) {
-		snprintf(why, whylen, "'%.24s': microseconds such as 12 or 12.5 (at most %g)",
-			 s, REPLAY_MAX_US);
-		return -EINVAL;
-	}
-	if (rd->offsets && v < rd->last) {
-		snprintf(why, whylen, "offset %s us is before the one above", s);
-		return -EINVAL;
-	}
-	scaled = (uint64_t)llround((double)v * rd->scale);
-	if (rd->offsets) {
-		ret = add_gap(r, &rd->cap, scaled - rd->last_scaled);
-		rd->last = v;
-		rd->last_scaled = scaled;
-	} else {
-		ret = add_gap(r, &rd->cap, scaled);
-	}
-	if (ret)
+	ret = grow(r, &rd->cap);
+	if (!ret)
+		ret = take_gap(rd, w[0], why, whylen);
+	if (!ret && r->keyed)
+		ret = parse_op_key(r, w, why, whylen);
+	if (ret == -E2BIG || ret == -ENOMEM)
 		snprintf(why, whylen, "%s", ret == -E2BIG ?
 			 "more than 1e9 requests" : strerror(-ret));
+	if (!ret)
+		r->n++;
 	return ret;
 }
 
@@ -124,6 +187,7 @@ int replay_load(const char *path, int offsets, double scale,
 void replay_free(struct replay *r)
 {
 	free(r->gap_ns);
-	r->gap_ns = NULL;
-	r->n = 0;
+	free(r->op);
+	free(r->key);
+	memset(r, 0, sizeof(*r));
 }

@@ -7,8 +7,12 @@
  * starting with '#' are skipped. The numbers are read exactly to the
  * nanosecond (digits past the third decimal round it), then scaled: a
  * gap to llround(gap * scale), an offset likewise before the differences
- * are taken (so scaled offsets do not drift). The whole trace is held:
- * 8 bytes a request.
+ * are taken (so scaled offsets do not drift).
+ *
+ * A key-value trace has three words a line, "GAP OP KEY" (blanks or
+ * commas between): OP get or set, KEY a key number (the client's key
+ * wbKEY). The first line decides: every line then has the same words.
+ * The whole trace is held: 8 bytes a request, 17 with ops and keys.
  */
 #ifndef WB_REPLAY_H
 #define WB_REPLAY_H
@@ -16,9 +20,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+enum { REPLAY_OP_GET, REPLAY_OP_SET };
+
 struct replay {
 	uint64_t *gap_ns;
 	size_t n;
+	int keyed;		/* op[] and key[] hold each request's */
+	uint8_t *op;		/* REPLAY_OP_GET or REPLAY_OP_SET */
+	uint64_t *key;
+	uint64_t max_key;	/* the largest key number */
 };
 
 #define REPLAY_MAX_LINES 1000000000ul

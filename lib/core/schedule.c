@@ -105,7 +105,12 @@ int schedule_gen_next(struct schedule_gen *g, struct schedule_req *q)
 	q->t_ns = g->t;
 	q->op = 0;
 	q->key = 0;
-	if (cfg->keyed) {
+	if (cfg->keyed && cfg->replay && cfg->replay->keyed) {
+		/* the trace's own (q->seq is its line) */
+		q->op = cfg->replay->op[q->seq] == REPLAY_OP_GET ?
+			PROTO_OP_GET : PROTO_OP_SET;
+		q->key = cfg->replay->key[q->seq];
+	} else if (cfg->keyed) {
 		q->op = prng_uniform(&g->kp) < cfg->get_ratio ? PROTO_OP_GET :
 			PROTO_OP_SET;
 		q->key = keydist_next(&g->kd, &g->kp);

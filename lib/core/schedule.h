@@ -26,7 +26,8 @@
  * A rate profile (lib/rateprof) replaces mean_ns: the gaps of dist at a
  * mean of SCHEDULE_PROFILE_UNIT_NS are the steps of the profile's
  * expected count. A replayed trace (lib/replay) replaces dist: gap i is
- * the trace's, and the schedule ends with the trace at the latest.
+ * the trace's, and the schedule ends with the trace at the latest; a
+ * trace with ops and keys gives keyed requests theirs (no draw).
  *
  * The generator holds a few hundred bytes whatever the schedule's length:
  * a run draws each request when it needs it, and drawing the same

@@ -3,7 +3,8 @@
 # errors naming the parameter; a --rate-profile's sends follow its rate
 # per window (Poisson 99.9 % interval) and the same seed gives the same
 # gaps.csv; --arrivals replays a trace's gaps exactly into gaps.csv
-# (gaps, offsets, a scale), and a bad trace line is an error at FILE:LINE.
+# (gaps, offsets, a scale), and a bad trace line is an error at FILE:LINE;
+# a trace's op and key columns are the requests' against memcached.
 . "$(dirname "$0")/lib.sh"
 start_server -q
 C=("$WB" client --server 127.0.0.1:$PORT -q)
@@ -83,9 +84,30 @@ for x, y in zip(a, b):
     if tb != 2 * ta: sys.exit("offset %d, want %d" % (tb, 2 * ta))
 PY
 [ "$(col "$TMP/r2" arrivals_scale)" = 2.000000 ] || fail "arrivals_scale column"
-printf '10\n20 get wb1\n' > "$TMP/badgaps"
+printf '10\n20 get 1\n' > "$TMP/badgaps"
 "${C[@]}" --arrivals "$TMP/badgaps" 2>&1 | grep -qF "$TMP/badgaps:2: " || fail "replay FILE:LINE"
 "${C[@]}" --arrivals "$TMP/gaps" --requests 8 2>&1 | grep -q "has 7 gaps" || fail "replay: too many requests"
 "${C[@]}" --arrivals "$TMP/gaps" --dist exp 2>&1 | grep -q "no --dist" || fail "replay with --dist"
+printf '300 get 3\n200 set 3\n250,get,3\n100 get 9\n' > "$TMP/kv"
+"${C[@]}" --arrivals "$TMP/kv" 2>&1 | grep -q "need --proto memcached or redis" \
+	|| fail "kv trace without a key-value protocol"
 stop_server || fail "server exit status"
+
+if command -v memcached > /dev/null; then
+	MC=$(test_port 0)
+	wb_kv_run memcached $MC 127.0.0.1 > "$TMP/mc.log" 2>&1 &
+	wait_for "wb_kv_ready 127.0.0.1 $MC" || fail "memcached did not start"
+	"$WB" client --server 127.0.0.1:$MC --proto memcached --arrivals "$TMP/kv" \
+		--keys 8 -q 2>&1 | grep -q "has key 9: keys go up to --keys 8" || fail "key past --keys"
+	"$WB" client --server 127.0.0.1:$MC --proto memcached --arrivals "$TMP/kv" \
+		--keys 10 --out "$TMP/kv1" -q || fail "kv replay run"
+	[ "$(csv_col "$TMP/kv1/requests.csv" op | tr '\n' ' ')" = "get set get get " ] \
+		|| fail "kv replay ops: $(csv_col "$TMP/kv1/requests.csv" op | tr '\n' ' ')"
+	[ "$(csv_col "$TMP/kv1/requests.csv" key | tr '\n' ' ')" = "wb00000000000003 wb00000000000003 wb00000000000003 wb00000000000009 " ] \
+		|| fail "kv replay keys: $(csv_col "$TMP/kv1/requests.csv" key | tr '\n' ' ')"
+	# the get after the set finds its key: misses are the first get and key 9
+	[ "$(col "$TMP/kv1" misses)" = 2 ] || fail "kv replay misses $(col "$TMP/kv1" misses)"
+else
+	echo "memcached part skipped: no memcached (make deps installs it)"
+fi
 echo "arrivals ok"

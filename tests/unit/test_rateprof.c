@@ -14,6 +14,7 @@
 #include "unit.h"
 #include "rateprof.h"
 #include "replay.h"
+#include "proto.h"
 #include "schedule.h"
 
 static char dir[64];
@@ -180,12 +181,43 @@ START_TEST(replay_numbers)
 }
 END_TEST
 
+/* A key-value trace: its ops and keys are the requests'. */
+START_TEST(replay_ops_keys)
+{
+	struct schedule_cfg cfg = { .seed = 1, .requests = 3, .keyed = 1,
+				    .get_ratio = 0.5, .keys = 100,
+				    .key_dist = { 0 } };
+	struct schedule_gen g;
+	struct schedule_req q;
+	struct replay r;
+	char err[256];
+	static const uint8_t op[] = { PROTO_OP_GET, PROTO_OP_SET, PROTO_OP_GET };
+	static const uint64_t key[] = { 7, 0, 42 };
+
+	ck_assert_int_eq(replay_load(scratch("kv", "5 get 7\n# x\n2.5,set,0\n1\tget 42\n"),
+				     0, 1, &r, err, sizeof(err)), 0);
+	ck_assert(r.keyed);
+	ck_assert_uint_eq(r.max_key, 42);
+	cfg.replay = &r;
+	ck_assert_int_eq(schedule_gen_init(&g, &cfg), 0);
+	for (int i = 0; schedule_gen_next(&g, &q); i++) {
+		ck_assert_uint_eq(q.op, op[i]);
+		ck_assert_uint_eq(q.key, key[i]);
+		ck_assert_uint_eq(q.gap_ns, i == 0 ? 5000 : i == 1 ? 2500 : 1000);
+	}
+	replay_free(&r);
+}
+END_TEST
+
 START_TEST(replay_files)
 {
 	static const struct { const char *text, *want; } bad[] = {
 		{ "10\nx\n", "f:2: 'x': microseconds" },
-		{ "10 get\n", "f:1: one number a line" },
-		{ "10,get,k1\n", "f:1: one number a line" },
+		{ "10 get\n", "f:1: expected one number, as on the first line" },
+		{ "10,get,k1\n", "f:1: 'k1': the key is a key number" },
+		{ "10,put,1\n", "f:1: 'put': the op is get or set" },
+		{ "10\n20 get 1\n", "f:2: expected one number" },
+		{ "10 get 1\n20\n", "f:2: expected 'GAP OP KEY'" },
 		{ "# only\n\n", "f: no gaps" },
 	};
 	struct schedule_cfg cfg = { .dist = ARRIVAL_EXP, .mean_ns = 1,
@@ -247,6 +279,7 @@ Suite *rateprof_suite(void)
 	tcase_add_test(tc, profile_fixed_steps);
 	tcase_add_test(tc, replay_numbers);
 	tcase_add_test(tc, replay_files);
+	tcase_add_test(tc, replay_ops_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }
