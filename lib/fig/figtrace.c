@@ -378,6 +378,73 @@ static int tl_marks(const struct row *r, const int *rowy, unsigned ncpus, double
 	return 0;
 }
 
+/*
+ * The timeline's rows: each traced CPU of each trace that has events
+ * (and --cpus wants), with its trace's start and first request; SPAN,
+ * the longest first requests' span. 0 or -errno (ERR says why).
+ */
+static int timeline_rows(const struct figtrace_src *src, size_t n,
+			 const struct figtrace_window *w, struct row **rows,
+			 size_t *nrows, double *span, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t start = 0, ref = 0;
+		unsigned ncpus = 0;
+		double sp;
+		int ret = read_meta(src[i].dir, &start, &ncpus, err, errlen);
+
+		if (!ret)
+			ret = first_requests(src[i].dir, start, w->requests > 0 ? w->requests : 3,
+					     &ref, &sp, err, errlen);
+		if (ret)
+			return ret;
+		if (isfinite(sp) && sp > *span)
+			*span = sp;
+		for (unsigned c = 0; c < ncpus; c++) {
+			struct row *nr;
+
+			if (!cpu_wanted(w, c) || !cpu_has_events(src[i].dir, c))
+				continue;
+			nr = realloc(*rows, (*nrows + 1) * sizeof(*nr));
+			if (!nr) {
+				errmsg_set(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+			*rows = nr;
+			(*rows)[(*nrows)++] = (struct row){ &src[i], c, start, ref };
+		}
+	}
+	return 0;
+}
+
+/* The legend: unknown, C0, then the idle states as they came; the marks' kinds. */
+static void timeline_legend(const struct tl *t, FILE *vars)
+{
+	figgp_var_num(vars, "nstates", t->nstates);
+	figgp_array(vars, "sname", (size_t)t->nstates);
+	figgp_array(vars, "scolor", (size_t)t->nstates);
+	for (int pass = 0, e = 0; pass < 3; pass++) {
+		for (int k = 0; k < t->nstates; k++) {
+			char rgb[16];
+			int p = !strcmp(t->state[k], "unknown") ? 0 :
+				!strcmp(t->state[k], "C0") ? 1 : 2;
+
+			if (p != pass)
+				continue;
+			snprintf(rgb, sizeof(rgb), "#%s", t->rgb[k]);
+			figgp_elem_str(vars, "sname", (size_t)++e, t->state[k]);
+			figgp_elem_str(vars, "scolor", (size_t)e, rgb);
+		}
+	}
+	figgp_var_num(vars, "nkinds", MK_N);
+	figgp_array(vars, "kname", MK_N);
+	figgp_array(vars, "kcount", MK_N);
+	for (int k = 0; k < MK_N; k++) {
+		figgp_elem_str(vars, "kname", (size_t)k + 1, mark_name[k]);
+		figgp_elem_num(vars, "kcount", (size_t)k + 1, (double)t->kcount[k]);
+	}
+}
+
 int figtrace_timeline(const struct figtrace_src *src, size_t n,
 		      const struct figtrace_window *w, FILE *ivs, FILE *marks,
 		      FILE *vars, char *err, size_t errlen)
@@ -390,34 +457,7 @@ int figtrace_timeline(const struct figtrace_src *src, size_t n,
 	int ret = 0;
 	char name[1200];
 
-	for (size_t i = 0; i < n && !ret; i++) {
-		uint64_t start = 0, ref = 0;
-		unsigned ncpus = 0;
-		double sp;
-
-		ret = read_meta(src[i].dir, &start, &ncpus, err, errlen);
-		if (!ret)
-			ret = first_requests(src[i].dir, start, w->requests > 0 ? w->requests : 3,
-					     &ref, &sp, err, errlen);
-		if (ret)
-			break;
-		if (isfinite(sp) && sp > span)
-			span = sp;
-		for (unsigned c = 0; c < ncpus; c++) {
-			struct row *nr;
-
-			if (!cpu_wanted(w, c) || !cpu_has_events(src[i].dir, c))
-				continue;
-			nr = realloc(rows, (nrows + 1) * sizeof(*nr));
-			if (!nr) {
-				ret = -ENOMEM;
-				errmsg_set(err, errlen, "out of memory");
-				break;
-			}
-			rows = nr;
-			rows[nrows++] = (struct row){ &src[i], c, start, ref };
-		}
-	}
+	ret = timeline_rows(src, n, w, &rows, &nrows, &span, err, errlen);
 	if (ret)
 		goto out;
 	/* the default window: the first few requests and a margin */
@@ -455,30 +495,7 @@ int figtrace_timeline(const struct figtrace_src *src, size_t n,
 	}
 	if (ret)
 		goto out;
-	figgp_var_num(vars, "nstates", t.nstates);
-	figgp_array(vars, "sname", (size_t)t.nstates);
-	figgp_array(vars, "scolor", (size_t)t.nstates);
-	/* the legend: unknown, C0, then the idle states as they came */
-	for (int pass = 0, e = 0; pass < 3; pass++) {
-		for (int k = 0; k < t.nstates; k++) {
-			char rgb[16];
-			int p = !strcmp(t.state[k], "unknown") ? 0 :
-				!strcmp(t.state[k], "C0") ? 1 : 2;
-
-			if (p != pass)
-				continue;
-			snprintf(rgb, sizeof(rgb), "#%s", t.rgb[k]);
-			figgp_elem_str(vars, "sname", (size_t)++e, t.state[k]);
-			figgp_elem_str(vars, "scolor", (size_t)e, rgb);
-		}
-	}
-	figgp_var_num(vars, "nkinds", MK_N);
-	figgp_array(vars, "kname", MK_N);
-	figgp_array(vars, "kcount", MK_N);
-	for (int k = 0; k < MK_N; k++) {
-		figgp_elem_str(vars, "kname", (size_t)k + 1, mark_name[k]);
-		figgp_elem_num(vars, "kcount", (size_t)k + 1, (double)t.kcount[k]);
-	}
+	timeline_legend(&t, vars);
 	ret = (int)nivs;
 out:
 	for (int k = 0; k < t.nstates; k++)
@@ -490,88 +507,82 @@ out:
 
 /* ---- figure 6 ---------------------------------------------------------- */
 
-int figtrace_residency(const struct figtrace_src *src, size_t n, FILE *dat,
-		       FILE *vars, char *err, size_t errlen)
+/* Per trace and CPU (at trace * (MAXCPU + 1) + cpu): C0 %, idle entries, known time (ms). */
+struct res_acc {
+	double *c0, *ent, *ms;
+	unsigned char *seen;
+	unsigned maxcpu;
+};
+
+/*
+ * Trace I's residency.csv into the accumulators (a trace without one,
+ * its timeline failed, has no bars of its own); 0 or -errno (ERR).
+ */
+static int residency_read(const struct figtrace_src *s, size_t i, struct res_acc *acc,
+			  char *err, size_t errlen)
 {
-	/* per trace and CPU: C0 %, idle entries, known time (ms) */
-	double *c0 = NULL, *ent = NULL, *ms = NULL;
-	unsigned char *seen = NULL;
-	unsigned maxcpu = 0;
-	int ret = 0, rows = 0;
+	char path[4096];
+	struct csvtable t;
+	int cc, cs, cp, ce, ct, ret;
 
-	c0 = calloc(n * (MAXCPU + 1) + 1, sizeof(*c0));
-	ent = calloc(n * (MAXCPU + 1) + 1, sizeof(*ent));
-	ms = calloc(n * (MAXCPU + 1) + 1, sizeof(*ms));
-	seen = calloc(n * (MAXCPU + 1) + 1, 1);
-	if (!c0 || !ent || !ms || !seen) {
-		ret = -ENOMEM;
-		errmsg_set(err, errlen, "out of memory");
-		goto out;
-	}
-	figgp_var_num(vars, "ntraces", (double)n);
-	figgp_array(vars, "names", n);
-	for (size_t i = 0; i < n && !ret; i++) {
-		char path[4096];
-		struct csvtable t;
-		int cc, cs, cp, ce, ct;
-
-		figgp_elem_str(vars, "names", i + 1, src[i].label);
-		snprintf(path, sizeof(path), "%s/residency.csv", src[i].dir);
-		ret = csvtable_read(path, MAX_SMALL, &t, err, errlen);
-		/* a trace without it (timeline failed): no bars of its own */
-		if (ret == -ENOENT) {
-			ret = 0;
-			continue;
-		}
-		if (ret)
-			break;
-		cc = csvtable_col(&t, "cpu");
-		cs = csvtable_col(&t, "state");
-		cp = csvtable_col(&t, "percent");
-		ce = csvtable_col(&t, "entries");
-		ct = csvtable_col(&t, "time_ms");
-		if (cc < 0 || cs < 0 || cp < 0 || ce < 0 || ct < 0) {
-			errmsg_set(err, errlen, "%s has no cpu, state, percent, entries or "
-				   "time_ms column", path);
-			ret = -EINVAL;
-		}
-		for (size_t r = 0; r < t.n && !ret; r++) {
-			const char *st = csvtable_get(&t, r, cs);
-			double cpu, pct, e, tm;
-			size_t at;
-
-			if (csvtable_getnum(&t, r, cc, &cpu, err, errlen) != 1 ||
-			    cpu < 0 || cpu > MAXCPU || cpu != floor(cpu) ||
-			    csvtable_getnum(&t, r, cp, &pct, err, errlen) != 1 ||
-			    csvtable_getnum(&t, r, ce, &e, err, errlen) != 1 ||
-			    csvtable_getnum(&t, r, ct, &tm, err, errlen) != 1) {
-				errmsg_set(err, errlen, "%s:%zu: cpu, percent, entries and "
-					   "time_ms must be numbers", path, t.ln[r]);
-				ret = -EINVAL;
-				break;
-			}
-			at = i * (MAXCPU + 1) + (size_t)cpu;
-			/* time before the first event is not a state */
-			if (!strcmp(st, "unknown"))
-				continue;
-			seen[at] = 1;
-			ms[at] += tm;
-			if (!strcmp(st, "C0"))
-				c0[at] = pct;
-			else
-				ent[at] += e;
-			if ((unsigned)cpu > maxcpu)
-				maxcpu = (unsigned)cpu;
-		}
-		csvtable_free(&t);
-	}
+	snprintf(path, sizeof(path), "%s/residency.csv", s->dir);
+	ret = csvtable_read(path, MAX_SMALL, &t, err, errlen);
+	if (ret == -ENOENT)
+		return 0;
 	if (ret)
-		goto out;
-	for (unsigned c = 0; c <= maxcpu; c++) {
+		return ret;
+	cc = csvtable_col(&t, "cpu");
+	cs = csvtable_col(&t, "state");
+	cp = csvtable_col(&t, "percent");
+	ce = csvtable_col(&t, "entries");
+	ct = csvtable_col(&t, "time_ms");
+	if (cc < 0 || cs < 0 || cp < 0 || ce < 0 || ct < 0) {
+		errmsg_set(err, errlen, "%s has no cpu, state, percent, entries or "
+			   "time_ms column", path);
+		ret = -EINVAL;
+	}
+	for (size_t r = 0; r < t.n && !ret; r++) {
+		const char *st = csvtable_get(&t, r, cs);
+		double cpu, pct, e, tm;
+		size_t at;
+
+		if (csvtable_getnum(&t, r, cc, &cpu, err, errlen) != 1 ||
+		    cpu < 0 || cpu > MAXCPU || cpu != floor(cpu) ||
+		    csvtable_getnum(&t, r, cp, &pct, err, errlen) != 1 ||
+		    csvtable_getnum(&t, r, ce, &e, err, errlen) != 1 ||
+		    csvtable_getnum(&t, r, ct, &tm, err, errlen) != 1) {
+			errmsg_set(err, errlen, "%s:%zu: cpu, percent, entries and "
+				   "time_ms must be numbers", path, t.ln[r]);
+			ret = -EINVAL;
+			break;
+		}
+		at = i * (MAXCPU + 1) + (size_t)cpu;
+		/* time before the first event is not a state */
+		if (!strcmp(st, "unknown"))
+			continue;
+		acc->seen[at] = 1;
+		acc->ms[at] += tm;
+		if (!strcmp(st, "C0"))
+			acc->c0[at] = pct;
+		else
+			acc->ent[at] += e;
+		if ((unsigned)cpu > acc->maxcpu)
+			acc->maxcpu = (unsigned)cpu;
+	}
+	csvtable_free(&t);
+	return ret;
+}
+
+/* A row per CPU any of the N traces saw: C0 % each, then entries a second each. */
+static int residency_write(const struct res_acc *acc, size_t n, FILE *dat)
+{
+	int rows = 0;
+
+	for (unsigned c = 0; c <= acc->maxcpu; c++) {
 		int any = 0;
 
 		for (size_t i = 0; i < n; i++)
-			any |= seen[i * (MAXCPU + 1) + c];
+			any |= acc->seen[i * (MAXCPU + 1) + c];
 		if (!any)
 			continue;
 		fprintf(dat, "%d \"cpu%u\"", rows++, c);
@@ -579,23 +590,51 @@ int figtrace_residency(const struct figtrace_src *src, size_t n, FILE *dat,
 			size_t at = i * (MAXCPU + 1) + c;
 
 			fputc(' ', dat);
-			figgp_num(dat, seen[at] ? c0[at] : NAN);
+			figgp_num(dat, acc->seen[at] ? acc->c0[at] : NAN);
 		}
 		for (size_t i = 0; i < n; i++) {
 			size_t at = i * (MAXCPU + 1) + c;
 
 			fputc(' ', dat);
-			figgp_num(dat, seen[at] && ms[at] > 0 ? ent[at] / (ms[at] / 1e3) : NAN);
+			figgp_num(dat, acc->seen[at] && acc->ms[at] > 0 ?
+				  acc->ent[at] / (acc->ms[at] / 1e3) : NAN);
 		}
 		fputc('\n', dat);
 	}
+	return rows;
+}
+
+int figtrace_residency(const struct figtrace_src *src, size_t n, FILE *dat,
+		       FILE *vars, char *err, size_t errlen)
+{
+	struct res_acc acc = { 0 };
+	int ret = 0, rows;
+
+	acc.c0 = calloc(n * (MAXCPU + 1) + 1, sizeof(*acc.c0));
+	acc.ent = calloc(n * (MAXCPU + 1) + 1, sizeof(*acc.ent));
+	acc.ms = calloc(n * (MAXCPU + 1) + 1, sizeof(*acc.ms));
+	acc.seen = calloc(n * (MAXCPU + 1) + 1, 1);
+	if (!acc.c0 || !acc.ent || !acc.ms || !acc.seen) {
+		ret = -ENOMEM;
+		errmsg_set(err, errlen, "out of memory");
+		goto out;
+	}
+	figgp_var_num(vars, "ntraces", (double)n);
+	figgp_array(vars, "names", n);
+	for (size_t i = 0; i < n && !ret; i++) {
+		figgp_elem_str(vars, "names", i + 1, src[i].label);
+		ret = residency_read(&src[i], i, &acc, err, errlen);
+	}
+	if (ret)
+		goto out;
+	rows = residency_write(&acc, n, dat);
 	figgp_var_num(vars, "ncpus", rows);
 	ret = rows;
 out:
-	free(c0);
-	free(ent);
-	free(ms);
-	free(seen);
+	free(acc.c0);
+	free(acc.ent);
+	free(acc.ms);
+	free(acc.seen);
 	return ret;
 }
 
