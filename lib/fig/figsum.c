@@ -689,6 +689,60 @@ static int same_series(const struct figsum_point *x, const struct figsum_point *
 	return 1;
 }
 
+/*
+ * A load series' name: its side when there are several, then what
+ * varies but the gap and the count (the distribution stays in it; the
+ * gap is the x axis).
+ */
+static void load_label(const struct figsum *s, const struct figsum_point *p0,
+		       const unsigned char *mask, char *lab, size_t len)
+{
+	char w[512];
+	size_t off = 0;
+
+	if (s->nsides > 1)
+		off = (size_t)snprintf(lab, len, "%s: ", s->side[p0->side]);
+	figcfg_words(&p0->cfg, mask, FIGCFG_W_PQ | FIGCFG_W_NOGAP, w, sizeof(w));
+	snprintf(lab + off, len - off, "%s%s%s", p0->cfg.v[FIGCFG_DIST],
+		 *p0->cfg.v[FIGCFG_DIST] && *w ? ", " : "", w);
+}
+
+/* A series' N points: the load, its shifted x, p50 to p99 with their CIs, n. */
+static void load_block(FILE *dat, const struct figsum_point *const *v, size_t n,
+		       double shift)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct figsum_point *p = v[i];
+		double l = 1e6 / atof(p->cfg.v[FIGCFG_INTERVAL]);
+
+		figgp_num(dat, l);
+		fputc(' ', dat);
+		figgp_num(dat, l * shift);
+		for (int m = FIGSUM_P50; m <= FIGSUM_P99; m++) {
+			fputc(' ', dat);
+			figgp_num(dat, p->med[m]);
+			fputc(' ', dat);
+			figgp_num(dat, p->lo[m]);
+			fputc(' ', dat);
+			figgp_num(dat, p->hi[m]);
+		}
+		fprintf(dat, " %g\n", p->n);
+	}
+}
+
+/* The x axis: the loads, with room either side for the shifted series on a log axis. */
+static void load_axis(FILE *vars, const double *loads, size_t nloads)
+{
+	double lo = INFINITY, hi = 0;
+
+	for (size_t k = 0; k < nloads; k++) {
+		lo = fmin(lo, loads[k]);
+		hi = fmax(hi, loads[k]);
+	}
+	figgp_var_num(vars, "xmin", nloads ? lo / 1.5 : 1);
+	figgp_var_num(vars, "xmax", nloads ? hi * 1.5 : 10);
+}
+
 int figsum_write_load(const struct figsum *s, FILE *dat, FILE *vars,
 		      size_t *nloads_out)
 {
@@ -696,8 +750,7 @@ int figsum_write_load(const struct figsum *s, FILE *dat, FILE *vars,
 	unsigned char mask[FIGCFG_NPARAMS];
 	size_t n = 0, nseries = 0, nloads = 0, *start, maxlab = 0;
 	double *loads;
-	char lab[1024], w[512], ci[512];
-	size_t off;
+	char lab[1024], ci[512];
 
 	loads = s->n ? malloc(s->n * sizeof(*loads)) : NULL;
 	start = malloc((s->n + 1) * sizeof(*start));
@@ -738,35 +791,13 @@ int figsum_write_load(const struct figsum *s, FILE *dat, FILE *vars,
 		const struct figsum_point *p0 = v[start[k]];
 		/* shifts of a few % either side of the load, on a log axis */
 		double shift = pow(10, 0.015 * ((double)k - (double)(nseries - 1) / 2));
-		off = 0;
-		if (s->nsides > 1)
-			off = (size_t)snprintf(lab, sizeof(lab), "%s: ", s->side[p0->side]);
-		/* the distribution stays in the name; the gap is the x axis */
-		figcfg_words(&p0->cfg, mask, FIGCFG_W_PQ | FIGCFG_W_NOGAP, w, sizeof(w));
-		snprintf(lab + off, sizeof(lab) - off, "%s%s%s", p0->cfg.v[FIGCFG_DIST],
-			 *p0->cfg.v[FIGCFG_DIST] && *w ? ", " : "", w);
+		load_label(s, p0, mask, lab, sizeof(lab));
 		figgp_elem_str(vars, "names", k + 1, lab);
 		if (figgp_chars(lab) > maxlab)
 			maxlab = figgp_chars(lab);
 		if (k)
 			fputs("\n\n", dat);
-		for (size_t i = start[k]; i < start[k + 1]; i++) {
-			const struct figsum_point *p = v[i];
-			double l = 1e6 / atof(p->cfg.v[FIGCFG_INTERVAL]);
-
-			figgp_num(dat, l);
-			fputc(' ', dat);
-			figgp_num(dat, l * shift);
-			for (int m = FIGSUM_P50; m <= FIGSUM_P99; m++) {
-				fputc(' ', dat);
-				figgp_num(dat, p->med[m]);
-				fputc(' ', dat);
-				figgp_num(dat, p->lo[m]);
-				fputc(' ', dat);
-				figgp_num(dat, p->hi[m]);
-			}
-			fprintf(dat, " %g\n", p->n);
-		}
+		load_block(dat, v + start[k], start[k + 1] - start[k], shift);
 	}
 	{
 		int minmax;
@@ -774,17 +805,7 @@ int figsum_write_load(const struct figsum *s, FILE *dat, FILE *vars,
 		ci_labels(v, n, ci, sizeof(ci), &minmax);
 		figgp_var_str(vars, "cilabel", ci);
 	}
-	{
-		double lo = INFINITY, hi = 0;
-
-		for (size_t k = 0; k < nloads; k++) {
-			lo = fmin(lo, loads[k]);
-			hi = fmax(hi, loads[k]);
-		}
-		/* room either side for the shifted series on a log axis */
-		figgp_var_num(vars, "xmin", nloads ? lo / 1.5 : 1);
-		figgp_var_num(vars, "xmax", nloads ? hi * 1.5 : 10);
-	}
+	load_axis(vars, loads, nloads);
 	figgp_var_num(vars, "maxlab", (double)maxlab);
 	*nloads_out = nloads;
 	free(v);
