@@ -3,8 +3,8 @@
 # loopback load whose server (blocking, on $WB_TRACE_CPU, default 0) is
 # woken at rising rates, with the scheduler events added to cpu_idle and
 # IRQs (about 5 events per wake-up), for several per-CPU buffer sizes.
-# The recorder drains full pages every 50 ms; a buffer smaller than what
-# arrives between drains overruns. Prints events/s recorded and events
+# Each CPU's recorder is woken when its buffer is half full; a buffer
+# whose other half fills before the recorder has drained overruns. Prints events/s recorded and events
 # lost (the kernel's overrun + dropped counters, from meta.txt).
 #   usage: bench/trace-missed.sh [SECONDS]
 . "$(dirname "$0")/lib.sh"
