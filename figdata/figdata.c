@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpuset.h"
 #include "cfgdiff.h"
@@ -192,6 +193,32 @@ static void write_paired(struct out *o, const struct figsum *sum)
 		opt_die(PROG, "out of memory");
 	if (csv_close(c))
 		opt_die(PROG, "writing %s failed", o->path);
+}
+
+/*
+ * wakeshare.csv: the traced wake beside the latency per state and
+ * pre-query class (the index's table); left out when no trace has it.
+ */
+static void write_wakeshare(struct out *o, const struct figtrace_src *ts, size_t nts)
+{
+	char err[1024];
+	struct csv *c;
+	int n;
+
+	if ((size_t)snprintf(o->path, sizeof(o->path), "%s/wakeshare.csv", o->dir) >=
+	    sizeof(o->path))
+		opt_die(PROG, "%s: path too long", o->dir);
+	c = csv_open(o->path);
+	if (!c)
+		opt_die(PROG, "cannot write %s: %s", o->path, strerror(errno));
+	csv_header(c, FIGTRACE_WAKESHARE_HEADER);
+	n = figtrace_wakeshare(ts, nts, c, err, sizeof(err));
+	if (csv_close(c))
+		opt_die(PROG, "writing %s failed", o->path);
+	if (n <= 0)
+		unlink(o->path);
+	if (n < 0)
+		printf("note wake share table not made: %s\n", err);
 }
 
 /* Whether an unused row before I of R has I's point. */
@@ -478,6 +505,8 @@ static void draw_traces(struct figures_run *s)
 	done(out, v);
 	status(10, n, "no wake breakdown (breakdown.csv of wakebench trace attribute "
 	       "with the server's thread known) found", err);
+	if (nts)
+		write_wakeshare(out, ts, nts);
 }
 
 /* 8: trajectories */

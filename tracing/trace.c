@@ -8,6 +8,7 @@
  * the CPUs and what is still open, not by the trace's length.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -576,15 +577,10 @@ int trace_timeline(int argc, char **argv)
  * pre-query; exact percentiles up to HIST_EXACT_MAX samples per group,
  * the histogram's (within 1 %) beyond, as hist keeps them.
  */
-static void summary_row(struct csv *c, const char *group, const char *value,
-			struct hist *h, uint64_t uncertain)
+static void summary_csv(struct csv *c, const char *group, const char *value,
+			struct hist *h, uint64_t uncertain,
+			const struct attr_share *sh)
 {
-	printf("%-14s %-14s %8llu %10.3f %10.3f %10.3f %10.3f %9llu%s\n", group, value,
-	       (unsigned long long)hist_count(h), hist_mean(h) / 1e3,
-	       hist_percentile_exact(h, 0.5) / 1e3,
-	       hist_percentile_exact(h, 0.9) / 1e3,
-	       hist_percentile_exact(h, 0.99) / 1e3, (unsigned long long)uncertain,
-	       hist_exact(h) ? "" : " ~");
 	csv_str(c, group);
 	csv_str(c, value);
 	csv_u64(c, hist_count(h));
@@ -594,7 +590,29 @@ static void summary_row(struct csv *c, const char *group, const char *value,
 	csv_double(c, hist_percentile_exact(h, 0.99) / 1e3, 3);
 	csv_u64(c, (uint64_t)hist_exact(h));
 	csv_u64(c, uncertain);
+	/* appended: the traced wake beside the latency (attrib.h) */
+	if (sh && attrib_share_n(sh))
+		csv_u64(c, attrib_share_n(sh));
+	else
+		csv_empty(c);
+	csv_double(c, sh ? attrib_share_wake(sh) / 1e3 : NAN, 3);	/* NaN: empty */
+	csv_double(c, sh ? attrib_share_pct(sh) : NAN, 2);
 	csv_end_row(c);
+}
+
+/* The same row, printed too. */
+static void summary_row(struct csv *c, const char *group, const char *value,
+			struct hist *h, uint64_t uncertain,
+			const struct attr_share *sh)
+{
+	printf("%-14s %-14s %8llu %10.3f %10.3f %10.3f %10.3f %9llu %9.3f %7.1f%s\n",
+	       group, value, (unsigned long long)hist_count(h), hist_mean(h) / 1e3,
+	       hist_percentile_exact(h, 0.5) / 1e3,
+	       hist_percentile_exact(h, 0.9) / 1e3,
+	       hist_percentile_exact(h, 0.99) / 1e3, (unsigned long long)uncertain,
+	       attrib_share_wake(sh) / 1e3, attrib_share_pct(sh),
+	       hist_exact(h) ? "" : " ~");
+	summary_csv(c, group, value, h, uncertain, sh);
 }
 
 /* The breakdown of the requests of one state and pre-query class. */
@@ -605,6 +623,10 @@ struct bd_group {
 	enum attr_pq pq;
 	uint64_t count, complete;
 	struct hist *h[NSEG];
+	struct hist *x;		/* what the summary groups: latency or
+				 * exit-to-receive */
+	struct attr_share share;
+	uint64_t unc;
 };
 
 #define STATE_SLOTS (TRACEFILE_MAX_STATES + 3)	/* unknown, C0, states, other */
@@ -625,6 +647,9 @@ struct attr_out {
 	 * idle exits before the client's send, made C0 */
 	uint64_t uncertain, unsent;
 	uint64_t unc_state[STATE_SLOTS], unc_pq[2], unc_class[ATTR_PQ_KINDS];
+	/* the traced wake beside the latency, per summary row */
+	struct attr_share sh_state[STATE_SLOTS], sh_pq[2], sh_class[ATTR_PQ_KINDS],
+			  sh_miss[ATTR_MISS_KINDS];
 	/* the governor's misses (power:cpu_idle_miss), where recorded */
 	int idle_miss;
 	struct hist *by_miss[ATTR_MISS_KINDS];
@@ -794,11 +819,18 @@ static int attr_result(void *ctx, const struct attr_result *res)
 	hist_put(&ao->by_state[si], x);
 	hist_put(&ao->by_pq[r.prequery_woke], x);
 	hist_put(&ao->by_class[r.prequery], x);
+	hist_put(&g->x, x);
+	g->unc += (uint64_t)r.uncertain;
+	attrib_share_add(&g->share, &r, lat);
+	attrib_share_add(&ao->sh_state[si], &r, lat);
+	attrib_share_add(&ao->sh_pq[r.prequery_woke], &r, lat);
+	attrib_share_add(&ao->sh_class[r.prequery], &r, lat);
 	ao->unc_state[si] += (uint64_t)r.uncertain;
 	ao->unc_pq[r.prequery_woke] += (uint64_t)r.uncertain;
 	ao->unc_class[r.prequery] += (uint64_t)r.uncertain;
 	if (ao->idle_miss && r.idle_miss != ATTR_MISS_UNKNOWN) {
 		hist_put(&ao->by_miss[r.idle_miss], x);
+		attrib_share_add(&ao->sh_miss[r.idle_miss], &r, lat);
 		ao->unc_miss[r.idle_miss] += (uint64_t)r.uncertain;
 	}
 	return 0;
@@ -813,7 +845,7 @@ static void miss_summary(struct attr_out *ao, struct csv *sum)
 	for (int k = ATTR_MISS_NONE; k < ATTR_MISS_KINDS; k++) {
 		if (ao->by_miss[k] && hist_count(ao->by_miss[k]))
 			summary_row(sum, "idle_miss", attrib_miss_name((enum attr_miss)k),
-				    ao->by_miss[k], ao->unc_miss[k]);
+				    ao->by_miss[k], ao->unc_miss[k], &ao->sh_miss[k]);
 		hist_free(ao->by_miss[k]);
 	}
 	if (!ao->idle_miss) {
@@ -825,6 +857,54 @@ static void miss_summary(struct attr_out *ao, struct csv *sum)
 	       (unsigned long long)ao->misses[ATTR_MISS_BELOW],
 	       (unsigned long long)ao->misses[ATTR_MISS_NONE],
 	       (unsigned long long)ao->misses[ATTR_MISS_UNKNOWN]);
+}
+
+/* What the trace cannot see of a wake, said beside the shares. */
+#define SHARE_BLIND \
+	"the traced wake starts at the first event the kernel records (the idle exit or the\n" \
+	"handler): it cannot see the hardware's exit inside HLT (the interrupt is taken in the\n" \
+	"halt), nor, in a VM, the host's delivery of the IPI or interrupt to the vCPU\n"
+
+/*
+ * The summary's state_prequery rows (value STATE/CLASS: latency, the
+ * mean traced wake and its share of the mean latency) and their table.
+ */
+static void share_summary(struct attr_out *ao, struct csv *sum)
+{
+	char buf[32], val[80];
+	int printed = 0;
+
+	for (int si = 0; si < STATE_SLOTS; si++) {
+		for (int pq = 0; pq < ATTR_PQ_KINDS; pq++) {
+			struct bd_group *g = &ao->bd[si][pq];
+			const struct attr_share *sh = &g->share;
+
+			if (!g->x || !hist_count(g->x)) {
+				hist_free(g->x);
+				continue;
+			}
+			snprintf(val, sizeof(val), "%s/%s", si == STATE_SLOTS - 1 ? "other" :
+				 tracefile_state_name(ao->m, (uint32_t)ao->cpu, g->state,
+						      buf, sizeof(buf)),
+				 attrib_pq_name(g->pq));
+			summary_csv(sum, "state_prequery", val, g->x, g->unc, sh);
+			hist_free(g->x);
+			if (!printed++)
+				printf("traced wake per state and pre-query class (us, means over the requests with both%s)\n"
+				       "%-24s %8s %10s %10s %7s\n", ao->client ? "" :
+				       "; no --client: no latency to share", "state/prequery", "n",
+				       "latency", "wake", "share%");
+			if (!attrib_share_n(sh))
+				printf("%-24s %8s %10s %10s %7s\n", val, "0", "-", "-", "-");
+			else
+				printf("%-24s %8llu %10.3f %10.3f %7.1f\n", val,
+				       (unsigned long long)attrib_share_n(sh),
+				       attrib_share_latency(sh) / 1e3,
+				       attrib_share_wake(sh) / 1e3, attrib_share_pct(sh));
+		}
+	}
+	if (printed)
+		printf("%s", SHARE_BLIND);
 }
 
 /* breakdown.csv and its table: mean segments (they add up to the mean
@@ -1076,34 +1156,36 @@ int trace_attribute(int argc, char **argv)
 	if (ao.unsent)
 		printf("%llu requests found cpu%d busy: its last idle exit came before the client sent them (requests.csv sent_ns), so it was not their wake\n",
 		       (unsigned long long)ao.unsent, st.cpu);
-	sum = csv_create(dir, TRACEOUT_ATTR_SUMMARY, "group,value,count,avg_us,p50_us,p90_us,p99_us,exact,uncertain");
+	sum = csv_create(dir, TRACEOUT_ATTR_SUMMARY, "group,value,count,avg_us,p50_us,p90_us,p99_us,exact,uncertain,"
+			 "wake_n,wake_avg_us,wake_share_pct");
 	printf("%s per group (us; ~: past %d requests a group, from the histogram, within %.1f %%)\n",
 	       o.client ? "latency" : "idle exit to receive", GROUP_EXACT_MAX,
 	       100 * HIST_REL_ERROR);
-	printf("%-14s %-14s %8s %10s %10s %10s %10s %9s\n", "group", "value", "count",
-	       "avg", "p50", "p90", "p99", "uncertain");
+	printf("%-14s %-14s %8s %10s %10s %10s %10s %9s %9s %7s\n", "group", "value", "count",
+	       "avg", "p50", "p90", "p99", "uncertain", "wake", "share%");
 	for (int si = 0; si < STATE_SLOTS; si++) {
 		if (!ao.by_state[si])
 			continue;
 		summary_row(sum, "state", si == STATE_SLOTS - 1 ? "other" :
 			    tracefile_state_name(&in.m, (uint32_t)st.cpu, si - 2, buf,
 						 sizeof(buf)), ao.by_state[si],
-			    ao.unc_state[si]);
+			    ao.unc_state[si], &ao.sh_state[si]);
 		hist_free(ao.by_state[si]);
 	}
 	for (int k = 0; k < 2; k++) {
 		if (ao.by_pq[k] && hist_count(ao.by_pq[k]))
 			summary_row(sum, "prequery_woke", k ? "yes" : "no", ao.by_pq[k],
-				    ao.unc_pq[k]);
+				    ao.unc_pq[k], &ao.sh_pq[k]);
 		hist_free(ao.by_pq[k]);
 	}
 	for (int k = 0; k < ATTR_PQ_KINDS; k++) {
 		if (ao.by_class[k] && hist_count(ao.by_class[k]))
 			summary_row(sum, "prequery", attrib_pq_name((enum attr_pq)k),
-				    ao.by_class[k], ao.unc_class[k]);
+				    ao.by_class[k], ao.unc_class[k], &ao.sh_class[k]);
 		hist_free(ao.by_class[k]);
 	}
 	miss_summary(&ao, sum);
+	share_summary(&ao, sum);
 	rc |= csv_done(sum, dir, TRACEOUT_ATTR_SUMMARY);
 	rc |= write_breakdown(&ao, dir);
 	rc |= csv_done(ao.out, dir, TRACEOUT_ATTRIBUTION);

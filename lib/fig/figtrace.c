@@ -8,6 +8,7 @@
 
 #include "cpuset.h"
 #include "csvread.h"
+#include "csv.h"
 #include "csvtable.h"
 #include "errmsg.h"
 #include "figdist.h"
@@ -914,114 +915,259 @@ int figtrace_states(const struct figtrace_src *src, size_t n, FILE *dat,
 
 /* ---- figure 10 --------------------------------------------------------- */
 
-int figtrace_breakdown(const struct figtrace_src *src, size_t n, FILE *dat,
-		       FILE *vars, char *err, size_t errlen)
+struct bar {
+	double x, v[4], complete;	/* v: hw_exit, kernel, sched, wake */
+	char *label;
+	int c0;
+};
+
+struct bars {
+	struct bar *b;
+	size_t n, cap;
+};
+
+static int bars_push(struct bars *bs, const struct bar *b, char *err, size_t errlen)
+{
+	if (bs->n == bs->cap) {
+		size_t ncap = bs->cap ? 2 * bs->cap : 16;
+		struct bar *nb = realloc(bs->b, ncap * sizeof(*nb));
+
+		if (!nb) {
+			errmsg_set(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		bs->b = nb;
+		bs->cap = ncap;
+	}
+	bs->b[bs->n] = *b;
+	bs->b[bs->n].label = strdup(b->label);
+	if (!bs->b[bs->n].label) {
+		errmsg_set(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	bs->n++;
+	return 0;
+}
+
+static void bars_free(struct bars *bs)
+{
+	for (size_t i = 0; i < bs->n; i++)
+		free(bs->b[i].label);
+	free(bs->b);
+}
+
+/*
+ * One trace's bars from its breakdown.csv, in figure order (state, then
+ * pre-query class), from x on; *x moves past them. -ENOENT: no file.
+ */
+static int bd_trace(const char *dir, struct bars *bs, double *x, char *err,
+		    size_t errlen)
 {
 	static const char *const seg[] = {
 		"hw_exit_avg_us", "kernel_avg_us", "sched_avg_us", "wake_avg_us",
 	};
-	size_t nbars = 0, ntr = 0, maxlab = 0;
-	double x = 0;
+	char path[4096];
+	struct csvtable t;
+	struct grp *g;
+	int cs, cq, ck, cseg[4], ret;
+
+	snprintf(path, sizeof(path), "%s/breakdown.csv", dir);
+	ret = csvtable_read(path, MAX_SMALL, &t, err, errlen);
+	if (ret)
+		return ret;
+	cs = csvtable_col(&t, "state");
+	cq = csvtable_col(&t, "prequery");
+	ck = csvtable_col(&t, "complete");
+	for (int k = 0; k < 4; k++)
+		cseg[k] = csvtable_col(&t, seg[k]);
+	if (cs < 0 || cq < 0 || ck < 0 || cseg[0] < 0 || cseg[1] < 0 ||
+	    cseg[2] < 0 || cseg[3] < 0) {
+		errmsg_set(err, errlen, "%s has no state, prequery, complete or "
+			   "*_avg_us columns", path);
+		csvtable_free(&t);
+		return -EINVAL;
+	}
+	g = calloc(t.n + 1, sizeof(*g));
+	if (!g) {
+		csvtable_free(&t);
+		errmsg_set(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t r = 0, nidle = 0; r < t.n; r++) {
+		const char *st = csvtable_get(&t, r, cs);
+		int so = -1;
+
+		for (size_t j = 0; j < r && so < 0; j++)
+			if (!strcmp(g[j].state, st))
+				so = g[j].sorder;
+		g[r] = (struct grp){ st, csvtable_get(&t, r, cq),
+				     so >= 0 ? so : state_order(st, (int)nidle++),
+				     class_idx(csvtable_get(&t, r, cq)), r, NULL, 0, 0 };
+	}
+	qsort(g, t.n, sizeof(*g), grp_cmp);
+	for (size_t k = 0; k < t.n && !ret; k++) {
+		struct bar b = { .x = *x, .c0 = !strcmp(g[k].state, "C0") };
+		char lab[512];
+		int got = csvtable_getnum(&t, g[k].row, ck, &b.complete, err, errlen);
+
+		for (int s = 0; s < 4 && got > 0; s++)
+			got = csvtable_getnum(&t, g[k].row, cseg[s], &b.v[s], err, errlen);
+		if (got < 0)
+			ret = got;
+		/* a group without a complete breakdown has no bar */
+		if (got <= 0 || !(b.complete > 0))
+			continue;
+		snprintf(lab, sizeof(lab), "%s, %s (n=%.0f)", g[k].state, g[k].cls,
+			 b.complete);
+		b.label = lab;
+		ret = bars_push(bs, &b, err, errlen);
+		*x += 1;
+	}
+	free(g);
+	csvtable_free(&t);
+	return ret;
+}
+
+/*
+ * Figure 10's y bound: 0 (gnuplot's own) unless a bar reaches past 1.5
+ * times the tallest bar of an idle state (or, with none, the median
+ * bar): then that. A few stalled requests in C0 (hundreds of µs of
+ * scheduling) would otherwise squash the bars that show the wakes.
+ */
+static double bd_ymax(const struct bars *bs)
+{
+	double ref = 0, top = 0, *all;
+
+	if (!bs->n)
+		return 0;
+	for (size_t i = 0; i < bs->n; i++) {
+		double h = bs->b[i].v[0] + bs->b[i].v[1] + bs->b[i].v[2];
+
+		if (h > top)
+			top = h;
+		if (!bs->b[i].c0 && h > ref)
+			ref = h;
+	}
+	all = malloc(bs->n * sizeof(*all));
+	if (all) {
+		for (size_t i = 0; i < bs->n; i++)
+			all[i] = bs->b[i].v[0] + bs->b[i].v[1] + bs->b[i].v[2];
+		qsort(all, bs->n, sizeof(*all), dcmp);
+		if (all[(bs->n - 1) / 2] > ref)
+			ref = all[(bs->n - 1) / 2];
+		free(all);
+	}
+	return ref > 0 && top > 1.5 * ref ? 1.5 * ref : 0;
+}
+
+int figtrace_breakdown(const struct figtrace_src *src, size_t n, FILE *dat,
+		       FILE *vars, char *err, size_t errlen)
+{
+	struct bars bs = { 0 };
+	size_t ntr = 0, maxlab = 0, ncut = 0;
+	double x = 0, ymax;
 	int ret = 0;
 
 	figgp_array(vars, "tname", n);
 	figgp_array(vars, "tx", n);
 	for (size_t i = 0; i < n && !ret; i++) {
-		char path[4096], lab[512];
-		struct csvtable t;
-		int cs, cq, ck, cseg[4];
+		size_t first = bs.n;
 		double x0 = x;
-		size_t mine = 0;
-		struct grp *g = NULL;
 
-		snprintf(path, sizeof(path), "%s/breakdown.csv", src[i].dir);
-		ret = csvtable_read(path, MAX_SMALL, &t, err, errlen);
-		if (ret == -ENOENT) {
+		ret = bd_trace(src[i].dir, &bs, &x, err, errlen);
+		if (ret == -ENOENT)
 			ret = 0;
+		if (ret || bs.n == first)
 			continue;
-		}
-		if (ret)
-			break;
-		cs = csvtable_col(&t, "state");
-		cq = csvtable_col(&t, "prequery");
-		ck = csvtable_col(&t, "complete");
-		for (int k = 0; k < 4; k++)
-			cseg[k] = csvtable_col(&t, seg[k]);
-		if (cs < 0 || cq < 0 || ck < 0 || cseg[0] < 0 || cseg[1] < 0 ||
-		    cseg[2] < 0 || cseg[3] < 0) {
-			errmsg_set(err, errlen, "%s has no state, prequery, complete or "
-				   "*_avg_us columns", path);
-			ret = -EINVAL;
-		}
-		/* rows in figure order: state, then pre-query class */
-		g = ret ? NULL : calloc(t.n + 1, sizeof(*g));
-		if (!ret && !g) {
-			errmsg_set(err, errlen, "out of memory");
-			ret = -ENOMEM;
-		}
-		for (size_t r = 0, nidle = 0; r < t.n && !ret; r++) {
-			const char *st = csvtable_get(&t, r, cs);
-			int so = -1;
-
-			for (size_t j = 0; j < r && so < 0; j++)
-				if (!strcmp(g[j].state, st))
-					so = g[j].sorder;
-			g[r] = (struct grp){ st, csvtable_get(&t, r, cq),
-					     so >= 0 ? so : state_order(st, (int)nidle++),
-					     class_idx(csvtable_get(&t, r, cq)), r, NULL, 0, 0 };
-		}
-		if (!ret)
-			qsort(g, t.n, sizeof(*g), grp_cmp);
-		for (size_t k = 0; k < t.n && !ret; k++) {
-			size_t r = g[k].row;
-			double complete, v[4];
-			int got = csvtable_getnum(&t, r, ck, &complete, err, errlen);
-
-			for (int s = 0; s < 4 && got >= 0; s++) {
-				int gs = csvtable_getnum(&t, r, cseg[s], &v[s], err, errlen);
-
-				if (gs < 0)
-					got = gs;
-				else if (!gs)
-					got = 0;
-			}
-			if (got < 0) {
-				ret = got;
-				break;
-			}
-			/* a group without a complete breakdown has no bar */
-			if (!got || !(complete > 0))
-				continue;
-			snprintf(lab, sizeof(lab), "%s, %s (n=%.0f)", g[k].state, g[k].cls,
-				 complete);
-			if (figgp_chars(lab) > maxlab)
-				maxlab = figgp_chars(lab);
-			figgp_num(dat, x);
-			fputc(' ', dat);
-			figgp_label(dat, lab);
-			for (int s = 0; s < 4; s++) {
-				fputc(' ', dat);
-				figgp_num(dat, v[s]);
-			}
-			fprintf(dat, " %.0f\n", complete);
-			x += 1;
-			mine++;
-			nbars++;
-		}
-		free(g);
-		csvtable_free(&t);
-		if (mine) {
-			figgp_elem_str(vars, "tname", ntr + 1, src[i].label);
-			figgp_elem_num(vars, "tx", ntr + 1, (x0 + x - 1) / 2);
-			ntr++;
-			x += 0.8;	/* the gap between traces */
-		}
+		figgp_elem_str(vars, "tname", ntr + 1, src[i].label);
+		figgp_elem_num(vars, "tx", ntr + 1, (x0 + x - 1) / 2);
+		ntr++;
+		x += 0.8;	/* the gap between traces */
 	}
-	if (ret)
+	if (ret) {
+		bars_free(&bs);
 		return ret;
+	}
+	ymax = bd_ymax(&bs);
+	for (size_t i = 0; i < bs.n; i++) {
+		const struct bar *b = &bs.b[i];
+
+		if (figgp_chars(b->label) > maxlab)
+			maxlab = figgp_chars(b->label);
+		ncut += ymax > 0 && b->v[0] + b->v[1] + b->v[2] > ymax;
+		figgp_num(dat, b->x);
+		fputc(' ', dat);
+		figgp_label(dat, b->label);
+		for (int s = 0; s < 4; s++) {
+			fputc(' ', dat);
+			figgp_num(dat, b->v[s]);
+		}
+		fprintf(dat, " %.0f\n", b->complete);
+	}
 	figgp_var_num(vars, "ntraces", (double)ntr);
-	figgp_var_num(vars, "nbars", (double)nbars);
+	figgp_var_num(vars, "nbars", (double)bs.n);
 	figgp_var_num(vars, "xmax", x > 0.8 ? x - 0.8 : 0);
 	figgp_var_num(vars, "maxlab", (double)maxlab);
-	return (int)nbars;
+	figgp_var_num(vars, "ymax", ymax);
+	figgp_var_num(vars, "ncut", (double)ncut);
+	n = bs.n;
+	bars_free(&bs);
+	return (int)n;
+}
+
+/* ---- the index's wake-share table -------------------------------------- */
+
+/* One trace's state_prequery rows onto out; the number written. */
+static int share_rows(const struct figtrace_src *src, struct csv *out, char *err,
+		      size_t errlen)
+{
+	static const char *const col[] = {
+		"group", "value", "count", "avg_us", "wake_n", "wake_avg_us",
+		"wake_share_pct",
+	};
+	char path[4096];
+	struct csvtable t;
+	int c[7], ret, rows = 0;
+
+	snprintf(path, sizeof(path), "%s/attribution-summary.csv", src->dir);
+	ret = csvtable_read(path, MAX_SMALL, &t, err, errlen);
+	if (ret)
+		return ret;
+	for (int k = 0; k < 7; k++)
+		c[k] = csvtable_col(&t, col[k]);
+	/* an older summary has no shares: nothing to show */
+	for (size_t r = 0; r < t.n && c[0] >= 0 && c[6] >= 0; r++) {
+		const char *v = csvtable_get(&t, r, c[1]), *slash = strrchr(v, '/');
+		char state[256];
+
+		if (strcmp(csvtable_get(&t, r, c[0]), "state_prequery") || !slash)
+			continue;
+		snprintf(state, sizeof(state), "%.*s", (int)(slash - v), v);
+		csv_str(out, src->label);
+		csv_str(out, state);
+		csv_str(out, slash + 1);
+		for (int k = 2; k < 7; k++)
+			csv_str(out, csvtable_get(&t, r, c[k]));
+		csv_end_row(out);
+		rows++;
+	}
+	csvtable_free(&t);
+	return rows;
+}
+
+int figtrace_wakeshare(const struct figtrace_src *src, size_t n, struct csv *out,
+		       char *err, size_t errlen)
+{
+	int rows = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int r = share_rows(&src[i], out, err, errlen);
+
+		if (r == -ENOENT)
+			continue;
+		if (r < 0)
+			return r;
+		rows += r;
+	}
+	return rows;
 }

@@ -80,4 +80,20 @@ int figtrace_states(const struct figtrace_src *src, size_t n, FILE *dat,
 int figtrace_breakdown(const struct figtrace_src *src, size_t n, FILE *dat,
 		       FILE *vars, char *err, size_t errlen);
 
+/*
+ * The index's table of the traced wake beside the latency: the
+ * state_prequery rows of each trace's attribution-summary.csv (trace
+ * attribute) onto OUT, whose header the caller wrote:
+ *   trace,state,prequery,count,latency_avg_us,wake_n,wake_avg_us,wake_share_pct
+ * (count and latency_avg_us: the requests with a latency, or without a
+ * client file exit-to-receive; wake_*: those of them with a traced wake).
+ * A trace without the file, or with an older one, adds nothing. Returns
+ * the rows written, or -errno with the message.
+ */
+struct csv;
+#define FIGTRACE_WAKESHARE_HEADER \
+	"trace,state,prequery,count,latency_avg_us,wake_n,wake_avg_us,wake_share_pct"
+int figtrace_wakeshare(const struct figtrace_src *src, size_t n, struct csv *out,
+		       char *err, size_t errlen);
+
 #endif

@@ -8,6 +8,7 @@
  * trace still shows the core idle at their receive time.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -519,4 +520,49 @@ out:
 	stats->cpu = a.cpu;
 	free(a.q);
 	return ret;
+}
+
+int attrib_wake_known(const struct attr_result *r)
+{
+	if (r->state >= 0)
+		return r->idle_end_ns != 0;
+	return r->state == TL_C0 && r->have_breakdown;
+}
+
+void attrib_share_add(struct attr_share *s, const struct attr_result *r,
+		      uint64_t lat_ns)
+{
+	if (!attrib_wake_known(r))
+		return;
+	s->n++;
+	s->wake_sum += r->wake_ns;
+	if (!lat_ns)
+		return;
+	s->nlat++;
+	s->lat_sum += lat_ns;
+	s->wake_lat_sum += r->wake_ns;
+}
+
+uint64_t attrib_share_n(const struct attr_share *s)
+{
+	return s->nlat ? s->nlat : s->n;
+}
+
+double attrib_share_wake(const struct attr_share *s)
+{
+	if (s->nlat)
+		return (double)s->wake_lat_sum / (double)s->nlat;
+	return s->n ? (double)s->wake_sum / (double)s->n : NAN;
+}
+
+double attrib_share_latency(const struct attr_share *s)
+{
+	return s->nlat ? (double)s->lat_sum / (double)s->nlat : NAN;
+}
+
+double attrib_share_pct(const struct attr_share *s)
+{
+	if (!s->nlat || !s->lat_sum)
+		return NAN;
+	return 100.0 * (double)s->wake_lat_sum / (double)s->lat_sum;
 }

@@ -158,6 +158,35 @@ const char *attrib_pq_name(enum attr_pq pq);
 /* "", "none", "above", "below". */
 const char *attrib_miss_name(enum attr_miss m);
 
+/*
+ * A group's traced wake beside its latency. The traced wake is the
+ * result's wake_ns: R - T0 for an idle state, the scheduling (W .. R)
+ * for C0 when the thread is known; unknown otherwise (state unknown, no
+ * idle exit). Requests with a latency are the ones the share is over, so
+ * both means are of the same requests; without latencies (no client
+ * file) only the mean wake is known.
+ */
+struct attr_share {
+	uint64_t n;		/* requests with a traced wake */
+	uint64_t wake_sum;	/* ns, over those n */
+	uint64_t nlat;		/* ... that also have a latency */
+	uint64_t lat_sum, wake_lat_sum;	/* ns, over those nlat */
+};
+
+/* Whether r's wake_ns is its traced wake (above). */
+int attrib_wake_known(const struct attr_result *r);
+/* Adds r with its latency lat_ns (0: none) to s, if its wake is known. */
+void attrib_share_add(struct attr_share *s, const struct attr_result *r,
+		      uint64_t lat_ns);
+/* The requests the means are over: nlat, or n without latencies. */
+uint64_t attrib_share_n(const struct attr_share *s);
+/* Mean traced wake (ns) over those requests; NaN when none. */
+double attrib_share_wake(const struct attr_share *s);
+/* Mean latency (ns) of the requests with both; NaN when none. */
+double attrib_share_latency(const struct attr_share *s);
+/* The mean wake as a percentage of the mean latency; NaN when none. */
+double attrib_share_pct(const struct attr_share *s);
+
 /* Where the messages and events come from. */
 struct attr_source {
 	void *ctx;

@@ -103,10 +103,22 @@ awk -F, 'NR > 1 && $7 != "" && $7 * 1000 == 50000 + $1 - 1000 { ok++ } END { exi
 } > "$TMP/client-renum.csv"
 out=$(t 20 "$WB" trace attribute "$TMP/join" --requests markers --client "$TMP/client-renum.csv" 2>&1); rc=$?
 [ $rc = 1 ] && echo "$out" | grep -q 'the seqs are not the client' || fail "renumbered join not refused (exit $rc): $out"
-t 20 "$WB" trace attribute "$TMP/join" --requests markers --client "$TMP/client.csv" > /dev/null 2>&1 ||
+t 20 "$WB" trace attribute "$TMP/join" --requests markers --client "$TMP/client.csv" > "$TMP/mj.out" 2>&1 ||
 	fail "markers joined with the right client file"
 awk -F, 'NR > 1 && $7 != "" { ok++ } END { exit ok != 40 }' "$TMP/join/attribution.csv" ||
 	fail "marker join lost latencies"
+# the traced wake's share of the latency per state and pre-query class
+# (issue 34): rows of their own, appended columns, the share the means'
+# ratio, and the table printed with what the trace cannot see
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$1 == "state_prequery" && $(c["wake_n"]) == $3 && $(c["wake_share_pct"]) != "" {
+		d = $(c["wake_share_pct"]) - 100 * $(c["wake_avg_us"]) / $4
+		if (d < 0) d = -d; if (d > 0.1) bad++; ok++ }
+	$1 == "prequery" && $(c["wake_share_pct"]) != "" { pq++ }
+	END { exit !(ok > 0 && !bad && pq > 0) }' "$TMP/join/attribution-summary.csv" ||
+	fail "wake share rows: $(cat "$TMP/join/attribution-summary.csv")"
+grep -q '^traced wake per state and pre-query class' "$TMP/mj.out" &&
+	grep -q 'cannot see the hardware.s exit inside HLT' "$TMP/mj.out" || fail "wake share table not printed: $(cat "$TMP/mj.out")"
 out=$(t 20 "$WB" trace attribute "$TMP/join" --requests "$TMP/backend.csv" --cpu 0 \
 	--client "$TMP/client-renum.csv" 2>&1) || fail "server-log join with the renumbered file: $out"
 

@@ -2,6 +2,7 @@
 /* Attribution of requests to the C-state their core was in, and the
  * breakdown of their wakes, on synthetic event streams. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include "unit.h"
 #include "attrib.h"
@@ -618,6 +619,46 @@ START_TEST(idle_miss_per_request)
 }
 END_TEST
 
+/* The traced wake beside the latency: the means over the same requests. */
+START_TEST(wake_share_of_latency)
+{
+	struct attr_share sh = { 0 }, nolat = { 0 };
+	struct attr_result idle = { .state = 1, .idle_end_ns = 500, .wake_ns = 12500 };
+	struct attr_result c0 = { .state = TL_C0, .have_breakdown = 1, .wake_ns = 3000 };
+	struct attr_result c0_nothread = { .state = TL_C0, .wake_ns = 0 };
+	struct attr_result unknown = { .state = TL_UNKNOWN, .wake_ns = 99999 };
+
+	ck_assert(attrib_wake_known(&idle));
+	ck_assert(attrib_wake_known(&c0));
+	ck_assert(!attrib_wake_known(&c0_nothread));
+	ck_assert(!attrib_wake_known(&unknown));
+	ck_assert(isnan(attrib_share_pct(&sh)) && isnan(attrib_share_wake(&sh)));
+	/* the example: 12.5 us of 57.6 us */
+	attrib_share_add(&sh, &idle, 57600);
+	ck_assert_uint_eq(attrib_share_n(&sh), 1);
+	ck_assert(fabs(attrib_share_pct(&sh) - 100.0 * 12.5 / 57.6) < 1e-9);
+	/* unknown wakes are left out of both means */
+	attrib_share_add(&sh, &unknown, 1000000);
+	attrib_share_add(&sh, &c0_nothread, 1000000);
+	attrib_share_add(&sh, &c0, 42400);
+	ck_assert_uint_eq(attrib_share_n(&sh), 2);
+	ck_assert(fabs(attrib_share_latency(&sh) - 50000) < 1e-9);
+	ck_assert(fabs(attrib_share_wake(&sh) - 7750) < 1e-9);
+	ck_assert(fabs(attrib_share_pct(&sh) - 15.5) < 1e-9);
+	/* a request without a latency counts in the wake only when no
+	 * request of the group has one */
+	attrib_share_add(&sh, &idle, 0);
+	ck_assert_uint_eq(attrib_share_n(&sh), 2);
+	ck_assert(fabs(attrib_share_wake(&sh) - 7750) < 1e-9);
+	attrib_share_add(&nolat, &idle, 0);
+	attrib_share_add(&nolat, &c0, 0);
+	ck_assert_uint_eq(attrib_share_n(&nolat), 2);
+	ck_assert(fabs(attrib_share_wake(&nolat) - 7750) < 1e-9);
+	ck_assert(isnan(attrib_share_pct(&nolat)));
+	ck_assert(isnan(attrib_share_latency(&nolat)));
+}
+END_TEST
+
 Suite *attrib_suite(void)
 {
 	Suite *s = suite_create("attrib");
@@ -644,6 +685,7 @@ Suite *attrib_suite(void)
 	tcase_add_test(tc, uncertain_without_the_waking_cpu);
 	tcase_add_test(tc, exit_before_send_is_busy);
 	tcase_add_test(tc, idle_miss_per_request);
+	tcase_add_test(tc, wake_share_of_latency);
 	suite_add_tcase(s, tc);
 	return s;
 }

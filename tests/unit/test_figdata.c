@@ -966,8 +966,86 @@ START_TEST(figtrace_states_and_breakdown)
 	ck_assert_str_eq(dt, "0 \"C0, woke (n=100)\" 0 0.5 11 11.5 100\n"
 			 "1 \"idle x, none (n=3)\" 1.5 6 20 27.5 3\n");
 	ck_assert_ptr_nonnull(strstr(vt, "tname[1] = 't'\ntx[1] = 0.5\n"));
+	/* no bar far past the others: gnuplot's own scale */
+	ck_assert_ptr_nonnull(strstr(vt, "ymax = 0\nncut = 0\n"));
 	free(dt);
 	free(vt);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* Figure 10's axis is not set by a few stalled C0 requests (issue 34). */
+START_TEST(figtrace_breakdown_scale)
+{
+	struct figtrace_src src[1];
+	struct mem d, v;
+	char *dt, *vt;
+
+	mkscratch();
+	put("t/breakdown.csv", "state,prequery,count,complete,hw_exit_avg_us,kernel_avg_us,"
+	    "sched_avg_us,wake_avg_us\n"
+	    "C0,none,20,20,0,0.5,398,398.5\n"
+	    "C0,woke,100,100,0,0.8,11.5,12.3\n"
+	    "HLT,none,12,12,1,6,25,32\n"
+	    "HLT,woke,4,4,1.2,7,21,29.2\n");
+	src[0] = (struct figtrace_src){ "t", path_of("t") };
+	mopen(&d);
+	mopen(&v);
+	ck_assert_int_eq(figtrace_breakdown(src, 1, d.f, v.f, err, sizeof(err)), 4);
+	dt = mtext(&d);
+	vt = mtext(&v);
+	/* the bars' data unchanged; the axis at 1.5 x the tallest HLT bar
+	 * (32 us), the one C0 bar past it counted */
+	ck_assert_ptr_nonnull(strstr(dt, "0 \"C0, none (n=20)\" 0 0.5 398 398.5 20\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "ymax = 48\nncut = 1\n"));
+	free(dt);
+	free(vt);
+	/* C0 alone: the median bar is the reference */
+	put("t/breakdown.csv", "state,prequery,count,complete,hw_exit_avg_us,kernel_avg_us,"
+	    "sched_avg_us,wake_avg_us\n"
+	    "C0,none,20,20,0,0,400,400\n"
+	    "C0,woke,100,100,0,0,10,10\n"
+	    "C0,awake,100,100,0,0,12,12\n");
+	mopen(&d);
+	mopen(&v);
+	ck_assert_int_eq(figtrace_breakdown(src, 1, d.f, v.f, err, sizeof(err)), 3);
+	vt = mtext(&v);
+	ck_assert_ptr_nonnull(strstr(vt, "ymax = 18\nncut = 1\n"));
+	free(mtext(&d));
+	free(vt);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* The index's table of the traced wake's share, from the summaries. */
+START_TEST(figtrace_wakeshare_table)
+{
+	struct figtrace_src src[3];
+	struct csv *c;
+	const char *t;
+
+	mkscratch();
+	put("new/attribution-summary.csv",
+	    "group,value,count,avg_us,p50_us,p90_us,p99_us,exact,uncertain,wake_n,wake_avg_us,wake_share_pct\n"
+	    "state,C0,10,50,40,60,70,1,0,10,5,10.00\n"
+	    "idle_miss,none,10,50,40,60,70,1,0,10,5,10.00\n"
+	    "state_prequery,C0/woke,10,50,40,60,70,1,0,10,5,10.00\n"
+	    "state_prequery,haltpoll idle/none,4,57.6,50,60,70,1,0,4,12.5,21.70\n");
+	/* before the shares: nothing */
+	put("old/attribution-summary.csv", "group,value,count,avg_us,p50_us,p90_us,p99_us\n"
+	    "state,C0,1964,115.810,76.894,114.886,949.309\n");
+	src[0] = (struct figtrace_src){ "new", path_of("new") };
+	src[1] = (struct figtrace_src){ "old", path_of("old") };
+	src[2] = (struct figtrace_src){ "none", path_of("none") };
+	c = csv_open(path_of("share.csv"));
+	ck_assert_ptr_nonnull(c);
+	csv_header(c, FIGTRACE_WAKESHARE_HEADER);
+	ck_assert_int_eq(figtrace_wakeshare(src, 3, c, err, sizeof(err)), 2);
+	ck_assert_int_eq(csv_close(c), 0);
+	t = unit_slurp(path_of("share.csv"));
+	ck_assert_str_eq(t, FIGTRACE_WAKESHARE_HEADER "\n"
+			 "new,C0,woke,10,50,10,5,10.00\n"
+			 "new,haltpoll idle,none,4,57.6,4,12.5,21.70\n");
 	ck_assert_int_eq(unit_rmtree(dir), 0);
 }
 END_TEST
@@ -1181,6 +1259,8 @@ Suite *figdata_suite(void)
 	tcase_add_test(tc, figtrace_timeline_rows);
 	tcase_add_test(tc, figtrace_residency_rows);
 	tcase_add_test(tc, figtrace_states_and_breakdown);
+	tcase_add_test(tc, figtrace_breakdown_scale);
+	tcase_add_test(tc, figtrace_wakeshare_table);
 	tcase_add_test(tc, figtraj_lead_used);
 	tcase_add_test(tc, figtable_html_and_md);
 	tcase_add_test(tc, jsonflat_paths);
