@@ -284,6 +284,7 @@ static void summarize(const struct run *r, struct summary *s)
 				  o->prequery_at == PQPLAN_AT_SLEEP_AFTER),
 		};
 
+		memcpy(vc.par, o->law.par, sizeof(vc.par));
 		s->val_ok = !validity_run(a->vlog, &vc, &s->val);
 	}
 	check_behind(r, s);

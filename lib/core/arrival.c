@@ -23,6 +23,7 @@
  * state.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -538,4 +539,67 @@ uint64_t arrival_next_ns(struct arrival *a)
 	default:
 		return gap_ns(shape_draw(a));
 	}
+}
+
+/* ln F and ln(1 - F) from ln(1 - F) alone, kept finite. */
+static void from_lnsf(double lnsf, double *lnf, double *out_lnsf)
+{
+	*lnf = log(fmax(-expm1(lnsf), DBL_MIN));
+	*out_lnsf = fmax(lnsf, -DBL_MAX);
+}
+
+/* The gev's: F = exp(-t), t = (1 + XI (x - loc) / s)^(-1/XI). */
+static void gev_log_cdf(const struct arrival *a, double x, double *lnf,
+			double *lnsf)
+{
+	double z = (x - a->loc) / a->scale, w = 1 + a->shape * z, t;
+
+	if (fabs(a->shape) < 1e-9)
+		t = exp(-z);
+	else if (w <= 0)
+		t = a->shape > 0 ? INFINITY : 0;
+	else
+		t = pow(w, -1 / a->shape);
+	*lnf = fmax(-t, -DBL_MAX);
+	*lnsf = log(fmax(-expm1(-t), DBL_MIN));
+}
+
+static int law_log_cdf(const struct arrival *a, double x, double *lnf,
+		       double *lnsf)
+{
+	double z;
+
+	x = fmax(x, 0);
+	switch (a->dist) {
+	case ARRIVAL_EXP:
+		from_lnsf(-x / a->mean_ns, lnf, lnsf);
+		return 0;
+	case ARRIVAL_LOGNORMAL:
+		z = x > 0 ? (log(x) - a->loc) / a->shape : -INFINITY;
+		*lnf = log(fmax(0.5 * erfc(-z / M_SQRT2), DBL_MIN));
+		*lnsf = log(fmax(0.5 * erfc(z / M_SQRT2), DBL_MIN));
+		return 0;
+	case ARRIVAL_WEIBULL:
+		from_lnsf(-pow(x / a->scale, a->shape), lnf, lnsf);
+		return 0;
+	case ARRIVAL_FB_ETC:
+		from_lnsf(-log1p(a->shape * x / a->scale) / a->shape, lnf, lnsf);
+		return 0;
+	case ARRIVAL_GEV:
+		gev_log_cdf(a, x, lnf, lnsf);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int arrival_log_cdf(const struct arrival *a, double x, double *lnf,
+		    double *lnsf)
+{
+	double unused;
+
+	/* gaps are whole ns: x stands for [x - 0.5, x + 0.5) */
+	if (law_log_cdf(a, x + 0.5, lnf, &unused))
+		return -EINVAL;
+	return law_log_cdf(a, x - 0.5, &unused, lnsf);
 }

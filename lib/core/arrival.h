@@ -127,6 +127,19 @@ int arrival_init_law(struct arrival *a, const struct arrival_law *l,
 /* Next gap in nanoseconds. */
 uint64_t arrival_next_ns(struct arrival *a);
 
+/*
+ * ln F(x) and ln(1 - F(x)) of a's law at x ns, for the run's fit test:
+ * exp, lognormal, gev, weibull and fb-etc. The gaps are rounded to whole
+ * ns, so F is taken at x + 0.5 and 1 - F at x - 0.5: a gap of 0 is not
+ * "impossible" where the law has mass below 0.5 ns (weibull with K < 1).
+ * -EINVAL for the others: fixed
+ * and poisson have tests of their own, pareto's gaps start at x_m (a send
+ * a little late puts the next gap below it, where F is 0), and a burst's
+ * gaps follow no single law.
+ */
+int arrival_log_cdf(const struct arrival *a, double x, double *lnf,
+		    double *lnsf);
+
 /* Exact Poisson(lambda) variate: inversion for lambda < 10, PTRS above. */
 uint64_t arrival_poisson(struct prng *p, double lambda);
 

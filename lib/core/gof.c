@@ -20,11 +20,14 @@ double gof_ad_cdf_inf(double z)
 		   (0.008056 - 0.0003146 * z) * z) * z) * z) * z));
 }
 
-int gof_ad_exp(const double *x, size_t n, double mean, struct gof_result *r)
+int gof_ad_law(const double *x, size_t n,
+	       void (*logcdf)(const void *arg, double x, double *lnf,
+			      double *lnsf),
+	       const void *arg, struct gof_result *r)
 {
 	double *s, sum = 0;
 
-	if (n < 8 || !(mean > 0))
+	if (n < 8)
 		return -EINVAL;
 	s = malloc(n * sizeof(*s));
 	if (!s)
@@ -32,14 +35,11 @@ int gof_ad_exp(const double *x, size_t n, double mean, struct gof_result *r)
 	memcpy(s, x, n * sizeof(*s));
 	stats_sort(s, n);
 	for (size_t i = 0; i < n; i++) {
-		/* ln F(x_(i)) and ln(1 - F(x_(n-1-i))), F = 1 - e^(-x/mean);
-		 * a gap of 0 (or below) has F = 0: clamped so that the
-		 * statistic is huge, not infinite. */
-		double lo = s[i] > 0 ? s[i] : 0, hi = s[n - 1 - i];
-		double lnf = log(fmax(-expm1(-lo / mean), DBL_MIN));
-		double ln1mf = -fmax(hi, 0) / mean;
+		double lnf, lnsf, unused;
 
-		sum += (2.0 * (double)i + 1) * (lnf + ln1mf);
+		logcdf(arg, s[i], &lnf, &unused);
+		logcdf(arg, s[n - 1 - i], &unused, &lnsf);
+		sum += (2.0 * (double)i + 1) * (lnf + lnsf);
 	}
 	free(s);
 	r->stat = -(double)n - sum / (double)n;
@@ -47,6 +47,25 @@ int gof_ad_exp(const double *x, size_t n, double mean, struct gof_result *r)
 	r->n = n;
 	r->df = 0;
 	return 0;
+}
+
+/*
+ * ln F(x) and ln(1 - F(x)), F = 1 - e^(-x/mean); a gap of 0 (or below)
+ * has F = 0: clamped so that the statistic is huge, not infinite.
+ */
+static void exp_log_cdf(const void *arg, double x, double *lnf, double *lnsf)
+{
+	double mean = *(const double *)arg;
+
+	*lnf = log(fmax(-expm1(-fmax(x, 0) / mean), DBL_MIN));
+	*lnsf = -fmax(x, 0) / mean;
+}
+
+int gof_ad_exp(const double *x, size_t n, double mean, struct gof_result *r)
+{
+	if (!(mean > 0))
+		return -EINVAL;
+	return gof_ad_law(x, n, exp_log_cdf, &mean, r);
 }
 
 /* P(K = k) for K ~ Poisson(lambda), by logs (lambda up to 1e7). */

@@ -38,6 +38,15 @@ struct gof_result {
 double gof_ad_cdf_inf(double z);
 /* n >= 8 gaps > 0 expected, mean > 0. */
 int gof_ad_exp(const double *x, size_t n, double mean, struct gof_result *r);
+/*
+ * Anderson-Darling of x against any fully specified continuous law, given
+ * by logcdf(arg, x, &ln F(x), &ln(1 - F(x))) (finite values): the same
+ * statistic and p as gof_ad_exp. n >= 8.
+ */
+int gof_ad_law(const double *x, size_t n,
+	       void (*logcdf)(const void *arg, double x, double *lnf,
+			      double *lnsf),
+	       const void *arg, struct gof_result *r);
 /* n >= 20, lambda > 0; x in microseconds. */
 int gof_chi2_poisson(const double *x, size_t n, double lambda,
 		     struct gof_result *r);

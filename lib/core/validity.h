@@ -75,6 +75,7 @@ struct validity {
 
 struct validity_cfg {
 	enum arrival_dist dist;
+	double par[ARRIVAL_MAX_PAR];	/* dist's parameters (lib/arrival) */
 	double mean_ns;		/* the schedule's mean gap */
 	int closed;		/* closed loop: no schedule to test */
 	/* the gaps are not independent draws of one law (onoff, mmpp, a

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "unit.h"
 #include "arrival.h"
+#include "gof.h"
 
 static double mean_of(enum arrival_dist d, double mean_ns, int n, uint64_t seed)
 {
@@ -332,6 +333,11 @@ static const struct law_ref {
 	    1544653.232, 1863675.795, 2338161.383, 3221652.753 } },
 };
 
+static void ad_cdf(const void *arg, double x, double *lnf, double *lnsf)
+{
+	arrival_log_cdf(arg, x, lnf, lnsf);
+}
+
 /* Chi-square of x against the cells bounded by q[] times stretch. */
 static double law_chi2(const double *x, int n, const double *q, double stretch)
 {
@@ -383,6 +389,46 @@ START_TEST(laws_fit_scipy)
 			sum += x[i];
 		ck_assert_msg(fabs(sum / n - 1e6) < 3.29 * r->sd / sqrt(n),
 			      "%s: mean %.0f", r->spec, sum / n);
+	}
+	free(x);
+}
+END_TEST
+
+/* The fit test's CDF at scipy's quantiles is their level, and the
+ * Anderson-Darling of the law's own draws passes, of a 10 % wrong mean
+ * fails. */
+START_TEST(laws_cdf_scipy)
+{
+	const int n = 20000;
+	double *x = malloc(n * sizeof(*x));
+
+	for (size_t k = 0; k < sizeof(law_refs) / sizeof(*law_refs); k++) {
+		const struct law_ref *r = &law_refs[k];
+		struct arrival_law l;
+		struct arrival a, wrong;
+		struct gof_result g;
+		char err[160];
+		double lnf, lnsf;
+
+		arrival_law_parse(r->spec, &l, err, sizeof(err));
+		arrival_init_law(&a, &l, 1e6, 1);
+		if (l.dist == ARRIVAL_PARETO) {
+			ck_assert_int_eq(arrival_log_cdf(&a, 1e6, &lnf, &lnsf), -EINVAL);
+			continue;
+		}
+		for (int c = 0; c < LAW_CELLS - 1; c++) {
+			ck_assert_int_eq(arrival_log_cdf(&a, r->q[c], &lnf, &lnsf), 0);
+			/* (within the half ns each way the CDF is taken at) */
+			ck_assert_msg(fabs(exp(lnf) - (c + 1.0) / LAW_CELLS) < 1e-4 &&
+				      fabs(exp(lnsf) - (LAW_CELLS - c - 1.0) / LAW_CELLS) < 1e-4,
+				      "%s: F(%g) = %g", r->spec, r->q[c], exp(lnf));
+		}
+		law_draw(r->spec, 1e6, 21 + k, x, n);
+		ck_assert_int_eq(gof_ad_law(x, n, ad_cdf, &a, &g), 0);
+		ck_assert_msg(g.p > 0.001, "%s: A2 %g p %g", r->spec, g.stat, g.p);
+		arrival_init_law(&wrong, &l, 1.1e6, 1);
+		ck_assert_int_eq(gof_ad_law(x, n, ad_cdf, &wrong, &g), 0);
+		ck_assert_msg(g.p < 0.001, "%s: 10 %% off, p %g", r->spec, g.p);
 	}
 	free(x);
 }
@@ -570,6 +616,7 @@ Suite *arrival_suite(void)
 	tcase_add_test(tc, same_seed_same_gaps);
 	tcase_add_test(tc, laws_fit_scipy);
 	tcase_add_test(tc, laws_parse);
+	tcase_add_test(tc, laws_cdf_scipy);
 	tcase_add_test(tc, laws_same_seed_same_gaps);
 	tcase_add_test(tc, onoff_periods_and_rate);
 	tcase_add_test(tc, mmpp_rate_and_stays);

@@ -355,6 +355,46 @@ START_TEST(validity_verdicts)
 }
 END_TEST
 
+/*
+ * The laws of issue 36 (lib/arrival): lognormal gaps fit their law and
+ * not one of another mean; pareto has no fit test, a burst neither a fit
+ * nor an independence test.
+ */
+START_TEST(validity_laws)
+{
+	struct validity_cfg c = { .dist = ARRIVAL_LOGNORMAL, .par = { 1 },
+				  .mean_ns = 1e6 };
+	struct validity_log *l = validity_log_new(1 << 20);
+	struct arrival_law law = { .dist = ARRIVAL_LOGNORMAL, .par = { 1 } };
+	struct validity v;
+	struct arrival a;
+	uint64_t t = 0;
+
+	arrival_init_law(&a, &law, 1e6, 3);
+	lcg_state = 7;
+	for (int i = 0; i < 3000; i++) {
+		t += arrival_next_ns(&a);
+		ck_assert_int_eq(validity_log_add(l, t,
+			(uint64_t)(50000 + 20000 * lcg_uniform())), 0);
+	}
+	ck_assert_int_eq(validity_run(l, &c, &v), 0);
+	ck_assert_msg(v.gaps.ran && v.gaps.pass, "lognormal: p %g", v.gaps.p);
+	ck_assert_ptr_nonnull(strstr(v.gaps.what, "vs lognormal:1, mean 1000 us"));
+	c.mean_ns = 1.2e6;
+	ck_assert_int_eq(validity_run(l, &c, &v), 0);
+	ck_assert_msg(v.gaps.ran && !v.gaps.pass, "20 %% off: p %g", v.gaps.p);
+	c.dist = ARRIVAL_PARETO;
+	c.par[0] = 2.5;
+	ck_assert_int_eq(validity_run(l, &c, &v), 0);
+	ck_assert(!v.gaps.ran && strstr(v.gaps.why, "no fit test for pareto"));
+	c.dist = ARRIVAL_ONOFF;
+	c.varying = 1;
+	ck_assert_int_eq(validity_run(l, &c, &v), 0);
+	ck_assert(!v.gaps.ran && !v.indep.ran && v.stationary.ran);
+	validity_log_free(l);
+}
+END_TEST
+
 START_TEST(validity_fixed_and_bounds)
 {
 	struct validity_cfg c = { .dist = ARRIVAL_FIXED, .mean_ns = 1e5 };
@@ -412,6 +452,7 @@ Suite *gof_suite(void)
 	tcase_add_test(tc, qci_large_n);
 	tcase_add_test(tc, validity_verdicts);
 	tcase_add_test(tc, validity_fixed_and_bounds);
+	tcase_add_test(tc, validity_laws);
 	suite_add_tcase(s, tc);
 	return s;
 }
