@@ -116,7 +116,7 @@ stop_server || fail "server exit"
 # core's last idle before it (attribution.csv's appended idle_miss:
 # above, below, none, or empty when unknown), counted in the summary;
 # a trace without the event has no such column and says so.
-"$WB_TOOLS/wb-tracegen" "$TMP/tm" 2000 2 1 idle-miss > /dev/null || fail "wb-tracegen idle-miss"
+"$WB_TOOLS/wb-tracegen" --idle-miss "$TMP/tm" 2000 2 1 > /dev/null || fail "wb-tracegen --idle-miss"
 $WB trace timeline "$TMP/tm" > /dev/null 2>&1 || fail "timeline on a trace with cpu_idle_miss"
 $WB trace attribute "$TMP/tm" --requests markers > "$TMP/tm.out" 2>/dev/null || fail "attribute"
 head -1 "$TMP/tm/attribution.csv" | grep -q ',uncertain,idle_miss$' || fail "no idle_miss column"

@@ -3,7 +3,7 @@
  * wb-tracegen: a synthetic wakebench trace directory, written with
  * lib/tracewrite (tests of trace export/import, the trace readers).
  *
- *   wb-tracegen [--busy LIST] DIR [EVENTS [CPUS [SEED]]]
+ *   wb-tracegen [--idle-miss] [--busy LIST] DIR [EVENTS [CPUS [SEED]]]
  *
  * EVENTS (default 2000) cpu_idle events in all over CPUS (default 3, up
  * to 8192) CPUs but the last, which gets none (like a CPU whose idle loop
@@ -19,6 +19,10 @@
  * (C6, now and then C1E) each ended by a local timer or a device IRQ,
  * the last tenth of EVENTS spread over them (at least one stay each).
  *
+ * --idle-miss: the trace also records power:cpu_idle_miss (the
+ * governor's misses): 50 ns after a third of the busy CPUs' idle exits a
+ * miss above (too deep), after another third one below (too shallow).
+ *
  * Reproducible from SEED. Prints the events written and the time it took.
  */
 #include <stdio.h>
@@ -33,6 +37,8 @@
 #include "tracewrite.h"
 
 #define PROG "wb-tracegen"
+
+static int idle_miss;	/* --idle-miss */
 
 static double now(void)
 {
@@ -75,6 +81,16 @@ static uint64_t busy_cpu(struct tracewrite *w, struct prng *rng, uint32_t cpu,
 		}
 		put(w, ts, cpu, TL_IDLE, TL_EXIT, NULL, written);
 		last = ts;
+		if (idle_miss && (r >> 4) % 3) {
+			struct tl_event e = { .ts = ts + 50, .cpu = cpu,
+					      .type = TL_IDLE_MISS, .arg = state,
+					      .arg2 = (r >> 4) % 3 == 2 };
+
+			if (tracewrite_event(w, &e))
+				opt_die(PROG, "%s", tracewrite_error(w));
+			(*written)++;
+			last = ts + 50;
+		}
 		if (r % 7 == 0) {
 			snprintf(text, sizeof(text), "wb recv %llu", (unsigned long long)i);
 			put(w, ts + 1000, cpu, TL_MARKER, 0, text, written);
@@ -144,7 +160,7 @@ static void big_host(struct tracewrite *w, struct prng *rng, const struct cpuset
 int main(int argc, char **argv)
 {
 	static const char *const names[] = { "POLL", "C1", "C1E", "C6" };
-	static const char usage[] = "usage: wb-tracegen [--busy LIST] DIR [EVENTS [CPUS [SEED]]]";
+	static const char usage[] = "usage: wb-tracegen [--idle-miss] [--busy LIST] DIR [EVENTS [CPUS [SEED]]]";
 	uint64_t events = 2000, ncpus = 3, seed = 1, written = 0;
 	const uint64_t start = 5000000000ull;
 	struct trace_meta m = { 0 };
@@ -156,6 +172,12 @@ int main(int argc, char **argv)
 	char err[600];
 	double t0;
 
+	if (argc > 1 && !strcmp(argv[1], "--idle-miss")) {
+		idle_miss = 1;
+		o.idle_miss = 1;
+		argc--;
+		argv++;
+	}
 	if (argc > 2 && !strcmp(argv[1], "--busy")) {
 		busy_list = argv[2];
 		argc -= 2;
