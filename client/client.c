@@ -100,7 +100,7 @@ static const struct cli_opt client_options[] = {
 		  "(RESP), over TCP, for real servers",
 	  .off = AT(proto_arg) },
 	{ .name = "dist", .short_name = 'd', .kind = CLI_STRING,
-	  .arg = "LAW",
+	  .arg = "fixed|exp|poisson|LAW:ARGS",
 	  .help = "inter-arrival gaps (default fixed): exp is a Poisson\n"
 		  "process; poisson draws whole-us Poisson(mean) gaps;\n"
 		  "lognormal:SIGMA, pareto:ALPHA (> 1), gev:XI,SIGMA\n"
