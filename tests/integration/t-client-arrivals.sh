@@ -88,6 +88,16 @@ printf '10\n20 get 1\n' > "$TMP/badgaps"
 "${C[@]}" --arrivals "$TMP/badgaps" 2>&1 | grep -qF "$TMP/badgaps:2: " || fail "replay FILE:LINE"
 "${C[@]}" --arrivals "$TMP/gaps" --requests 8 2>&1 | grep -q "has 7 gaps" || fail "replay: too many requests"
 "${C[@]}" --arrivals "$TMP/gaps" --dist exp 2>&1 | grep -q "no --dist" || fail "replay with --dist"
+# only regular files: a FIFO is refused at once (no open that blocks), and
+# a line past 64 KiB is an error at its line, not a read without end
+mkfifo "$TMP/fifo"
+timeout 10 "${C[@]}" --arrivals "$TMP/fifo" 2>&1 | grep -q "$TMP/fifo: a FIFO" \
+	|| fail "--arrivals FIFO not refused"
+timeout 10 "${C[@]}" --rate-profile "$TMP/fifo" 2>&1 | grep -q "$TMP/fifo: a FIFO" \
+	|| fail "--rate-profile FIFO not refused"
+{ echo 10; head -c 100000 /dev/zero | tr '\0' 1; echo; } > "$TMP/long"
+timeout 10 "${C[@]}" --arrivals "$TMP/long" 2>&1 | grep -qF "$TMP/long:2: line too long" \
+	|| fail "long line"
 printf '300 get 3\n200 set 3\n250,get,3\n100 get 9\n' > "$TMP/kv"
 "${C[@]}" --arrivals "$TMP/kv" 2>&1 | grep -q "need --proto memcached or redis" \
 	|| fail "kv trace without a key-value protocol"
