@@ -61,5 +61,6 @@ int verb_sweep_agents(int nargs, char **args, void *opts);
 int verb_sweep_ports(int nargs, char **args, void *opts);
 int verb_sweep_ready(int nargs, char **args, void *opts);
 int verb_sweep_plan(int nargs, char **args, void *opts);
+int verb_sweep_exec(int nargs, char **args, void *opts);
 
 #endif

@@ -277,12 +277,63 @@ static const char *user_name(char *buf, size_t len)
 	return buf;
 }
 
+static pid_t spawn(char **argv, int in, int out, int err);
+static int exited_ok(pid_t pid);
+static void pathf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /*
- * sweep-cmd SPEC RUNDIR WAKEBENCH TRACE LINE [MARGIN_MS START_AT]: one
+ * The client agents' start margin in ms: the spec's, or with auto 3
+ * times their prefixes' start-up, timed now (a loaded host or network is
+ * slower) + 1 s. Every prefix runs a command, in parallel: `true`, or,
+ * where its host does not see DIR (SHARED's digit 0), removing its
+ * earlier results there.
+ */
+static unsigned long agents_margin(const struct sweepspec *s, const char *rundir,
+				   const char *shared)
+{
+	const char *tru[] = { "true", NULL };
+	pid_t pid[SWEEPSPEC_MAX_AGENTS];
+	char text[4096], dir[4200];
+	struct timespec t0, t1;
+	int n = sweepspec_agents(s), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int k = 0; k < n; k++) {
+		struct sweepcmd_words pre = { 0 };
+		const char *rm[] = { "rm", "-rf", "--", dir, NULL };
+		char **argv;
+
+		pid[k] = -1;
+		pathf(dir, sizeof(dir), "%s/client-%d", rundir, k + 1);
+		if (sweepspec_agent_exec(s, k, text, sizeof(text)) || sweepcmd_split(text, &pre))
+			opt_die(PROG, "out of memory");
+		if (pre.n) {
+			argv = prefixed(&pre, shared[k] == '1' ? tru : rm);
+			pid[k] = spawn(argv, -1, null, -1);
+			free(argv);
+		}
+		words_free(&pre);
+	}
+	for (int k = 0; k < n; k++)
+		if (pid[k] > 0)
+			exited_ok(pid[k]);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (null >= 0)
+		close(null);
+	if (strcmp(s->val[SK_START_MARGIN_MS], "auto"))
+		return strtoul(s->val[SK_START_MARGIN_MS], NULL, 10);
+	return (unsigned long)(3 * ((t1.tv_sec - t0.tv_sec) * 1000000000LL +
+				    (t1.tv_nsec - t0.tv_nsec)) / 1000000 + 1000);
+}
+
+/*
+ * sweep-cmd SPEC RUNDIR WAKEBENCH TRACE LINE [SHARED START_AT]: one
  * run's steps (lib/sweepcmd) as NUL-separated words: the ports, tiers,
  * the real server's snapshot (its version asked through --server-exec
- * now), preloads, capture and client; with MARGIN_MS, each client agent's
- * command instead, the first starting MARGIN_MS from now.
+ * now), preloads, capture and client; with SHARED (sweep-agents' digits)
+ * each client agent's command instead, the first starting the start
+ * margin from now (agents_margin).
  */
 int verb_sweep_cmd(int nargs, char **args, void *opts)
 {
@@ -291,14 +342,14 @@ int verb_sweep_cmd(int nargs, char **args, void *opts)
 	struct sweepcmd c;
 	struct sweepcmd_in in = { .s = &s, .r = &r };
 	char err[1024], ubuf[32], *line = strdup(args[4]);
-	uint64_t margin, start_at;
+	uint64_t start_at;
 	int ret;
 
 	(void)opts;
 	if (!line)
 		opt_die(PROG, "out of memory");
 	if (nargs != 5 && nargs != 7)
-		opt_usage(PROG, "sweep-cmd: MARGIN_MS needs START_AT");
+		opt_usage(PROG, "sweep-cmd: SHARED needs START_AT");
 	internal_read_resolved(&s, args[0], internal_ncpus());
 	if (sweepplan_parse_line(line, &r, "plan.txt", 0, err, sizeof(err)))
 		opt_die(PROG, "%s", err);
@@ -311,12 +362,15 @@ int verb_sweep_cmd(int nargs, char **args, void *opts)
 	} else {
 		struct timespec now;
 
-		if (opt_u64(args[5], 0, 3600000, &margin) || opt_u64(args[6], 0, 1, &start_at))
-			opt_usage(PROG, "sweep-cmd: invalid MARGIN_MS or START_AT");
+		unsigned long margin;
+
+		if ((int)strlen(args[5]) != sweepspec_agents(&s) || opt_u64(args[6], 0, 1, &start_at))
+			opt_usage(PROG, "sweep-cmd: invalid SHARED or START_AT");
+		margin = agents_margin(&s, in.rundir, args[5]);
 		if (clock_gettime(CLOCK_REALTIME, &now))
 			opt_die(PROG, "clock_gettime: %s", strerror(errno));
 		ret = sweepcmd_agents(&in, (long long)now.tv_sec * 1000000000 + now.tv_nsec,
-				      (unsigned long)margin, (int)start_at, &c, err, sizeof(err));
+				      margin, (int)start_at, &c, err, sizeof(err));
 	}
 	if (ret)
 		opt_die(PROG, "%s rep %lu failed: %s", r.point, r.rep, err);
@@ -822,13 +876,25 @@ static int holds(const char *path, const char *want)
 	return ok;
 }
 
+/* Whether file PATH holds TEXT. */
+static int contains(const char *path, const char *text)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int ok = !internal_slurp(path, &buf, &len, 1 << 20) && strstr(buf, text);
+
+	free(buf);
+	return ok;
+}
+
 /*
  * sweep-ready SPEC PID KIND NAME READY WANT POINT REP ERRFILE: waits up
  * to 10 s until tier PID is ready: a wakebench tier (tier) once its
  * --port-file READY holds WANT, its ports; memcached or redis-server (kv,
  * WANT) once the server side lists port READY as listening (ss through
  * --server-exec). Exit 1 naming it, with its last error line, when it
- * exited or did not get ready.
+ * exited or did not get ready. A recording (trace) is ready once its
+ * stderr READY says WANT; it exits 1 silently only when PID exited.
  */
 int verb_sweep_ready(int nargs, char **args, void *opts)
 {
@@ -839,7 +905,7 @@ int verb_sweep_ready(int nargs, char **args, void *opts)
 	struct sweepspec s;
 	uint64_t pid;
 	size_t len = 0;
-	int kv = !strcmp(kind, "kv");
+	int kv = !strcmp(kind, "kv"), trace = !strcmp(kind, "trace");
 
 	(void)nargs;
 	(void)opts;
@@ -855,13 +921,18 @@ int verb_sweep_ready(int nargs, char **args, void *opts)
 		argv = prefixed(&pre, ss);
 	}
 	for (int t = 0; t < 500; t++) {
+		if (trace && contains(ready, want))
+			return 0;
 		if (kill((pid_t)pid, 0))
 			break;
-		if (kv ? (output(argv, 0, text, sizeof(text)), *text != '\0') :
-			 holds(ready, want) && !kill((pid_t)pid, 0))
+		if (!trace && (kv ? (output(argv, 0, text, sizeof(text)), *text != '\0') :
+				    holds(ready, want) && !kill((pid_t)pid, 0)))
 			return 0;
 		usleep(20000);
 	}
+	/* a recording that has not said so in 10 s is used as it is */
+	if (trace)
+		return kill((pid_t)pid, 0) ? 1 : 0;
 	if (internal_slurp(args[8], &err, &len, 1 << 20))
 		len = 0;
 	while (len && err[len - 1] == '\n')
@@ -1009,4 +1080,36 @@ int verb_sweep_plan(int nargs, char **args, void *opts)
 	free(a);
 	free(b);
 	return 0;
+}
+
+/* Whether DIR is a plain path: what a remote shell passes on as it is. */
+static int plain_path(const char *dir)
+{
+	return *dir && strspn(dir, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			      "0123456789._/+=@:-") == strlen(dir);
+}
+
+/*
+ * sweep-exec SPEC OUT: the --server-exec prefix of SPEC as NUL-separated
+ * words. A prefix such as ssh hands the command line to a remote shell,
+ * which re-parses it: with a server or client prefix, OUT must be a plain
+ * path (a usage error, exit 2, otherwise).
+ */
+int verb_sweep_exec(int nargs, char **args, void *opts)
+{
+	struct sweepcmd_words pre = { 0 };
+	struct sweepspec s;
+
+	(void)nargs;
+	(void)opts;
+	internal_read_resolved(&s, args[0], internal_ncpus());
+	server_exec(&s, &pre);
+	if ((pre.n || *s.val[SK_CLIENT_EXEC]) && !plain_path(args[1]))
+		opt_usage(PROG, "with --server-exec/--client-exec, --out must be a plain path (letters, digits, . _ / + = @ : -): '%s'",
+			  args[1]);
+	for (size_t i = 0; i < pre.n; i++)
+		printf("%s%c", pre.w[i], '\0');
+	words_free(&pre);
+	sweepspec_free(&s);
+	return fflush(stdout) ? 1 : 0;
 }
