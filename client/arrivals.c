@@ -5,6 +5,12 @@
 #include "client.h"
 #include "die.h"
 
+void client_free_arrivals(struct client_opts *o)
+{
+	rateprof_free(&o->profile);
+	replay_free(&o->replay);
+}
+
 const char *client_dist_name(const struct client_opts *o)
 {
 	return o->arrivals ? "replay" : o->dist_name;

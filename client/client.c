@@ -700,6 +700,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: interrupted while drawing the schedule\n",
 			PROG);
 		cstates_end(cs);
+		client_free_arrivals(&o);
 		free(o.cmdline);
 		return 1;
 	}
@@ -714,6 +715,7 @@ int main(int argc, char **argv)
 			PROG);
 		cstates_end(cs);
 		run_free(&r);
+		client_free_arrivals(&o);
 		free(o.cmdline);
 		return 1;
 	}
@@ -730,6 +732,7 @@ int main(int argc, char **argv)
 			PROG, (unsigned long long)r.error_replies);
 	cstates_end(cs);
 	run_free(&r);
+	client_free_arrivals(&o);
 	free(o.cmdline);
 	return (ret || r.status != RUN_OK || r.error_replies) ? 1 : 0;
 }

@@ -133,6 +133,8 @@ enum warmup_mode {
  * with a usage message on a bad value or combination.
  */
 void client_check_arrivals(struct client_opts *o);
+/* Frees what client_check_arrivals read (the profile, the trace). */
+void client_free_arrivals(struct client_opts *o);
 /* The summaries' "dist": the law, or "replay" for a trace. */
 const char *client_dist_name(const struct client_opts *o);
 
