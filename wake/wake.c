@@ -6,13 +6,16 @@
  * on every exit path), takes the signals and writes the result files.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -30,16 +33,20 @@
 #include "opt.h"
 #include "outdir.h"
 #include "snapshot.h"
+#include "spool.h"
 #include "stage.h"
 #include "sysfs.h"
+#include "tracefile.h"
 #include "wake.h"
+#include "wakesplit.h"
 #include "wfile.h"
 
 #define PROG "wakebench-wake"
 
 /* wake.csv's columns, declared once */
 #define WAKE_CSV_COLS \
-	"seq,source,state_setting,launch_ns,wake_ns,latency_ns,silent_ns,state,busy"
+	"seq,source,state_setting,launch_ns,wake_ns,latency_ns,silent_ns,state,busy," \
+	"split_known,traced_idle,cause,launch_exit_ns,hw_exit_ns,kernel_ns,softirq_ns,sched_ns,to_user_ns"
 
 /* Exact samples per group before the histogram takes over (8 MB each). */
 #define EXACT_MAX (1u << 20)
@@ -67,6 +74,7 @@ struct wake_opts {
 	const char *out;
 	int force;
 	int quiet;
+	int trace;
 	char *cmdline;
 };
 
@@ -159,6 +167,13 @@ static const struct cli_opt wake_options[] = {
 		  "summary.json, summary.txt, snapshot.json,\n"
 		  "cmdline.txt; created, must be empty",
 	  .off = AT(out) },
+	{ .name = "trace", .kind = CLI_FLAG,
+	  .help = "record the run ('wakebench trace record' of the\n"
+		  "two CPUs into --out's trace/) and split each\n"
+		  "wake: launch to idle exit, hardware exit,\n"
+		  "kernel path (softirq), scheduling, return to\n"
+		  "user (wake.csv, the summaries); needs root",
+	  .off = AT(trace) },
 	{ .name = "force", .short_name = 'f', .kind = CLI_FLAG,
 	  .help = "remove this command's files from --out first",
 	  .off = AT(force) },
@@ -200,18 +215,25 @@ struct sink {
 	const struct wake_cpuidle *ci;
 	int no_states;
 	int failed;
+	struct spool *spool;	/* --trace: the points, split after the run */
 };
 
-static int on_point(void *arg, const struct wake_point *p)
-{
-	struct sink *k = arg;
+/* The means of the split of a summary group's datapoints (--trace). */
+struct split_acc {
+	uint64_t n, n_user;
+	uint64_t sum[WAKE_NSEG];
+};
 
-	if (wake_summary_add(k->sum, p)) {
-		k->failed = 1;
-		return 1;
-	}
-	if (!k->csv)
-		return 0;
+/* A datapoint's row of wake.csv; sp NULL: not split. */
+static void write_row(const struct sink *k, const struct wake_point *p,
+		      const struct wake_split *sp)
+{
+	static const char *const cause[] = {
+		[TL_CAUSE_UNKNOWN] = "unknown", [TL_CAUSE_IRQ] = "irq",
+		[TL_CAUSE_IPI] = "ipi", [TL_CAUSE_TIMER] = "timer",
+		[TL_CAUSE_SOFTIRQ] = "softirq", [TL_CAUSE_NONE] = "none",
+	};
+
 	csv_u64(k->csv, p->seq);
 	csv_str(k->csv, wake_source_name(p->source));
 	csv_str(k->csv, k->sum->setting[p->setting]);
@@ -224,7 +246,43 @@ static int on_point(void *arg, const struct wake_point *p)
 		csv_empty(k->csv);	/* cannot be told */
 	else
 		csv_u64(k->csv, p->state == WAKE_ST_BUSY);
+	if (!sp) {
+		for (int i = 0; i < 3 + WAKE_NSEG; i++)
+			csv_empty(k->csv);
+		csv_end_row(k->csv);
+		return;
+	}
+	csv_u64(k->csv, (uint64_t)sp->known);
+	/* the trace tells a busy CPU where no usage counter can (no
+	 * cpuidle driver) */
+	csv_u64(k->csv, (uint64_t)sp->idle);
+	csv_str(k->csv, sp->cause <= TL_CAUSE_NONE ? cause[sp->cause] : "");
+	for (int i = 0; i < WAKE_NSEG; i++) {
+		if (sp->known && (i != WAKE_SEG_TO_USER || sp->have_switch))
+			csv_u64(k->csv, sp->seg[i]);
+		else
+			csv_empty(k->csv);
+	}
 	csv_end_row(k->csv);
+}
+
+static int on_point(void *arg, const struct wake_point *p)
+{
+	struct sink *k = arg;
+
+	if (wake_summary_add(k->sum, p)) {
+		k->failed = 1;
+		return 1;
+	}
+	if (k->spool) {
+		if (spool_add(k->spool, p)) {
+			k->failed = 1;
+			return 1;
+		}
+		return 0;
+	}
+	if (k->csv)
+		write_row(k, p, NULL);
 	return 0;
 }
 
@@ -349,7 +407,25 @@ struct result {
 	int interrupted;
 	const char *error;		/* a runtime error, or NULL */
 	char driver[64];
+	const struct split_acc *split;	/* --trace: per summary group */
 };
+
+/* The split means of a row's group; NULL without --trace. */
+static const struct split_acc *split_of(const struct result *r, const struct row *w)
+{
+	return r->split && w->g ? &r->split[w->g - r->sum->group] : NULL;
+}
+
+/* A segment's mean in us (NaN: no datapoint split). */
+static double seg_mean(const struct split_acc *a, int seg)
+{
+	uint64_t n;
+
+	if (!a)
+		return NAN;
+	n = seg == WAKE_SEG_TO_USER ? a->n_user : a->n;
+	return n ? (double)a->sum[seg] / (double)n / 1e3 : NAN;
+}
 
 static const char *status_of(const struct result *r)
 {
@@ -373,7 +449,8 @@ static int write_summary_csv(const char *path, const struct result *r)
 		   "p99_us,p99_lo_us,p99_hi_us,p99_9_us,p99_9_lo_us,p99_9_hi_us,"
 		   "p99_99_us,p99_99_lo_us,p99_99_hi_us,max_us,stddev_us,ci_note,"
 		   "kernel_latency_us,kernel_residency_us,above,below,"
-		   "cost_p50_us,cost_mean_us,status");
+		   "cost_p50_us,cost_mean_us,status,split_n,launch_exit_us,"
+		   "hw_exit_us,kernel_us,softirq_us,sched_us,to_user_us");
 	for (int i = 0; i < r->nrows; i++) {
 		const struct row *w = &r->rows[i];
 		const struct wake_stats *st = &w->st;
@@ -415,6 +492,13 @@ static int write_summary_csv(const char *path, const struct result *r)
 		csv_double(c, w->cost_p50, 3);
 		csv_double(c, w->cost_mean, 3);
 		csv_str(c, status_of(r));
+		/* appended: the split of the wakes (--trace) */
+		if (split_of(r, w))
+			csv_u64(c, split_of(r, w)->n);
+		else
+			csv_empty(c);
+		for (int k = 0; k < WAKE_NSEG; k++)
+			csv_double(c, split_of(r, w) ? seg_mean(split_of(r, w), k) : NAN, 3);
 		csv_end_row(c);
 	}
 	return csv_close(c);
@@ -485,6 +569,13 @@ static int write_summary_json(const char *path, const struct result *r)
 		}
 		json_double(j, "cost_p50_us", w->cost_p50);
 		json_double(j, "cost_mean_us", w->cost_mean);
+		if (split_of(r, w)) {
+			json_u64(j, "split_n", split_of(r, w)->n);
+			for (int k = 0; k < WAKE_NSEG; k++) {
+				snprintf(key, sizeof(key), "%s_us", wake_seg_name[k]);
+				json_double(j, key, seg_mean(split_of(r, w), k));
+			}
+		}
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -563,6 +654,29 @@ static void print_text(FILE *f, const struct result *r)
 	}
 }
 
+/* The split's means per row (--trace). */
+static void print_split(FILE *f, const struct result *r)
+{
+	fprintf(f, "wake split (means, us; traced, see wakebench-wake(1)): launch to idle exit, hardware exit, kernel path (of it after the NET_RX softirq), scheduling, return to user\n");
+	fprintf(f, "%-7s %-14s %-14s %7s %11s %9s %9s %9s %9s %9s\n", "source",
+		"setting", "state", "split_n", "launch_exit", "hw_exit", "kernel",
+		"softirq", "sched", "to_user");
+	for (int i = 0; i < r->nrows; i++) {
+		const struct row *w = &r->rows[i];
+		const struct split_acc *a = split_of(r, w);
+		char v[WAKE_NSEG][32];
+
+		if (!a)
+			continue;
+		for (int k = 0; k < WAKE_NSEG; k++)
+			fmt_us(v[k], sizeof(v[k]), seg_mean(a, k));
+		fprintf(f, "%-7s %-14s %-14s %7llu %11s %9s %9s %9s %9s %9s\n",
+			wake_source_name(w->source), r->sum->setting[w->setting],
+			row_state(r, w), (unsigned long long)a->n, v[0], v[1], v[2],
+			v[3], v[4], v[5]);
+	}
+}
+
 static int write_summary_txt(const char *path, const struct result *r)
 {
 	FILE *f = wfile_open(path);
@@ -570,6 +684,8 @@ static int write_summary_txt(const char *path, const struct result *r)
 	if (!f)
 		return -errno;
 	print_text(f, r);
+	if (r->split)
+		print_split(f, r);
 	return wfile_close(f);
 }
 
@@ -633,6 +749,11 @@ struct session {
 	struct result res;
 	int ncpu;
 	char err[512], csvtmp[4096], tmp[4096];
+	/* --trace: the recorder, its stderr, its directory, the split */
+	pid_t tpid;
+	int tfd;
+	char tdir[4096];
+	struct split_acc split[WAKE_MAX_GROUPS];
 };
 
 /* The options, checked against this machine; 1 when --states each is asked. */
@@ -646,6 +767,8 @@ static int parse_args(struct session *s, int argc, char **argv)
 		opt_usage(PROG, "--count and --duration exclude each other");
 	if (o->duration_seen)
 		o->count = 0;
+	if (o->trace && !o->out)
+		opt_usage(PROG, "--trace needs --out DIR (the trace goes to DIR/trace)");
 	if (!o->cpu_seen)
 		o->cpu = s->ncpu - 1;
 	if (!o->sender_seen)
@@ -815,7 +938,9 @@ static void run_phase(struct session *s, int i, uint64_t *seq)
 	if (cs && cstate_end(cs) < 0 && !res->error)
 		res->error = "cannot restore the idle states";
 	if (s->sink.failed && !res->error)
-		res->error = "out of memory for the statistics";
+		res->error = s->sink.spool && spool_error(s->sink.spool) ?
+			     "cannot keep the datapoints (the spool in --out)" :
+			     "out of memory for the statistics";
 }
 
 /* The rows of the result, how the run ended, and the table on stdout. */
@@ -836,6 +961,8 @@ static void report(struct session *s)
 		fprintf(stderr, "%s: %s\n", PROG, res->error);
 	if (!s->o.quiet)
 		print_text(stdout, res);
+	if (!s->o.quiet && res->split)
+		print_split(stdout, res);
 	fflush(stdout);
 }
 
@@ -876,6 +1003,187 @@ static int commit_outputs(struct session *s)
 	return 0;
 }
 
+/* ---- --trace: 'wakebench trace record' around the run, then the split ---- */
+
+/* The recorder's command: wakebench-trace beside this program. */
+static void tracer_argv(struct session *s, char *prog, size_t len, char *cpus,
+			size_t clen)
+{
+	char self[4096], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		opt_die(PROG, "--trace: cannot find this program: %s", strerror(errno));
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	*slash = 0;
+	snprintf(prog, len, "%s/wakebench-trace", self);
+	if (access(prog, X_OK))
+		opt_die(PROG, "--trace: %s: %s", prog, strerror(errno));
+	/* the sender's CPU too: an IPI's sched_wakeup happens there */
+	if (s->o.sender_cpu != s->o.cpu && s->o.sources != 1u << WAKE_SRC_TIMER)
+		snprintf(cpus, clen, "%d,%d", s->o.cpu, s->o.sender_cpu);
+	else
+		snprintf(cpus, clen, "%d", s->o.cpu);
+}
+
+/* The recorder's stderr until it records (its line) or ends: 0 or -1. */
+static int tracer_ready(struct session *s)
+{
+	char buf[4096];
+	size_t used = 0;
+	uint64_t end = clock_now_ns() + 30000000000ull;
+
+	while (clock_now_ns() < end) {
+		struct pollfd p = { .fd = s->tfd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(s->tfd, buf + used, sizeof(buf) - 1 - used);
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+		buf[used] = 0;
+		if (strstr(buf, ": recording in instance"))
+			return 0;
+		if (used == sizeof(buf) - 1)
+			used = 0;	/* a line that long is not the one */
+	}
+	fprintf(stderr, "%s: --trace: the recorder did not start%s%s", PROG,
+		used ? ":\n" : "\n", used ? buf : "");
+	return -1;
+}
+
+/* Starts the recorder and waits until it records. */
+static void tracer_start(struct session *s)
+{
+	char prog[4200], cpus[64];
+	int p[2];
+
+	tracer_argv(s, prog, sizeof(prog), cpus, sizeof(cpus));
+	snprintf(s->tdir, sizeof(s->tdir), "%s/trace", s->o.out);
+	if (pipe2(p, O_CLOEXEC))
+		opt_die(PROG, "--trace: pipe: %s", strerror(errno));
+	s->tpid = fork();
+	if (s->tpid < 0)
+		opt_die(PROG, "--trace: fork: %s", strerror(errno));
+	if (!s->tpid) {
+		sigset_t none;
+
+		/* its own group (our Ctrl-C does not reach it: we stop it),
+		 * its signals as a fresh process's, gone if we die */
+		setpgid(0, 0);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		dup2(p[1], 2);
+		execl(prog, prog, "record", "--out", s->tdir, "--cpus", cpus,
+		      "--events", "sched:sched_switch", "--duration", "86400",
+		      (char *)NULL);
+		fprintf(stderr, "%s: %s: %s\n", PROG, prog, strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	s->tfd = p[0];
+	if (tracer_ready(s)) {
+		kill(s->tpid, SIGTERM);
+		waitpid(s->tpid, NULL, 0);
+		exit(1);
+	}
+}
+
+/* Stops the recorder (it keeps the trace); 0, or -1 said on stderr. */
+static int tracer_stop(struct session *s)
+{
+	char buf[4096];
+	ssize_t n;
+	int st = 0;
+
+	kill(s->tpid, SIGINT);
+	while (waitpid(s->tpid, &st, 0) < 0 && errno == EINTR)
+		;
+	/* what it said after its ready line: its summary, or why it failed */
+	while ((n = read(s->tfd, buf, sizeof(buf))) > 0)
+		if (!s->o.quiet || !WIFEXITED(st) || WEXITSTATUS(st))
+			fwrite(buf, 1, (size_t)n, stderr);
+	close(s->tfd);
+	if (WIFEXITED(st) && !WEXITSTATUS(st))
+		return 0;
+	fprintf(stderr, "%s: --trace: the recorder failed (status %d): the wakes are not split\n",
+		PROG, st);
+	return -1;
+}
+
+static int split_event(void *ctx, struct tl_event *e, char *err, size_t errlen)
+{
+	return tracefile_stream_next(ctx, e, err, errlen);
+}
+
+/* A split datapoint into its group's means. */
+static void split_add(struct session *s, const struct wake_point *p,
+		      const struct wake_split *sp)
+{
+	struct wake_group *g = wake_summary_find(s->sum, p->source, p->setting,
+						 p->state);
+	struct split_acc *a;
+
+	if (!g || !sp->known)
+		return;
+	a = &s->split[g - s->sum->group];
+	a->n++;
+	for (int k = 0; k < WAKE_NSEG; k++)
+		if (k != WAKE_SEG_TO_USER)
+			a->sum[k] += sp->seg[k];
+	if (sp->have_switch) {
+		a->n_user++;
+		a->sum[WAKE_SEG_TO_USER] += sp->seg[WAKE_SEG_TO_USER];
+	}
+}
+
+/*
+ * wake.csv from the spooled datapoints, each with its split from the
+ * trace (unsplit when the trace cannot be read: said once).
+ */
+static void split_points(struct session *s, int traced)
+{
+	struct trace_meta m = { 0 };
+	struct tf_decode dec = { 0 };
+	struct tf_stream *ts = NULL;
+	struct wake_splitter *w = NULL;
+	struct wake_point p;
+	struct wake_split sp;
+	int ret;
+
+	if (traced && !tracefile_meta(s->tdir, &m, s->err, sizeof(s->err)) &&
+	    !tracefile_stream_open(s->tdir, &m, &dec, &ts, s->err, sizeof(s->err)))
+		w = wake_splitter_new((uint32_t)s->o.cpu, split_event, ts);
+	else if (traced)
+		fprintf(stderr, "%s: --trace: %s: the wakes are not split\n", PROG, s->err);
+	if (w)
+		s->res.split = s->split;
+	ret = spool_rewind(s->sink.spool);
+	while (!ret && (ret = spool_next(s->sink.spool, &p)) > 0) {
+		if (w && wake_split_next(w, p.launch_ns, p.wake_ns, p.tid, &sp,
+					 s->err, sizeof(s->err))) {
+			fprintf(stderr, "%s: --trace: %s: the rest is not split\n", PROG, s->err);
+			wake_splitter_free(w);
+			w = NULL;
+		}
+		write_row(&s->sink, &p, w ? &sp : NULL);
+		if (w)
+			split_add(s, &p, &sp);
+		ret = 0;
+	}
+	if (ret < 0 && !s->res.error)
+		s->res.error = "cannot read the datapoints back (the spool in --out)";
+	wake_splitter_free(w);
+	tracefile_stream_close(ts);
+	tracefile_meta_free(&m);
+	spool_close(s->sink.spool);
+	s->sink.spool = NULL;
+}
+
 int main(int argc, char **argv)
 {
 	static struct wake_summary sum;
@@ -897,8 +1205,18 @@ int main(int argc, char **argv)
 	plan_run(&s, parse_args(&s, argc, argv));
 	setup_main_thread(&s);
 	open_outputs(&s);
+	if (s.o.trace) {
+		int ret = spool_open(&s.sink.spool, s.o.out, sizeof(struct wake_point));
+
+		if (ret)
+			opt_die(PROG, "--trace: cannot keep datapoints in %s: %s", s.o.out,
+				strerror(-ret));
+		tracer_start(&s);
+	}
 	for (int i = 0; i < s.nphases && !s.res.interrupted && !s.res.error; i++)
 		run_phase(&s, i, &seq);
+	if (s.o.trace)
+		split_points(&s, !tracer_stop(&s));
 	report(&s);
 	if (s.o.out && commit_outputs(&s))
 		rc = 1;

@@ -622,6 +622,7 @@ static void *sleeper_main(void *arg)
 	const struct wake_cfg *c = &r->cfg;
 	struct wake_counters before, after;
 	uint64_t left[WAKE_NSRC] = { 0 }, seq = c->seq0, start;
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	struct prng g;
 	int ret;
 
@@ -635,7 +636,8 @@ static void *sleeper_main(void *arg)
 			left[s] = c->count;
 	start = clock_now_ns();
 	for (;;) {
-		struct wake_point p = { .seq = seq, .setting = c->setting };
+		struct wake_point p = { .seq = seq, .setting = c->setting,
+					.tid = tid };
 		uint64_t ld;
 		int src = wake_pick_source(c->sources, left, c->count != 0, &g);
 

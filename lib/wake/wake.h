@@ -106,6 +106,8 @@ struct wake_point {
 	uint64_t silent_ns;	/* sum of the states' time deltas */
 	int state;		/* index or WAKE_ST_* */
 	uint64_t above, below;	/* the state's deltas (0 for WAKE_ST_*) */
+	uint32_t tid;		/* the sleeper's thread (its sched_wakeup in a
+				 * trace) */
 };
 
 /* The datapoints of one source, phase and state. */

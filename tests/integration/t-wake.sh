@@ -22,7 +22,7 @@ N=200
 for f in wake.csv summary.csv summary.json summary.txt snapshot.json cmdline.txt; do
 	[ -s "$TMP/all/$f" ] || fail "no $f"
 done
-[ "$(head -1 "$TMP/all/wake.csv")" = "seq,source,state_setting,launch_ns,wake_ns,latency_ns,silent_ns,state,busy" ] ||
+[ "$(head -1 "$TMP/all/wake.csv")" = "seq,source,state_setting,launch_ns,wake_ns,latency_ns,silent_ns,state,busy,split_known,traced_idle,cause,launch_exit_ns,hw_exit_ns,kernel_ns,softirq_ns,sched_ns,to_user_ns" ] ||
 	fail "wake.csv header: $(head -1 "$TMP/all/wake.csv")"
 for s in timer ipi packet; do
 	n=$(csv_col "$TMP/all/wake.csv" source | grep -cx "$s")

@@ -14,6 +14,7 @@
 #include "hist.h"
 #include "prng.h"
 #include "wake.h"
+#include "wakesplit.h"
 
 START_TEST(attribute_from_usage)
 {
@@ -250,6 +251,110 @@ START_TEST(launch_schedule)
 }
 END_TEST
 
+/* ---- the split of each wake, on synthetic events ---- */
+
+struct evs {
+	const struct tl_event *e;
+	size_t n, i;
+};
+
+static int next_ev(void *ctx, struct tl_event *e, char *err, size_t errlen)
+{
+	struct evs *v = ctx;
+
+	(void)err;
+	(void)errlen;
+	if (v->i == v->n)
+		return 0;
+	*e = v->e[v->i++];
+	return 1;
+}
+
+#define EV(t, c, ty, a) { .ts = (t), .cpu = (c), .type = (ty), .arg = (a) }
+
+START_TEST(split_of_each_wake)
+{
+	/*
+	 * CPU 1 measured, sleeper tid 77.
+	 * 1: timer, HLT: idle from 100, launch 1000, local timer 1010 inside
+	 *    the halt, wakeup 1012, exit 1020, switch 1030, user 1040.
+	 * 2: packet, mwait: idle from 2000, launch 3000 (sent on CPU 0),
+	 *    exit 3100, IRQ 3110, NET_RX 3120, wakeup 3150, switch 3160,
+	 *    user 3200; another task's wakeup ignored.
+	 * 3: ipi: CPU busy at launch 4000 (exit at 3900), the sender wakes
+	 *    the sleeper on CPU 0 at 4005, the IPI at 4020, no switch
+	 *    recorded, user 4100.
+	 * 4: no wakeup of the sleeper in the trace: unknown.
+	 */
+	static const struct tl_event ev[] = {
+		EV(100, 1, TL_IDLE, 1),
+		EV(1010, 1, TL_TIMER, 0),
+		EV(1012, 1, TL_WAKEUP, 77),
+		EV(1020, 1, TL_IDLE, TL_EXIT),
+		EV(1030, 1, TL_SWITCH, 77),
+		EV(2000, 1, TL_IDLE, 2),
+		EV(3100, 1, TL_IDLE, TL_EXIT),
+		EV(3110, 1, TL_IRQ_ENTRY, 30),
+		EV(3120, 1, TL_SOFTIRQ, 3),
+		EV(3140, 0, TL_WAKEUP, 99),
+		EV(3150, 1, TL_WAKEUP, 77),
+		EV(3160, 1, TL_SWITCH, 77),
+		EV(3500, 1, TL_IDLE, 1),
+		EV(3900, 1, TL_IDLE, TL_EXIT),
+		EV(4005, 0, TL_WAKEUP, 77),
+		EV(4020, 1, TL_IPI, TL_IPI_RESCHEDULE),
+		EV(5010, 1, TL_TIMER, 0),
+	};
+	struct evs v = { ev, sizeof(ev) / sizeof(ev[0]), 0 };
+	struct wake_splitter *w = wake_splitter_new(1, next_ev, &v);
+	struct wake_split s;
+	char err[128];
+
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(wake_split_next(w, 1000, 1040, 77, &s, err, sizeof(err)), 0);
+	ck_assert(s.known && s.idle && s.have_switch);
+	ck_assert_uint_eq(s.cause, TL_CAUSE_TIMER);
+	ck_assert_uint_eq(s.exit_ns, 1020);
+	/* T0 = the handler inside the halt: no hardware exit seen */
+	ck_assert_uint_eq(s.seg[WAKE_SEG_LAUNCH_EXIT], 10);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_HW_EXIT], 0);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_KERNEL], 2);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_SOFTIRQ], 0);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_SCHED], 18);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_TO_USER], 10);
+
+	ck_assert_int_eq(wake_split_next(w, 3000, 3200, 77, &s, err, sizeof(err)), 0);
+	ck_assert(s.known && s.idle && s.have_switch);
+	ck_assert_uint_eq(s.cause, TL_CAUSE_IRQ);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_LAUNCH_EXIT], 100);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_HW_EXIT], 10);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_KERNEL], 40);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_SOFTIRQ], 30);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_SCHED], 10);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_TO_USER], 40);
+
+	ck_assert_int_eq(wake_split_next(w, 4000, 4100, 77, &s, err, sizeof(err)), 0);
+	ck_assert(s.known && !s.idle && !s.have_switch);
+	ck_assert_uint_eq(s.cause, TL_CAUSE_IPI);
+	/* busy at launch: the wake begins with the IPI, no hardware exit;
+	 * the wakeup (on the sender's CPU) came before it: no kernel path */
+	ck_assert_uint_eq(s.seg[WAKE_SEG_LAUNCH_EXIT], 20);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_HW_EXIT], 0);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_KERNEL], 0);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_SCHED], 80);
+	ck_assert_uint_eq(s.seg[WAKE_SEG_TO_USER], 0);
+
+	ck_assert_int_eq(wake_split_next(w, 5000, 5050, 77, &s, err, sizeof(err)), 0);
+	ck_assert(!s.known);
+	ck_assert_uint_eq(s.handler_ns, 5010);
+	/* past the trace's end */
+	ck_assert_int_eq(wake_split_next(w, 6000, 6050, 77, &s, err, sizeof(err)), 0);
+	ck_assert(!s.known && !s.handler_ns);
+	ck_assert_str_eq(wake_seg_name[WAKE_SEG_TO_USER], "to_user");
+	wake_splitter_free(w);
+}
+END_TEST
+
 Suite *wake_suite(void)
 {
 	Suite *s = suite_create("wake");
@@ -262,6 +367,7 @@ Suite *wake_suite(void)
 	tcase_add_test(tc, summary_groups);
 	tcase_add_test(tc, stats_and_cost);
 	tcase_add_test(tc, launch_schedule);
+	tcase_add_test(tc, split_of_each_wake);
 	suite_add_tcase(s, tc);
 	return s;
 }
