@@ -200,7 +200,7 @@ static int load_header(struct exp *e, const char *clock, char *err, size_t errle
 	}
 	pathf(path, sizeof(path), "%s/formats", dir);
 	pathf(cmd, sizeof(cmd), "%s/saved_cmdlines", dir);
-	ret = datfile_hdr_load(&e->h, path, cmd, err, errlen);
+	ret = datfile_hdr_load(&e->h, path, cmd, NULL, err, errlen);
 	if (ret == -ENOENT)
 		snprintf(err + strlen(err), errlen - strlen(err),
 			 " (not a wakebench trace directory?)");
