@@ -49,6 +49,7 @@ struct server_opts {
 	enum net_proto proto;
 	int cpu;
 	int busy_poll;
+	uint32_t so_busy_poll_us;
 	int prequery_only;
 	uint64_t max_service_ns;
 	uint32_t max_payload;
@@ -99,6 +100,12 @@ static const struct cli_opt server_options[] = {
 	{ .name = "busy-poll", .kind = CLI_FLAG,
 	  .help = "poll without blocking: the core never idles",
 	  .off = CLI_AT(struct server_opts, busy_poll) },
+	{ .name = "so-busy-poll", .kind = CLI_UINT, .store = CLI_U32,
+	  .arg = "US", .max = 1000000, .hint = CLI_RANGE,
+	  .help = "SO_BUSY_POLL on every socket: the kernel polls the\n"
+		  "device queue this long before the thread sleeps\n"
+		  "(default 0: off; older kernels want CAP_NET_ADMIN)",
+	  .off = CLI_AT(struct server_opts, so_busy_poll_us) },
 	{ .name = "prequery-only", .kind = CLI_FLAG,
 	  .help = "a pre-query receiver: requests are rejected (the\n"
 		  "thesis' second server process on the same core)",
@@ -416,6 +423,7 @@ static int setup(struct server *s, char *msg, size_t msglen)
 		.max_conns = o->max_conns,
 		.idle_timeout_ns = o->idle_timeout_ns,
 		.busy_poll = o->busy_poll, .peek = 1,
+		.so_busy_poll_us = o->so_busy_poll_us,
 		.conn_priv = sizeof(struct wire_conn),
 	};
 	char note[256], why[256];
@@ -500,8 +508,11 @@ static int setup(struct server *s, char *msg, size_t msglen)
 			o->bind, bound);
 		if (o->have_prequery_port)
 			fprintf(stderr, " prequery:%u", pq_bound);
-		fprintf(stderr, " cpu=%d %s\n", o->cpu,
+		fprintf(stderr, " cpu=%d %s", o->cpu,
 			o->busy_poll ? "busy-poll" : "blocking");
+		if (o->so_busy_poll_us)
+			fprintf(stderr, " so_busy_poll=%uus", o->so_busy_poll_us);
+		fputc('\n', stderr);
 	}
 	return 0;
 }

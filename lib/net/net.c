@@ -47,6 +47,19 @@ static uint16_t bound_port(int fd)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
+int net_busy_poll(int fd, unsigned int us)
+{
+	int v = (int)us, got = -1;
+	socklen_t len = sizeof(got);
+
+	if (us > INT32_MAX)
+		return -EINVAL;
+	if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) ||
+	    getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &got, &len))
+		return -errno;
+	return got == v ? 0 : -EIO;
+}
+
 int net_listen(enum net_proto proto, const char *host, uint16_t port,
 	       int backlog, uint16_t *bound)
 {

@@ -61,6 +61,14 @@ int net_connect_finish(int fd);
 int net_send_all(int fd, const void *buf, size_t len, uint64_t timeout_ns);
 int net_set_nonblock(int fd);
 /*
+ * SO_BUSY_POLL of US microseconds on fd (the kernel's socket busy
+ * polling: a blocking receive or epoll on it polls the device queue that
+ * long before it sleeps), read back with getsockopt: 0, -EPERM (raising
+ * it needs CAP_NET_ADMIN), -EIO when the kernel kept another value, or
+ * another -errno.
+ */
+int net_busy_poll(int fd, unsigned int us);
+/*
  * One read from a non-blocking socket, EINTR retried: bytes read, 0 at
  * end of stream, -EAGAIN when nothing is there, or another -errno.
  */

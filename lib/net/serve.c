@@ -213,6 +213,15 @@ int serve_listen(struct serve *s, enum net_proto proto, const char *host,
 		snprintf(msg, msglen, "%s", strerror(-fd));
 		return fd;
 	}
+	/* the connections accepted get it too (accept_ready) */
+	ret = s->cfg.so_busy_poll_us ? net_busy_poll(fd, s->cfg.so_busy_poll_us) : 0;
+	if (ret) {
+		close(fd);
+		snprintf(msg, msglen, "SO_BUSY_POLL %u us: %s", s->cfg.so_busy_poll_us,
+			 ret == -EPERM ? "not permitted (it needs CAP_NET_ADMIN)" :
+			 strerror(-ret));
+		return ret;
+	}
 	l = &s->ls[s->nls];
 	*l = (struct listener){
 		.ep_kind = proto == NET_TCP ? EP_LISTEN : EP_UDP,
@@ -574,6 +583,9 @@ static void do_accept(struct serve *s, struct listener *l)
 			continue;
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		/* allowed once the listener took it: a failure is not expected */
+		if (s->cfg.so_busy_poll_us)
+			net_busy_poll(fd, s->cfg.so_busy_poll_us);
 		c->ep_kind = EP_CONN;
 		c->fd = fd;
 		c->tag = l->tag;

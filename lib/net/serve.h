@@ -126,6 +126,7 @@ struct serve_cfg {
 	uint64_t max_conns;		/* 0: 1024 */
 	uint64_t idle_timeout_ns;	/* 0: connections never expire */
 	int busy_poll;			/* never block in epoll_wait */
+	unsigned int so_busy_poll_us;	/* SO_BUSY_POLL on every socket (0: off) */
 	int peek;			/* see on_data */
 	size_t conn_priv;		/* bytes of program state per connection */
 };

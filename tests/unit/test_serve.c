@@ -726,6 +726,29 @@ START_TEST(wire_wakebench_roundtrip)
 }
 END_TEST
 
+/* issue 35: SO_BUSY_POLL set and read back (where it is permitted) */
+START_TEST(busy_poll_read_back)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0), v = -1, ret;
+	socklen_t len = sizeof(v);
+
+	ck_assert_int_ge(fd, 0);
+	ret = net_busy_poll(fd, 50);
+	if (ret == -EPERM) {
+		close(fd);
+		return;		/* no CAP_NET_ADMIN where the kernel wants it */
+	}
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, &len), 0);
+	ck_assert_int_eq(v, 50);
+	ck_assert_int_eq(net_busy_poll(fd, 0), 0);
+	ck_assert_int_eq(getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, &len), 0);
+	ck_assert_int_eq(v, 0);
+	ck_assert_int_eq(net_busy_poll(fd, 3000000000u), -EINVAL);
+	close(fd);
+}
+END_TEST
+
 Suite *serve_suite(void)
 {
 	Suite *s = suite_create("serve");
@@ -738,6 +761,7 @@ Suite *serve_suite(void)
 	tcase_add_test(tc, paused_connection_waits);
 	tcase_add_test(tc, max_conns_refuses);
 	tcase_add_test(tc, idle_connections_expire);
+	tcase_add_test(tc, busy_poll_read_back);
 	tcase_add_test(tc, half_closed_kept_for_replies);
 	tcase_add_test(tc, udp_datagram_answered);
 	tcase_add_test(tc, signal_stops_and_port_file);
