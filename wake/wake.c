@@ -38,6 +38,7 @@
 #include "sysfs.h"
 #include "tracefile.h"
 #include "wake.h"
+#include "wakenet.h"
 #include "wakesplit.h"
 #include "wfile.h"
 
@@ -75,6 +76,7 @@ struct wake_opts {
 	int force;
 	int quiet;
 	int trace;
+	int netns;
 	char *cmdline;
 };
 
@@ -167,6 +169,12 @@ static const struct cli_opt wake_options[] = {
 		  "summary.json, summary.txt, snapshot.json,\n"
 		  "cmdline.txt; created, must be empty",
 	  .off = AT(out) },
+	{ .name = "netns", .kind = CLI_FLAG,
+	  .help = "packet: the sender in a network namespace of its\n"
+		  "own, over a veth pair whose host end steers\n"
+		  "(RPS) to --cpu: the NET_RX softirq runs there;\n"
+		  "removed on every exit; needs root",
+	  .off = AT(netns) },
 	{ .name = "trace", .kind = CLI_FLAG,
 	  .help = "record the run ('wakebench trace record' of the\n"
 		  "two CPUs into --out's trace/) and split each\n"
@@ -752,6 +760,9 @@ struct session {
 	/* --trace: the recorder, its stderr, its directory, the split */
 	pid_t tpid;
 	int tfd;
+	/* --netns: the namespace and the sender's socket in it */
+	struct wake_netns ns;
+	int ns_fd;
 	char tdir[4096];
 	struct split_acc split[WAKE_MAX_GROUPS];
 };
@@ -767,6 +778,8 @@ static int parse_args(struct session *s, int argc, char **argv)
 		opt_usage(PROG, "--count and --duration exclude each other");
 	if (o->duration_seen)
 		o->count = 0;
+	if (o->netns && !(o->sources & (1u << WAKE_SRC_PACKET)))
+		opt_usage(PROG, "--netns is for --source packet");
 	if (o->trace && !o->out)
 		opt_usage(PROG, "--trace needs --out DIR (the trace goes to DIR/trace)");
 	if (!o->cpu_seen)
@@ -898,6 +911,8 @@ static void run_phase(struct session *s, int i, uint64_t *seq)
 		.ci = &s->ci,
 		.on_point = on_point,
 		.arg = &s->sink,
+		.packet_tx_fd = s->ns_fd,
+		.packet_rx_addr = o->netns ? s->ns.host_addr : 0,
 	};
 	struct wake_run *run;
 	static char why[512];	/* res->error may point here after the run */
@@ -1184,6 +1199,45 @@ static void split_points(struct session *s, int traced)
 	s->sink.spool = NULL;
 }
 
+/* ---- --netns ---- */
+
+static struct wake_netns *ns_live;
+
+/* Every exit after the namespace was made (opt_die too) removes it. */
+static void ns_atexit(void)
+{
+	if (ns_live)
+		wake_netns_remove(ns_live);
+}
+
+/* The namespace, its veth pair and the sender's socket in it. */
+static void netns_setup(struct session *s)
+{
+	char gone[256];
+	int n = wake_netns_stale(gone, sizeof(gone));
+
+	if (n > 0)
+		fprintf(stderr, "%s: removed the namespaces of killed runs: %s\n", PROG, gone);
+	if (geteuid())
+		opt_usage(PROG, "--netns makes a network namespace: it needs root");
+	if (wake_netns_create(&s->ns, s->o.cpu, s->err, sizeof(s->err)))
+		opt_die(PROG, "--netns: %s", s->err);
+	ns_live = &s->ns;
+	atexit(ns_atexit);
+	if (wake_netns_socket(&s->ns, &s->ns_fd, s->err, sizeof(s->err)))
+		opt_die(PROG, "--netns: %s", s->err);
+}
+
+/* Removed at the end, said when it cannot be. */
+static void netns_teardown(struct session *s)
+{
+	close(s->ns_fd);
+	if (wake_netns_remove(&s->ns))
+		fprintf(stderr, "%s: --netns: cannot remove namespace %s (ip netns del %s)\n",
+			PROG, s->ns.name, s->ns.name);
+	ns_live = NULL;
+}
+
 int main(int argc, char **argv)
 {
 	static struct wake_summary sum;
@@ -1205,6 +1259,8 @@ int main(int argc, char **argv)
 	plan_run(&s, parse_args(&s, argc, argv));
 	setup_main_thread(&s);
 	open_outputs(&s);
+	if (s.o.netns)
+		netns_setup(&s);
 	if (s.o.trace) {
 		int ret = spool_open(&s.sink.spool, s.o.out, sizeof(struct wake_point));
 
@@ -1217,6 +1273,8 @@ int main(int argc, char **argv)
 		run_phase(&s, i, &seq);
 	if (s.o.trace)
 		split_points(&s, !tracer_stop(&s));
+	if (s.o.netns)
+		netns_teardown(&s);
 	report(&s);
 	if (s.o.out && commit_outputs(&s))
 		rc = 1;

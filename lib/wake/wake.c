@@ -691,17 +691,20 @@ static int udp_pair(struct wake_run *r, char *err, size_t errlen)
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t len = sizeof(a);
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_addr.s_addr = r->cfg.packet_rx_addr ? r->cfg.packet_rx_addr :
+			    htonl(INADDR_LOOPBACK);
 	r->rx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	r->tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	/* the caller's socket is the caller's: a copy is closed here */
+	r->tx = r->cfg.packet_rx_addr ? fcntl(r->cfg.packet_tx_fd, F_DUPFD_CLOEXEC, 0) :
+		socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (r->rx < 0 || r->tx < 0 ||
 	    bind(r->rx, (struct sockaddr *)&a, sizeof(a)) ||
 	    getsockname(r->rx, (struct sockaddr *)&a, &len) ||
 	    connect(r->tx, (struct sockaddr *)&a, sizeof(a))) {
 		int e = errno;
 
-		errmsg_set(err, errlen, "cannot set up the loopback UDP socket pair: %s",
-			   strerror(e));
+		errmsg_set(err, errlen, "cannot set up the %s UDP socket pair: %s",
+			   r->cfg.packet_rx_addr ? "veth" : "loopback", strerror(e));
 		return -e;
 	}
 	return 0;

@@ -207,6 +207,11 @@ struct wake_cfg {
 	int setting;			/* copied into each point */
 	uint64_t seq0;			/* first seq */
 	const struct wake_cpuidle *ci;	/* the measured CPU's counters */
+	/* packet: the sender's socket (bound, e.g. in a namespace of its
+	 * own: wakenet) and the address the sleeper binds, both in use
+	 * when packet_rx_addr is not 0 (network order); else loopback */
+	int packet_tx_fd;
+	uint32_t packet_rx_addr;
 	/* In the sleeper thread, after each datapoint; non-zero stops. */
 	int (*on_point)(void *arg, const struct wake_point *p);
 	void *arg;
