@@ -77,8 +77,25 @@ struct wake_opts {
 	int quiet;
 	int trace;
 	int netns;
+	int floor;		/* enum floor_kind */
 	char *cmdline;
 };
+
+/* How --states none keeps the measured CPU out of idle states. */
+enum floor_kind { FLOOR_SPIN, FLOOR_PMQOS, FLOOR_DISABLE };
+
+static int parse_floor(const char *arg, void *dest)
+{
+	static const char *const names[] = { "spin", "pmqos", "disable" };
+
+	for (int i = 0; i < 3; i++) {
+		if (!strcmp(arg, names[i])) {
+			*(int *)dest = i;
+			return 0;
+		}
+	}
+	return -1;
+}
 
 static int parse_sources(const char *arg, void *dest)
 {
@@ -155,6 +172,12 @@ static const struct cli_opt wake_options[] = {
 	  .parse = parse_states,
 	  .hint = "a comma list of all, each, none, each once",
 	  .off = AT(settings) },
+	{ .name = "floor", .kind = CLI_CUSTOM, .arg = "spin|pmqos|disable",
+	  .help = "how --states none keeps the CPU out of idle\n"
+		  "states: a SCHED_IDLE spinner (default), its PM\n"
+		  "QoS resume latency n/a, or every state disabled",
+	  .parse = parse_floor, .hint = "spin, pmqos or disable",
+	  .off = AT(floor) },
 	{ .name = "priority", .short_name = 'p', .kind = CLI_UINT,
 	  .arg = "P",
 	  .help = "SCHED_FIFO priority of the sleeper (default:\n"
@@ -528,6 +551,7 @@ static int write_summary_json(const char *path, const struct result *r)
 	json_u64(j, "ldist_min_us", r->o->ldist.min_us);
 	json_u64(j, "ldist_max_us", r->o->ldist.max_us);
 	json_u64(j, "priority", r->o->priority);
+	json_str(j, "floor", (const char *const[]){ "spin", "pmqos", "disable" }[r->o->floor]);
 	json_str(j, "cpuidle_driver", r->driver);
 	json_u64(j, "idle_states", r->ci->n);
 	json_bool(j, "state_known", r->ci->n > 0);
@@ -817,6 +841,11 @@ static void plan_run(struct session *s, int has_each)
 			  o->cpu, s->res.driver);
 	if (has_each && sysfs_is_real() && geteuid())
 		opt_usage(PROG, "--states each changes idle states: it needs root");
+	if (o->floor != FLOOR_SPIN && !s->ci.n)
+		opt_usage(PROG, "--floor %s: CPU %d has no cpuidle states (driver %s): nothing reads PM QoS or has a state to disable; --floor spin works everywhere",
+			  o->floor == FLOOR_PMQOS ? "pmqos" : "disable", o->cpu, s->res.driver);
+	if (o->floor != FLOOR_SPIN && sysfs_is_real() && geteuid())
+		opt_usage(PROG, "--floor pmqos|disable changes idle-state settings: it needs root");
 	wake_summary_init(s->sum, EXACT_MAX);
 	s->nphases = plan_phases(o, &s->ci, s->phases);
 	for (int i = 0; i < s->nphases; i++)
@@ -906,6 +935,7 @@ static void run_phase(struct session *s, int i, uint64_t *seq)
 		.priority = (int)o->priority,
 		.seed = o->seed + (uint64_t)i,
 		.floor = ph->floor,
+		.floor_nospin = ph->floor && o->floor != FLOOR_SPIN,
 		.setting = wake_summary_setting(s->sum, ph->label, ph->floor),
 		.seq0 = *seq,
 		.ci = &s->ci,
@@ -918,19 +948,33 @@ static void run_phase(struct session *s, int i, uint64_t *seq)
 	static char why[512];	/* res->error may point here after the run */
 	int ret;
 
-	if (ph->only >= 0) {
+	if (ph->only >= 0 || (ph->floor && o->floor != FLOOR_SPIN)) {
 		cs = cstate_begin(o->cmdline);
 		if (!cs) {
 			res->error = "out of memory";
 			return;
 		}
 		cstate_end_at_exit(cs);
-		for (unsigned int k = 0; k < s->ci.n && !res->error; k++) {
+		if (ph->floor && o->floor == FLOOR_PMQOS) {
+			/* no exit latency tolerated: the governor keeps to
+			 * polling */
+			ret = cstate_set_resume(cs, (unsigned int)o->cpu, "n/a");
+			if (ret) {
+				snprintf(why, sizeof(why), "cannot set CPU %d's PM QoS resume latency: %s%s%s",
+					 o->cpu, strerror(-ret), *cstate_error(cs) ? ": " : "",
+					 cstate_error(cs));
+				res->error = why;
+			}
+		}
+		for (unsigned int k = 0; k < s->ci.n && !res->error &&
+		     !(ph->floor && o->floor == FLOOR_PMQOS); k++) {
+			/* --floor disable: every state, the kernel's
+			 * governors then use state 0 (POLL on x86) */
 			ret = cstate_set(cs, (unsigned int)o->cpu, k,
-					 (int)k != ph->only);
+					 ph->floor || (int)k != ph->only);
 			if (ret) {
 				snprintf(why, sizeof(why), "cannot %s CPU %d state %s: %s%s%s",
-					 (int)k != ph->only ? "disable" : "enable",
+					 ph->floor || (int)k != ph->only ? "disable" : "enable",
 					 o->cpu, s->ci.name[k], strerror(-ret),
 					 *cstate_error(cs) ? ": " : "",
 					 cstate_error(cs));

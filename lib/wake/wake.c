@@ -605,8 +605,12 @@ static void point_attribute(const struct wake_cfg *c, const struct wake_counters
 {
 	p->latency_ns = p->wake_ns > p->launch_ns ? p->wake_ns - p->launch_ns : 0;
 	p->state = wake_attribute(before->usage, after->usage, c->ci->n);
+	/* the floor: no idle state, or one that exits at no cost (a
+	 * polling state, all the kernel leaves when PM QoS allows no
+	 * latency or every state is disabled) */
 	if (c->floor && (p->state == WAKE_ST_BUSY ||
-			 p->state == WAKE_ST_UNKNOWN))
+			 p->state == WAKE_ST_UNKNOWN ||
+			 (p->state >= 0 && !c->ci->latency_us[p->state])))
 		p->state = WAKE_ST_NONE;
 	for (unsigned int i = 0; i < c->ci->n; i++)
 		p->silent_ns += (after->time_us[i] - before->time_us[i]) * 1000;
@@ -747,7 +751,7 @@ int wake_run_start(const struct wake_cfg *cfg, struct wake_run **out,
 		if (ret)
 			goto fail;
 	}
-	if (cfg->floor) {
+	if (cfg->floor && !cfg->floor_nospin) {
 		ret = pthread_create(&r->spinner, NULL, spinner_main, r);
 		if (ret)
 			goto fail_thread;

@@ -203,7 +203,11 @@ struct wake_cfg {
 	uint64_t duration_ns;
 	int priority;			/* SCHED_FIFO; 0: the normal class */
 	uint64_t seed;
-	int floor;			/* a SCHED_IDLE spinner on cpu */
+	int floor;			/* the floor: a SCHED_IDLE spinner on
+					 * cpu, unless floor_nospin (the
+					 * caller keeps it out of idle states
+					 * by PM QoS or disabling them) */
+	int floor_nospin;
 	int setting;			/* copied into each point */
 	uint64_t seq0;			/* first seq */
 	const struct wake_cpuidle *ci;	/* the measured CPU's counters */

@@ -173,4 +173,28 @@ wait $pid 2>/dev/null
 [ "$(flags)" = "000 001" ] || fail "after SIGKILL + cstate restore: flags $(flags)"
 [ -z "$(ls "$WAKEBENCH_STATE_DIR" 2>/dev/null)" ] || fail "a state file left after cstate restore"
 [ ! -e "$TMP/fe-kill/summary.csv" ] || fail "SIGKILL: a summary under a final name"
+
+# ---- --floor disable|pmqos on the fake sysfs: the floor without a
+# spinner, its setting on CPU 1 during the phase and back after (also
+# after SIGINT); the floor's rows as with the spinner
+pmq="$FAKE/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us"
+mkdir -p "${pmq%/*}" && echo 0 > "$pmq"
+"$WB" wake --cpu 1 --source timer --count 20 --ldist 0,200 --states none --floor disable \
+	--out "$TMP/fd" -q 2> "$TMP/fd.err" || fail "--floor disable: $(cat "$TMP/fd.err")"
+[ "$(flags)" = "000 001" ] || fail "flags after --floor disable: $(flags)"
+grep -q "^timer,none,none,20,0," "$TMP/fd/summary.csv" || fail "--floor disable: no floor row: $(cat "$TMP/fd/summary.csv")"
+grep -q '"floor": *"disable"' "$TMP/fd/summary.json" || fail "summary.json: floor not named"
+"${dfl[@]}" "$WB" wake --cpu 1 --count 200 --ldist 2000,2000 --states none --floor disable -q 2>/dev/null &
+pid=$!
+wait_for '[ "$(flags)" = "000 111" ]' || fail "--floor disable: flags during the floor $(flags)"
+kill -INT $pid; wait $pid
+[ "$(flags)" = "000 001" ] || fail "flags after --floor disable and SIGINT: $(flags)"
+"${dfl[@]}" "$WB" wake --cpu 1 --count 200 --ldist 2000,2000 --states none --floor pmqos -q 2>/dev/null &
+pid=$!
+wait_for '[ "$(cat "$pmq")" = n/a ]' || fail "--floor pmqos: resume latency during the floor $(cat "$pmq")"
+[ "$(flags)" = "000 001" ] || fail "--floor pmqos changed flags: $(flags)"
+kill -INT $pid; wait $pid
+[ "$(cat "$pmq")" = 0 ] || fail "--floor pmqos: resume latency after: $(cat "$pmq")"
+[ -z "$(ls "$WAKEBENCH_STATE_DIR" 2>/dev/null)" ] || fail "--floor: a state file left"
+"$WB" wake --floor bogus 2>/dev/null; [ $? = 2 ] || fail "--floor bogus: not a usage error"
 echo "ok"
