@@ -794,13 +794,13 @@ static void capture_summary_header(const struct capture *s, char *hdr, size_t le
 	/* appended (issue 35): each --pid process's CPU time */
 	n += strlen(hdr + n);
 	for (int i = 0; i < s->o.npids && n < len; i++) {
-		char col[32];
+		char role[32];
 
-		snprintf(col, sizeof(col), "%s", s->o.pid[i].name);
-		for (char *p = col; *p; p++)
+		snprintf(role, sizeof(role), "%s", s->o.pid[i].name);
+		for (char *p = role; *p; p++)
 			if (*p == '-')
 				*p = '_';
-		n += (size_t)snprintf(hdr + n, len - n, ",cpu_us_%s", col);
+		n += (size_t)snprintf(hdr + n, len - n, ",cpu_us_%s", role);
 	}
 	if (n >= len)
 		opt_die(TRACE_PROG, "too many idle states");
