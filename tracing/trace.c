@@ -483,6 +483,10 @@ int trace_timeline(int argc, char **argv)
 		snprintf(file, sizeof(file), TRACEOUT_CSTATE_FMT, cpu);
 		tw.cpu[cpu].cs = csv_create(dir, file,
 			"Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause");
+		/* 8 MB of buffers for them all: 64 KB each at 128 CPUs and
+		 * fewer, 16 KB at 512 (an idle CPU's rows come slowly, the
+		 * whole trace long) */
+		csv_buffer_max(tw.cpu[cpu].cs, (8u << 20) / in.m.ncpus);
 	}
 	tw.irq = csv_create(dir, TRACEOUT_IRQ, "Sample #,Continuous Time (ms),IRQ No,Interface,"
 			    "Duration (ms),CPU,Handler (ms)");

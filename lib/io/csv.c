@@ -24,7 +24,7 @@
 struct csv {
 	FILE *f;
 	int first;	/* next field starts a row */
-	size_t n, cap;
+	size_t n, cap, max;
 	char *buf;
 };
 
@@ -42,7 +42,7 @@ static void flush_buf(struct csv *c)
  */
 static int make_room(struct csv *c, size_t len)
 {
-	while (c->cap < CSV_BUF && c->cap - c->n < len) {
+	while (c->cap < c->max && c->cap - c->n < len) {
 		char *nb = realloc(c->buf, 2 * c->cap);
 
 		if (!nb)
@@ -82,6 +82,7 @@ struct csv *csv_open(const char *path)
 		return NULL;
 	c->n = 0;
 	c->cap = CSV_BUF_FIRST;
+	c->max = CSV_BUF;
 	c->buf = malloc(c->cap);
 	c->f = c->buf ? wfile_open(path) : NULL;
 	if (!c->f) {
@@ -99,6 +100,11 @@ struct csv *csv_open(const char *path)
 		setvbuf(c->f, NULL, _IONBF, 0);
 	c->first = 1;
 	return c;
+}
+
+void csv_buffer_max(struct csv *c, size_t bytes)
+{
+	c->max = bytes < CSV_BUF_FIRST ? CSV_BUF_FIRST : bytes > CSV_BUF ? CSV_BUF : bytes;
 }
 
 void csv_header(struct csv *c, const char *cols)

@@ -13,6 +13,11 @@ struct csv;
 
 /* Opens path for writing ("-" is stdout). NULL with errno on failure. */
 struct csv *csv_open(const char *path);
+/*
+ * The most the buffer grows to (from 4 KB; default and most 64 KB): a
+ * writer of a file per CPU spreads a memory budget over them.
+ */
+void csv_buffer_max(struct csv *c, size_t bytes);
 /* Comma-separated header line, written as is. */
 void csv_header(struct csv *c, const char *cols);
 void csv_u64(struct csv *c, uint64_t v);

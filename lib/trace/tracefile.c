@@ -755,10 +755,11 @@ long tracefile_page_walk(const void *page, size_t len, int long_size,
 
 /*
  * Each CPU's file is read a page at a time; a page's events are decoded
- * whole into a small array (their strings into an arena of the page's
- * size), so a corrupt page yields none of its events, and the merge
- * below hands them out across CPUs in time order. Memory: a page, its
- * events and their strings per CPU, whatever the trace's length.
+ * whole into a small array (their strings into an arena), so a corrupt
+ * page yields none of its events, and the merge below hands them out
+ * across CPUs in time order. Memory: per CPU its page's events and their
+ * strings (array and arena grown as far as a page needs), and its pages
+ * read but not yet decoded, whatever the trace's length.
  */
 #define STR_MAX 256		/* a marker or handler name, as kept */
 #define COMMON_HEADER 8		/* common_type, flags, preempt_count, pid */
@@ -861,15 +862,40 @@ struct page_ctx {
 	size_t errlen;
 };
 
+/*
+ * Room in the arena for one more string: a new one of twice the size,
+ * the page's strings so far moved there with their events' pointers.
+ * The arena starts small: most CPUs of a big host have a few names a
+ * page, and a page's worth (4.8 KB) was a page of memory a CPU.
+ */
+static int arena_grow(struct cpu_reader *r)
+{
+	size_t ncap = r->arena_cap ? 2 * r->arena_cap : 2 * STR_MAX;
+	char *n = malloc(ncap);
+
+	if (!n)
+		return -1;
+	if (r->used)
+		memcpy(n, r->arena, r->used);
+	for (size_t i = 0; i < r->nev; i++)
+		if (r->ev[i].str)
+			r->ev[i].str = n + (r->ev[i].str - r->arena);
+	free(r->arena);
+	r->arena = n;
+	r->arena_cap = ncap;
+	return 0;
+}
+
 /* A string field into the reader's arena. */
 static int arena_str(struct cpu_reader *r, struct tep_format_field *f,
 		     const void *data, int size, const char **out)
 {
-	char *p = r->arena + r->used;
+	char *p;
 	size_t len;
 
-	if (r->arena_cap - r->used < STR_MAX)
-		return -1;	/* cannot happen: the arena fits a page's */
+	if (r->arena_cap - r->used < STR_MAX && arena_grow(r))
+		return -1;
+	p = r->arena + r->used;
 	if (str(f, data, size, p, STR_MAX, &len))
 		return -1;
 	*out = p;
@@ -1131,21 +1157,18 @@ static void runner_up(struct tf_stream *s)
 		s->next2 = s->heap[1];
 }
 
-static int reader_init(struct tf_stream *s, struct cpu_reader *r, uint32_t cpu)
+static int reader_init(struct cpu_reader *r, uint32_t cpu)
 {
-	size_t maxev = s->subbuf / 8 + 1;
-
 	r->cpu = cpu;
 	r->fd = -1;
 	/* grown as a page needs (collect): most CPUs of a big host have a
 	 * few events a page, and a page's worth is 20 KB a CPU */
 	r->ev = malloc(64 * sizeof(*r->ev));
 	r->cap = 64;
-	/* every string is at most its event's size plus a NUL; STR_MAX of
-	 * slack keeps arena_str's check simple */
-	r->arena_cap = s->subbuf + maxev + STR_MAX;
-	r->arena = malloc(r->arena_cap);
-	return r->ev && r->arena ? 0 : -ENOMEM;
+	/* the arena grows as strings come (arena_grow) */
+	r->arena_cap = 0;
+	r->arena = NULL;
+	return r->ev ? 0 : -ENOMEM;
 }
 
 static void stream_free(struct tf_stream *s)
@@ -1187,7 +1210,7 @@ static struct tf_stream *stream_alloc(struct tf_decoder *d, uint32_t nr,
 	for (uint32_t i = 0; i < nr; i++) {
 		s->r[i].fd = -1;
 		s->nr = i + 1;
-		if (reader_init(s, &s->r[i], i)) {
+		if (reader_init(&s->r[i], i)) {
 			stream_free(s);
 			return NULL;
 		}
@@ -1202,10 +1225,12 @@ static void reset_counts(struct tf_decode *o)
 }
 
 /* Pages read at once per CPU: 32, fewer on machines of many CPUs (the
- * buffers together at most 32 MB). */
+ * buffers together at most 8 MB: 4 pages a read at 512 CPUs; the reader
+ * of an idle CPU holds its buffer the whole trace long, its few events
+ * spread over it, and 32 MB of them was most of an analysis's memory). */
 static uint32_t read_pages(const struct trace_meta *m)
 {
-	uint64_t per_cpu = (32ull << 20) / m->ncpus / m->subbuf_size;
+	uint64_t per_cpu = (8ull << 20) / m->ncpus / m->subbuf_size;
 
 	return per_cpu < 1 ? 1 : per_cpu > 32 ? 32 : (uint32_t)per_cpu;
 }

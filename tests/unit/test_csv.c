@@ -77,7 +77,8 @@ END_TEST
  * The buffer grows from a page as rows come (issue 33): the bytes are
  * those of the fields in order across every growth, strings longer than
  * the buffer then was, and longer than half its most (written straight
- * through), quoted or not.
+ * through), quoted or not; the same with the buffer held at 4 KB
+ * (csv_buffer_max: longer strings than the buffer) and at 16 KB.
  */
 START_TEST(csv_buffer_grows)
 {
@@ -93,6 +94,8 @@ START_TEST(csv_buffer_grows)
 	ck_assert(want && s);
 	c = csv_open(path);
 	ck_assert_ptr_nonnull(c);
+	if (_i)
+		csv_buffer_max(c, _i == 1 ? 4096 : 16384);
 	p = want;
 	for (int i = 0; i < 30000; i++) {
 		/* 3 KB while the buffer is 4 KB, 6 KB and 40 KB later */
@@ -227,7 +230,7 @@ Suite *csv_suite(void)
 
 	tcase_add_test(tc, csv_fields_and_quoting);
 	tcase_add_test(tc, csv_fixed_matches_printf);
-	tcase_add_test(tc, csv_buffer_grows);
+	tcase_add_loop_test(tc, csv_buffer_grows, 0, 3);
 	tcase_add_test(tc, csv_few_rows_cost_a_page);
 	tcase_add_test(tc, json_nesting_and_escapes);
 	tcase_add_test(tc, open_errors);
