@@ -6,8 +6,9 @@
 # synthetic trace of 3 CPUs with one left out, each turned into trace.dat
 # by trace export. trace-cmd report reads the same number of events. With
 # root and tracefs: trace record writes trace.dat that trace-cmd report
-# reads, sizes its buffers from --event-rate, and stops within a second
-# of SIGINT, SIGTERM and SIGHUP with its instance removed.
+# reads, sizes its buffers from --event-rate, leaves out the CPUs --cpus
+# does not name, and stops within a second of SIGINT, SIGTERM and SIGHUP
+# with its instance removed.
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd > /dev/null || skip "no trace-cmd to read the files with (make deps)"
 GEN="$WB_TOOLS/wb-tracegen"
@@ -79,6 +80,16 @@ grep -q '^buffer_kb 3125$' "$TMP/r/meta.txt" || fail "--event-rate 100000: $(gre
 timeout 60 "$WB" trace timeline "$TMP/r" > "$TMP/r.tl" 2>&1 || fail "timeline of a recording: $(cat "$TMP/r.tl")"
 n=$(sed -n 's/^events: \([0-9]*\) in the trace.*/\1/p' "$TMP/r.tl")
 [ "$(events_of "$TMP/r")" = "$n" ] || fail "recording: trace-cmd report lists $(events_of "$TMP/r") events, timeline $n"
+# --cpus: the CPUs left out have no data in trace.dat, and say so
+if [ "$(nproc)" -ge 2 ]; then
+	"$WB" trace record --out "$TMP/c0" --cpus 0 --duration 0.3 2> "$TMP/c0.err" ||
+		fail "record --cpus 0: $(cat "$TMP/c0.err")"
+	"$WB" trace timeline "$TMP/c0" > "$TMP/c0.tl" 2>&1 || fail "timeline --cpus 0: $(cat "$TMP/c0.tl")"
+	grep -q "^recorded CPUs: 0 of $(nproc)" "$TMP/c0.tl" || fail "--cpus 0 not said: $(head -3 "$TMP/c0.tl")"
+	trace-cmd report -i "$TMP/c0/trace.dat" 2>/dev/null | grep -q '\[001\]' &&
+		fail "--cpus 0: events of cpu1 in trace.dat"
+	[ "$(instances)" = 0 ] || fail "--cpus 0: instance left behind"
+fi
 for sig in INT TERM HUP; do
 	"$WB" trace record --out "$TMP/s$sig" --duration 60 2> "$TMP/s.err" &
 	pid=$!
