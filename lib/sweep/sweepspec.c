@@ -157,6 +157,7 @@ ONE_OF(ishelperwait, "block", "spin")
 ONE_OF(isbackend, "wakebench", "memcached", "redis")
 ONE_OF(isroute, "hash", "all")
 ONE_OF(isorder, "shuffle", "pairs")
+ONE_OF(isplacement, "socket", "cross-socket")
 
 static int isleaves(const char *w, int ncpus)
 {
@@ -286,11 +287,14 @@ static const struct keydef keys[SK_NKEYS] = {
 	[SK_START_MARGIN_MS] = { "start-margin-ms", K_ONE, "auto", ismargin,
 				 "auto or a whole number of ms, at least 1" },
 	[SK_ORDER] = { "order", K_ONE, "shuffle", isorder, "shuffle or pairs" },
+	[SK_PLACEMENT] = { "placement", K_ONE, "socket", isplacement,
+			   "socket or cross-socket" },
 };
 
 /*
  * The order values are checked in: the first bad one is reported. The
- * keys of dimensions added to the table since (after SK_ORDER) come last.
+ * keys of dimensions added to the table since (after SK_PLACEMENT) come
+ * last.
  */
 static const int check_order[] = {
 	SK_DIST, SK_PREQUERY, SK_CSTATES, SK_WARMUP, SK_SERVICE_US,
@@ -304,10 +308,10 @@ static const int check_order[] = {
 	SK_DELAY, SK_WORK_US, SK_HELPER_WAIT, SK_MIDTIER_CPU, SK_HELPER_CPU, SK_DURATION,
 	SK_TURBOSTAT_SHOW, SK_TURBOSTAT_HIDE, SK_BACKEND, SK_LEAVES, SK_ROUTE,
 	SK_GET_RATIO, SK_KEYS, SK_KEY_SIZE, SK_VALUE_SIZE, SK_KEY_DIST,
-	SK_PRELOAD, SK_START_MARGIN_MS, SK_ORDER,
+	SK_PRELOAD, SK_START_MARGIN_MS, SK_ORDER, SK_PLACEMENT,
 };
-_Static_assert(sizeof(check_order) / sizeof(*check_order) == SK_ORDER + 1,
-	       "check_order names every key up to SK_ORDER");
+_Static_assert(sizeof(check_order) / sizeof(*check_order) == SK_PLACEMENT + 1,
+	       "check_order names every key up to SK_PLACEMENT");
 
 int sweepspec_same_key(const char *a, const char *b)
 {
@@ -615,10 +619,15 @@ static int place_cpus(struct sweepspec *s, int ncpus, char *err,
 {
 	int server = s->val[SK_SERVER_CPU][0] ? atoi(s->val[SK_SERVER_CPU]) : -1;
 	int client = s->val[SK_CLIENT_CPU][0] ? atoi(s->val[SK_CLIENT_CPU]) : -1;
+	int cross = !strcmp(s->val[SK_PLACEMENT], "cross-socket");
 	char b[16];
 	int ret;
 
-	ret = topology_pick(ncpus, 0, &server, &client, err, errlen);
+	if (cross && topology_packages(ncpus) < 2) {
+		errmsg_set(err, errlen, "placement cross-socket: this host's CPUs are on one package (socket)");
+		return -EINVAL;
+	}
+	ret = topology_pick(ncpus, cross, &server, &client, err, errlen);
 	if (ret)
 		return ret;
 	snprintf(b, sizeof(b), "%d", server);
@@ -782,7 +791,7 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 		if (ret)
 			return ret;
 	}
-	for (int k = SK_ORDER + 1; k < SK_NKEYS; k++) {
+	for (int k = SK_PLACEMENT + 1; k < SK_NKEYS; k++) {
 		ret = resolve_key(s, k, ncpus, err, errlen);
 		if (ret)
 			return ret;

@@ -45,6 +45,8 @@ enum sweepspec_key {
 	SK_START_MARGIN_MS,
 	/* the order of the runs (issue 31): one value */
 	SK_ORDER,
+	/* where the default CPUs go on a big host (issue 33): one value */
+	SK_PLACEMENT,
 #define SWEEPSPEC_KEY_(id, ...) SK_##id,
 	SWEEPDIM_ADDED(SWEEPSPEC_KEY_)
 #undef SWEEPSPEC_KEY_

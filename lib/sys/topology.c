@@ -120,6 +120,27 @@ int topology_is_big(int ncpus)
 	return big;
 }
 
+int topology_packages(int ncpus)
+{
+	struct topology_cpu *t;
+	int nok, n = 0;
+
+	if (ncpus < 1)
+		return 0;
+	t = read_all(ncpus, &nok);
+	for (int c = 0; t && c < ncpus; c++) {
+		int seen = 0;
+
+		if (t[c].cpu < 0)
+			continue;
+		for (int d = 0; d < c && !seen; d++)
+			seen = t[d].cpu >= 0 && t[d].package == t[c].package;
+		n += !seen;
+	}
+	free(t);
+	return n;
+}
+
 /*
  * The CPU for one side beside OTHER (the other side's CPU, or -1): the
  * lowest id with the fewest broken rules, weighted so a rule gives way

@@ -28,6 +28,9 @@ struct topology_cpu {
  */
 int topology_get(int cpu, struct topology_cpu *t);
 
+/* The packages (sockets) of CPUs 0..NCPUS-1; 0 when none can be read. */
+int topology_packages(int ncpus);
+
 /* Whether a host of NCPUS CPUs is placed by topology (see below). */
 int topology_is_big(int ncpus);
 

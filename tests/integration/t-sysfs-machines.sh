@@ -116,6 +116,16 @@ EOF
 	# its sibling, apart; a given server CPU gets a client off its core
 	got=$("$WB_BIN/wakebench-internal" spec | sed -n 's/^\(server\|client\)-cpu = //p' | tr '\n' ' ')
 	[ "$got" = "2 1 " ] || fail "$m: default client and server CPUs '$got', want '2 1 '"
+	# --placement cross-socket: the client on another package, or refused
+	if [ "${topo%% *}" -gt 1 ]; then
+		got=$("$WB_BIN/wakebench-internal" spec --placement cross-socket | sed -n 's/^client-cpu = //p')
+		[ "$(cat "$(cpu_dir "$got")/topology/physical_package_id")" != 0 ] ||
+			fail "$m: cross-socket client $got is on package 0"
+	else
+		"$WB_BIN/wakebench-internal" spec --placement cross-socket > "$TMP/o" 2>&1
+		rc=$?
+		[ $rc = 2 ] && grep -q 'one package' "$TMP/o" || fail "$m: cross-socket on one package: rc $rc, $(cat "$TMP/o")"
+	fi
 	sib=$(cat "$(cpu_dir 1)/topology/thread_siblings_list")
 	sib=${sib##*,}
 	if [ "$sib" != 1 ]; then

@@ -345,6 +345,7 @@ START_TEST(topology_defaults)
 	ck_assert(t.package == 0 && t.core == 1 && t.die == 0 &&
 		  !strcmp(t.siblings, "1,9"));
 	ck_assert(topology_is_big(16));
+	ck_assert_int_eq(topology_packages(16), 2);
 	pick(16, 0, -1, -1, 1, 2);
 	pick(16, 1, -1, -1, 1, 4);		/* cross-socket on purpose */
 	pick(16, 0, 9, -1, 9, 2);		/* not 1, 9's sibling */
@@ -366,9 +367,11 @@ START_TEST(topology_defaults)
 	topo_host(6, 1, 6, 0);
 	pick(6, 0, -1, -1, 1, 2);
 	pick(6, 1, -1, -1, 1, 2);		/* no other package */
+	ck_assert_int_eq(topology_packages(6), 1);
 	fake_sysfs_destroy();
 	/* no topology to read: today's choice */
 	fake_sysfs_create(8, 1);
+	ck_assert_int_eq(topology_packages(8), 0);
 	pick(8, 0, -1, -1, 0, 1);
 	pick(8, 0, -1, 0, 1, 0);
 	fake_sysfs_destroy();
