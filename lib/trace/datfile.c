@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include <event-parse.h>
 
 #include "datfile.h"
+#include "errmsg.h"
 #include "rfile.h"
 #include "wfile.h"
 
@@ -29,16 +29,8 @@ static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 
 #define OPT_FTRACE_EVENTS 17
 #define OPT_EVENT_FORMATS 18
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+/* A message, and -EINVAL: a file that is not what it says. */
+#define fail(err, len, ...) (errmsg_set(err, len, __VA_ARGS__), -EINVAL)
 
 /* ---- formats ---------------------------------------------------------- */
 
