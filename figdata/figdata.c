@@ -32,6 +32,7 @@
 #include "figtable.h"
 #include "figtrace.h"
 #include "figtraj.h"
+#include "figwake.h"
 #include "die.h"
 #include "tracefile.h"
 #include "traceout.h"
@@ -85,6 +86,7 @@ static const struct cli_cmd figures_cmd = {
 "                            'wakebench stats' made of it\n"
 "  trace SIDE LABEL DIR      a trace directory (timeline and attribution)\n"
 "  traj SIDE LABEL FILE      an adaptive trajectory\n"
+"  wake SIDE LABEL DIR       a 'wakebench wake' result (figures 12, 13)\n"
 "SIDE names the directory given to the report it was found under. Writes\n"
 "DIR/figN.dat (figure 5: fig5-ivs.dat, fig5-marks.dat) and DIR/figN.vars\n"
 "(gnuplot assignments; figures 1 and 2 share fig1.vars) and prints one\n"
@@ -318,7 +320,8 @@ struct figures_run {
 	struct figdist_src *ds;
 	struct figtrace_src *ts;
 	struct figtraj_src *js;
-	size_t nds, nts, njs, nsum;
+	struct figwake_src *ws;
+	size_t nds, nts, njs, nsum, nws;
 	int nruns;
 	struct cpuset *cpus;
 	struct out out;
@@ -351,7 +354,8 @@ static int figures_parse(struct figures_run *s, int argc, char **argv)
 	s->ds = calloc((size_t)n + 1, sizeof(*s->ds));
 	s->ts = calloc((size_t)n + 1, sizeof(*s->ts));
 	s->js = calloc((size_t)n + 1, sizeof(*s->js));
-	if (!s->ds || !s->ts || !s->js)
+	s->ws = calloc((size_t)n + 1, sizeof(*s->ws));
+	if (!s->ds || !s->ts || !s->js || !s->ws)
 		opt_die(PROG, "out of memory");
 	return first;
 }
@@ -391,8 +395,10 @@ static void figures_source(struct figures_run *s, const char *kind, const char *
 		s->ts[s->nts++] = (struct figtrace_src){ arg, path };
 	} else if (!strcmp(kind, "traj")) {
 		s->js[s->njs++] = (struct figtraj_src){ arg, path };
+	} else if (!strcmp(kind, "wake")) {
+		s->ws[s->nws++] = (struct figwake_src){ arg, path };
 	} else {
-		opt_usage(PROG, "unknown source kind '%s' (run, sweep, trace, traj)", kind);
+		opt_usage(PROG, "unknown source kind '%s' (run, sweep, trace, traj, wake)", kind);
 	}
 }
 
@@ -522,6 +528,30 @@ static void draw_trajectories(struct figures_run *s)
 	       "(prequery-trajectory.csv or *.trajectory.csv) found", s->err);
 }
 
+/* 12, 13: wake results; said only when the report found one */
+static void draw_wakes(struct figures_run *s)
+{
+	FILE *a, *v, *b, *u;
+	int n12, n13, ret;
+
+	if (!s->nws)
+		return;
+	a = create(&s->out, "fig12.dat");
+	v = create(&s->out, "fig12.vars");
+	b = create(&s->out, "fig13.dat");
+	u = create(&s->out, "fig13.vars");
+	ret = figwake_figures(s->ws, s->nws, a, v, b, u, &n12, &n13, s->err,
+			      sizeof(s->err));
+	done(&s->out, a);
+	done(&s->out, v);
+	done(&s->out, b);
+	done(&s->out, u);
+	status(12, ret < 0 ? ret : n12, "the wake results have no datapoint that "
+	       "was not busy or mixed", s->err);
+	status(13, ret < 0 ? ret : n13, "no datapoint has a silent time (no cpuidle "
+	       "states: wakebench wake cannot tell how long the CPU idled)", s->err);
+}
+
 static int figures(int argc, char **argv)
 {
 	struct figures_run s = { .o = { .requests = 3 } };
@@ -540,12 +570,14 @@ static int figures(int argc, char **argv)
 	draw_distributions(&s);
 	draw_traces(&s);
 	draw_trajectories(&s);
+	draw_wakes(&s);
 	figsum_free(&s.sum);
 	if (s.o.reference)
 		figref_free(&s.ref);
 	free(s.ds);
 	free(s.ts);
 	free(s.js);
+	free(s.ws);
 	cpuset_free(s.cpus);
 	return 0;
 }

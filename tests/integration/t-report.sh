@@ -127,6 +127,30 @@ f10=$(ls "$TMP"/share/report/fig10-*.svg)
 grep -q 'axis cut at 49.4 µs' "$f10" && grep -q '>398 µs<' "$f10" ||
 	fail "fig 10: the stalled C0 bar sets the scale or is not labelled"
 
+# wakebench wake results (issue 34): figure 12 from a real run; figure 13
+# needs silent times (none without cpuidle states: said), drawn from a
+# crafted result with states
+"$WB" wake --cpu 1 --source timer,ipi --count 30 --ldist 0,300 --out "$TMP/wk/real" -q 2>/dev/null ||
+	fail "wake run for the report"
+"$WB" report "$TMP/wk" > /dev/null 2> "$TMP/wk.err" || fail "report on a wake run: $(cat "$TMP/wk.err")"
+valid "$TMP/wk/report" 12
+if ! grep -q '"idle_states": *0' "$TMP/wk/real/summary.json"; then
+	valid "$TMP/wk/report" 13
+else
+	grep -q 'figure 13: no datapoint has a silent time' "$TMP/wk.err" || fail "figure 13's absence not said: $(cat "$TMP/wk.err")"
+fi
+mkdir -p "$TMP/wk2/run"
+cp "$TMP/wk/real/summary.json" "$TMP/wk2/run/"
+{
+	echo "seq,source,state_setting,launch_ns,wake_ns,latency_ns,silent_ns,state,busy"
+	awk 'BEGIN { for (i = 0; i < 300; i++) { s = (i * 37) % 4000; st = s < 600 ? "C1" : "C6"
+		printf "%d,%s,all,0,0,%d,%d,%s,0\n", i, i % 2 ? "timer" : "packet", (st == "C1" ? 10 : 80) * 1000 + i, s * 1000, st } }'
+} > "$TMP/wk2/run/wake.csv"
+printf 'source,state_setting,state,kernel_latency_us,kernel_residency_us\ntimer,all,C1,2,2\ntimer,all,C6,170,600\n' > "$TMP/wk2/run/summary.csv"
+"$WB" report "$TMP/wk2" > /dev/null 2> "$TMP/wk2.err" || fail "report on a crafted wake result: $(cat "$TMP/wk2.err")"
+valid "$TMP/wk2/report" 12 13
+grep -q '>C6<' "$TMP"/wk2/report/fig13-*.svg || fail "fig 13: states not in the key"
+
 # A fresh loopback run with adaptive pre-query: figures 3, 4, 8; the
 # others named as missing, and why.
 start_server -q

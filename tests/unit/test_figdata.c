@@ -24,6 +24,7 @@
 #include "figtable.h"
 #include "figtrace.h"
 #include "figtraj.h"
+#include "figwake.h"
 #include "jsonflat.h"
 
 static char err[2048];
@@ -1050,6 +1051,77 @@ START_TEST(figtrace_wakeshare_table)
 }
 END_TEST
 
+/* ---- figwake ----------------------------------------------------------- */
+
+START_TEST(figwake_cdf_and_silent)
+{
+	struct figwake_src src[2];
+	struct mem d12, v12, d13, v13;
+	char *t12, *u12, *t13, *u13;
+	int n12, n13;
+
+	mkscratch();
+	/* two C1 timer wakes, one C6 timer and one C6 ipi; busy and mixed
+	 * rows left out */
+	put("w/wake.csv", "seq,source,state_setting,launch_ns,wake_ns,latency_ns,silent_ns,state,busy\n"
+	    "0,timer,all,0,0,10000,100000,C1,0\n"
+	    "1,timer,all,0,0,30000,200000,C6,0\n"
+	    "2,timer,all,0,0,20000,150000,C1,0\n"
+	    "3,ipi,all,0,0,50000,900000,C6,0\n"
+	    "4,timer,all,0,0,99000,0,busy,1\n"
+	    "5,ipi,all,0,0,99000,0,mixed,0\n");
+	put("w/summary.csv", "source,state_setting,state,kernel_latency_us,kernel_residency_us\n"
+	    "timer,all,C1,2,2\ntimer,all,C6,170,600\n");
+	/* no cpuidle states: no silent time */
+	put("v/wake.csv", "seq,source,state_setting,launch_ns,wake_ns,latency_ns,silent_ns,state,busy\n"
+	    "0,packet,all,0,0,40000,0,unknown,\n");
+	src[0] = (struct figwake_src){ "w", path_of("w") };
+	src[1] = (struct figwake_src){ "v", path_of("v") };
+	mopen(&d12);
+	mopen(&v12);
+	mopen(&d13);
+	mopen(&v13);
+	ck_assert_msg(figwake_figures(src, 2, d12.f, v12.f, d13.f, v13.f, &n12, &n13,
+				      err, sizeof(err)) == 0, "%s", err);
+	t12 = mtext(&d12);
+	u12 = mtext(&v12);
+	t13 = mtext(&d13);
+	u13 = mtext(&v13);
+	ck_assert_int_eq(n12, 4);
+	/* C1 timer, C6 timer, C6 ipi, v's packet: sorted, to fraction 1 */
+	ck_assert_str_eq(t12, "10 0.5\n20 1\n\n\n30 1\n\n\n50 1\n\n\n40 1\n");
+	ck_assert_ptr_nonnull(strstr(u12, "pname[1] = 'w: C1'\nplat[1] = 2\npfirst[1] = 1\n"));
+	ck_assert_ptr_nonnull(strstr(u12, "pname[3] = 'v: unknown'\nplat[3] = NaN\n"));
+	ck_assert_ptr_nonnull(strstr(u12, "csrc[3] = 2\ncname[3] = 'ipi (n=1)'\n"));
+	ck_assert_ptr_nonnull(strstr(u12, "plast[2] = 3\n"));
+	ck_assert_ptr_nonnull(strstr(u12, "npanels = 3\nncurves = 4\n"));
+	/* a panel per directory and source; states numbered per run */
+	ck_assert_int_eq(n13, 5);
+	ck_assert_str_eq(t13, "100 10 1\n200 30 2\n150 20 1\n\n\n900 50 2\n\n\n0 40 3\n");
+	ck_assert_ptr_nonnull(strstr(u13, "sname[2] = 'C6'\nsdir[2] = 1\nslat[2] = 170\nsres[2] = 600\n"));
+	ck_assert_ptr_nonnull(strstr(u13, "smax = 900\n"));
+	free(t12);
+	free(u12);
+	free(t13);
+	free(u13);
+	/* a bad latency: FILE:LINE */
+	put("w/wake.csv", "seq,source,state_setting,launch_ns,wake_ns,latency_ns,silent_ns,state,busy\n"
+	    "0,timer,all,0,0,x,1,C1,0\n");
+	mopen(&d12);
+	mopen(&v12);
+	mopen(&d13);
+	mopen(&v13);
+	ck_assert_int_eq(figwake_figures(src, 1, d12.f, v12.f, d13.f, v13.f, &n12, &n13,
+					 err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "wake.csv:2: "));
+	free(mtext(&d12));
+	free(mtext(&v12));
+	free(mtext(&d13));
+	free(mtext(&v13));
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
 /* ---- figtraj --------------------------------------------------------------- */
 
 START_TEST(figtraj_lead_used)
@@ -1261,6 +1333,7 @@ Suite *figdata_suite(void)
 	tcase_add_test(tc, figtrace_states_and_breakdown);
 	tcase_add_test(tc, figtrace_breakdown_scale);
 	tcase_add_test(tc, figtrace_wakeshare_table);
+	tcase_add_test(tc, figwake_cdf_and_silent);
 	tcase_add_test(tc, figtraj_lead_used);
 	tcase_add_test(tc, figtable_html_and_md);
 	tcase_add_test(tc, jsonflat_paths);
