@@ -180,17 +180,25 @@ static void done(struct out *o, FILE *f)
 		opt_die(PROG, "writing into %s failed", o->dir);
 }
 
-/* paired.csv: the paired effects of figure 2's pairs (the index's table) */
-static void write_paired(struct out *o, const struct figsum *sum)
+/* DIR/NAME as a CSV writer (its path left in o->path). */
+static struct csv *create_csv(struct out *o, const char *name)
 {
 	struct csv *c;
 
-	if ((size_t)snprintf(o->path, sizeof(o->path), "%s/paired.csv", o->dir) >=
+	if ((size_t)snprintf(o->path, sizeof(o->path), "%s/%s", o->dir, name) >=
 	    sizeof(o->path))
 		opt_die(PROG, "%s: path too long", o->dir);
 	c = csv_open(o->path);
 	if (!c)
 		opt_die(PROG, "cannot write %s: %s", o->path, strerror(errno));
+	return c;
+}
+
+/* paired.csv: the paired effects of figure 2's pairs (the index's table) */
+static void write_paired(struct out *o, const struct figsum *sum)
+{
+	struct csv *c = create_csv(o, "paired.csv");
+
 	if (figsum_write_paired(sum, c) < 0)
 		opt_die(PROG, "out of memory");
 	if (csv_close(c))
@@ -204,15 +212,9 @@ static void write_paired(struct out *o, const struct figsum *sum)
 static void write_wakeshare(struct out *o, const struct figtrace_src *ts, size_t nts)
 {
 	char err[1024];
-	struct csv *c;
+	struct csv *c = create_csv(o, "wakeshare.csv");
 	int n;
 
-	if ((size_t)snprintf(o->path, sizeof(o->path), "%s/wakeshare.csv", o->dir) >=
-	    sizeof(o->path))
-		opt_die(PROG, "%s: path too long", o->dir);
-	c = csv_open(o->path);
-	if (!c)
-		opt_die(PROG, "cannot write %s: %s", o->path, strerror(errno));
 	csv_header(c, FIGTRACE_WAKESHARE_HEADER);
 	n = figtrace_wakeshare(ts, nts, c, err, sizeof(err));
 	if (csv_close(c))

@@ -36,6 +36,7 @@
 #include "spool.h"
 #include "stage.h"
 #include "sysfs.h"
+#include "timeline.h"
 #include "tracefile.h"
 #include "wake.h"
 #include "wakenet.h"
@@ -259,12 +260,6 @@ struct split_acc {
 static void write_row(const struct sink *k, const struct wake_point *p,
 		      const struct wake_split *sp)
 {
-	static const char *const cause[] = {
-		[TL_CAUSE_UNKNOWN] = "unknown", [TL_CAUSE_IRQ] = "irq",
-		[TL_CAUSE_IPI] = "ipi", [TL_CAUSE_TIMER] = "timer",
-		[TL_CAUSE_SOFTIRQ] = "softirq", [TL_CAUSE_NONE] = "none",
-	};
-
 	csv_u64(k->csv, p->seq);
 	csv_str(k->csv, wake_source_name(p->source));
 	csv_str(k->csv, k->sum->setting[p->setting]);
@@ -287,7 +282,7 @@ static void write_row(const struct sink *k, const struct wake_point *p,
 	/* the trace tells a busy CPU where no usage counter can (no
 	 * cpuidle driver) */
 	csv_u64(k->csv, (uint64_t)sp->idle);
-	csv_str(k->csv, sp->cause <= TL_CAUSE_NONE ? cause[sp->cause] : "");
+	csv_str(k->csv, timeline_cause_name(sp->cause));
 	for (int i = 0; i < WAKE_NSEG; i++) {
 		if (sp->known && (i != WAKE_SEG_TO_USER || sp->have_switch))
 			csv_u64(k->csv, sp->seg[i]);
