@@ -801,6 +801,8 @@ static int parse_args(struct session *s, int argc, char **argv)
 		opt_usage(PROG, "--netns is for --source packet");
 	if (o->trace && !o->out)
 		opt_usage(PROG, "--trace needs --out DIR (the trace goes to DIR/trace)");
+	if (o->trace && geteuid())
+		opt_usage(PROG, "--trace records in a tracefs instance: it needs root");
 	if (!o->cpu_seen)
 		o->cpu = s->ncpu - 1;
 	if (!o->sender_seen)

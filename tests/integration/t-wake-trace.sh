@@ -3,11 +3,18 @@
 # wake.csv add up to the latency (they partition launch .. wake), the
 # summary has their means per source, the trace is kept in --out/trace
 # and no tracefs instance or recorder is left; --trace without --out is
-# a usage error.
+# a usage error, and so is --trace for an unprivileged user.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (a sender beside the measured CPU)"
 "$WB" wake --trace --count 1 2>/dev/null; [ $? = 2 ] || fail "--trace without --out: not a usage error"
+# an unprivileged user is refused before anything is written
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$WB" wake --trace --count 1 \
+		--out "$TMP/np" 2>&1); rc=$?
+	[ $rc = 2 ] && echo "$out" | grep -q 'it needs root' || fail "--trace unprivileged: exit $rc: $out"
+	[ ! -e "$TMP/np" ] || fail "--trace unprivileged: --out made"
+fi
 need_tracefs
 N=40
 "$WB" wake --cpu 1 --sender-cpu 0 --source timer,ipi,packet --count $N \
