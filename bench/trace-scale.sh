@@ -19,11 +19,15 @@
 # events) to tmpfs; on the disk the kernel's writeback of those CSVs
 # competed with the analysis (timeline at 100 M events: 17.2 s with the
 # trace and its CSVs on /tmp's ext4, 7.4-9.6 s on tmpfs).
-#   usage: [SIZES="10000000 100000000"] [REPS=3] [INSTR=0] [SCALE_DIR=/dev/shm] bench/trace-scale.sh
+# Each size is run at each CPU count in CPUS: 4 is the two pairs alone,
+# 512 the same pairs on a big host's trace (wb-bigtrace's idle CPUs, a
+# timer wake every 50-150 ms each, on top of the size's events).
+#   usage: [SIZES="10000000 100000000"] [CPUS="4 512"] [REPS=3] [INSTR=0] [SCALE_DIR=/dev/shm] bench/trace-scale.sh
 . "$(dirname "$0")/lib.sh"
 SCALE=$(mktemp -d "${SCALE_DIR:-/dev/shm}/wbscale.XXXXXX") || exit 1
 trap 'rm -rf "$SCALE"; bench_cleanup' EXIT
 SIZES=${SIZES:-10000000 100000000}
+CPUS=${CPUS:-4 512}
 REPS=${REPS:-3}
 GEN="$top/${O:-build}/bench/wb-bigtrace"
 MED="$top/${O:-build}/bench/wb-median"
@@ -40,11 +44,12 @@ measure() {	# measure CMD...: prints "seconds peak_kb"
 echo "$(date -u) cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "Trace analysis at scale: synthetic loopback traces, median of $REPS runs; ratio: the median"
 echo "of each rep's trace-cmd time over the wakebench time measured next to it [its 95 % CI, or min-max]"
-printf '%-12s %-26s %10s %12s  %s\n' events tool seconds peak_rss_kb ratio
-for n in $SIZES; do
+printf '%-12s %5s %-26s %10s %12s  %s\n' events cpus tool seconds peak_rss_kb ratio
+for nc in $(for n in $SIZES; do for c in $CPUS; do echo "$n:$c"; done; done); do
+	n=${nc%:*} c=${nc#*:}
 	d="$SCALE/t$n"
 	rm -rf "$SCALE"/t*
-	"$GEN" "$d" "$n" > "$BTMP/gen.out" || exit 1
+	"$GEN" "$d" "$n" 1 "$c" > "$BTMP/gen.out" || exit 1
 	"$WB" trace export "$d" --format trace.dat --out "$d.dat" > "$BTMP/export.out" ||
 		{ echo "bench: export failed" >&2; exit 1; }
 	# the same pages as trace record writes them now: meta.txt + trace.dat
@@ -75,11 +80,12 @@ for n in $SIZES; do
 	for t in tl at td ad tc; do
 		name=$(case $t in tl) echo "wakebench trace timeline";; at) echo "wakebench trace attribute";;
 			td) echo "timeline (trace.dat)";; ad) echo "attribute (trace.dat)";; tc) echo "trace-cmd report";; esac)
-		printf '%-12s %-26s %10s %12s  %s\n' "$n" "$name" "$(med $t 2)" "$(med $t 3)" \
+		printf '%-12s %5s %-26s %10s %12s  %s\n' "$n" "$c" "$name" "$(med $t 2)" "$(med $t 3)" \
 			"$([ $t = tc ] && echo 1 || paired $t)"
 	done
 	echo "  ($(cat "$BTMP/gen.out"); $(tail -1 "$BTMP/export.out"))"
-	if [ "${INSTR:-0}" = 1 ] && [ "$n" = "${SIZES%% *}" ] && command -v valgrind >/dev/null; then
+	if [ "${INSTR:-0}" = 1 ] && [ "$n" = "${SIZES%% *}" ] && [ "$c" = "${CPUS%% *}" ] &&
+		command -v valgrind >/dev/null; then
 		echo 0 > "$BTMP/ir.tc"
 		for t in tl td $([ "${INSTR_TC:-1}" = 1 ] && echo tc); do
 			if [ $t != tc ]; then

@@ -5,7 +5,7 @@
  * (bench/trace-analysis.sh), with the server log that goes with it,
  * written with lib/tracewrite.
  *
- *   wb-bigtrace DIR EVENTS [SEED]
+ *   wb-bigtrace DIR EVENTS [SEED [CPUS]]
  *
  * Two server/client pairs of CPUs (0 serving, 1 sending; 2 and 3), each
  * CPU's file under 2 GiB up to 100 M events (libtracecmd's limit for a
@@ -21,6 +21,11 @@
  * around 100 us, the wake's steps a few microseconds each with jitter.
  * DIR/server.csv is the --log of the server on CPU 0 (seq,type,recv_ns,
  * send_ns,service_ns,conn); its thread's pid is 4242 (CPU 2's: 4244).
+ * With CPUS (default 4) above 4, a big host as it is measured: the pairs
+ * on CPUs 0-3 as above and every other CPU idle over the same time, in
+ * state 1 woken every 50-150 ms by its local timer (one wake in eight by
+ * an IRQ, nvme0q1), three or four events a wake: the idle CPUs' events
+ * come on top of EVENTS.
  * Reproducible from SEED; prints the events written and the time taken.
  */
 #include <math.h>
@@ -114,9 +119,31 @@ static void request(struct tracewrite *w, struct prng *r, struct pair *p)
 	p->seq++;
 }
 
+/* An idle CPU of a big host over [start, end]: woken every 50-150 ms. */
+static uint64_t idle_cpu(struct tracewrite *w, struct prng *r, uint32_t cpu,
+			 uint64_t start, uint64_t end)
+{
+	uint64_t t = start + prng_next(r) % 100000000, n = written;
+
+	while (t + 150000000 < end) {
+		uint64_t out = t + 50000000 + prng_next(r) % 100000000;
+
+		put(w, t, cpu, TL_IDLE, 1, 0, NULL);
+		if (prng_next(r) % 8) {
+			put(w, out - 300, cpu, TL_TIMER, 0, 0, NULL);
+		} else {
+			put(w, out - 900, cpu, TL_IRQ_ENTRY, 130, 0, "nvme0q1");
+			put(w, out - 300, cpu, TL_IRQ_EXIT, 130, 0, NULL);
+		}
+		put(w, out, cpu, TL_IDLE, TL_EXIT, 0, NULL);
+		t = out + 5000 + prng_next(r) % 60000;
+	}
+	return written - n;
+}
+
 int main(int argc, char **argv)
 {
-	uint64_t events, seed = 1;
+	uint64_t events, seed = 1, ncpus = 4, idle = 0;
 	struct trace_meta m = { .ncpus = 4, .start_ns = 5000000000ull };
 	struct tracewrite_opts o = { .command = "wb-bigtrace", .source = "synthetic" };
 	struct pair pairs[2] = {
@@ -128,10 +155,12 @@ int main(int argc, char **argv)
 	char err[600], path[4096];
 	double t0 = now();
 
-	if (argc < 3 || argc > 4 || opt_u64(argv[2], 10, UINT64_MAX, &events) ||
-	    (argc > 3 && opt_u64(argv[3], 0, UINT64_MAX, &seed)))
-		opt_usage(PROG, "usage: wb-bigtrace DIR EVENTS [SEED]");
+	if (argc < 3 || argc > 5 || opt_u64(argv[2], 10, UINT64_MAX, &events) ||
+	    (argc > 3 && opt_u64(argv[3], 0, UINT64_MAX, &seed)) ||
+	    (argc > 4 && opt_u64(argv[4], 4, TRACEFILE_MAX_CPUS, &ncpus)))
+		opt_usage(PROG, "usage: wb-bigtrace DIR EVENTS [SEED [CPUS]]");
 	prng_seed(&r, seed);
+	m.ncpus = (uint32_t)ncpus;
 	m.names = calloc(m.ncpus, sizeof(*m.names));
 	if (!m.names)
 		opt_die(PROG, "out of memory");
@@ -150,14 +179,21 @@ int main(int argc, char **argv)
 		put(w, pairs[k].ts, pairs[k].srv, TL_IDLE, 1, 0, NULL);
 	while (written < events)
 		request(w, &r, &pairs[pairs[1].ts < pairs[0].ts]);
+	for (uint32_t cpu = 4; cpu < m.ncpus; cpu++)
+		idle += idle_cpu(w, &r, cpu, m.start_ns,
+				 pairs[0].ts > pairs[1].ts ? pairs[0].ts : pairs[1].ts);
 	if (fclose(pairs[0].log))
 		opt_die(PROG, "cannot write %s", path);
 	if (tracewrite_close(w, err, sizeof(err)))
 		opt_die(PROG, "%s", err);
-	printf("%llu events, %llu requests (%llu on cpu0) in %s, %.1f s\n",
+	printf("%llu events, %llu requests (%llu on cpu0) in %s, %.1f s",
 	       (unsigned long long)written,
 	       (unsigned long long)(pairs[0].seq + pairs[1].seq),
 	       (unsigned long long)pairs[0].seq, argv[1], now() - t0);
+	if (m.ncpus > 4)
+		printf("; %u CPUs, %llu events on the %u idle ones", m.ncpus,
+		       (unsigned long long)idle, m.ncpus - 4);
+	printf("\n");
 	free(m.names);
 	return 0;
 }

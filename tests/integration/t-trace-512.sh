@@ -60,8 +60,8 @@ grep -q "^warning: cpu511\|cpu511: no cpu_idle events" "$TMP/tl512.out" "$TMP/tl
 # the export: a section per CPU
 [ "$(grep -c '^Core C-State - ' "$TMP/c512.sw.csv")" = 512 ] || fail "socwatch: not 512 core sections"
 
-# ---- peak RSS against the 2-CPU trace (here 2026-11-27: timeline 2.1x,
-# attribute 1.5x, export 1.06x; before 8x, 2.6x, 1.6x)
+# ---- peak RSS against the 2-CPU trace (here 2026-11-27: timeline 1.8x,
+# attribute 1.25x, export 1.04x; before 8x, 2.6x, 1.6x)
 echo "peak RSS (KB) 2 / 512 CPUs: timeline $rss_tl2 / $rss_tl512, attribute $rss_at2 / $rss_at512, socwatch export $rss_sw2 / $rss_sw512"
 [ "$rss_tl512" -le $((rss_tl2 * 3)) ] || fail "timeline: 512 CPUs $rss_tl512 KB, over 3x the 2-CPU $rss_tl2 KB"
 [ "$rss_at512" -le $((rss_at2 * 2)) ] || fail "attribute: 512 CPUs $rss_at512 KB, over 2x the 2-CPU $rss_at2 KB"
