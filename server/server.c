@@ -415,6 +415,64 @@ static const struct serve_ops server_loop_ops = {
 	.on_datagram = on_datagram,
 };
 
+/*
+ * C-states first: once the port accepts connections a client may start,
+ * and its first request must see the configured idle states (a later
+ * setup failure exits, and the atexit hook restores them). Then the
+ * request port and the pre-query port (their ports in BOUND, PQ_BOUND).
+ */
+static int setup_listen(struct server *s, uint16_t *bound, uint16_t *pq_bound,
+			char *msg, size_t msglen)
+{
+	struct server_opts *o = &s->o;
+	char why[256];
+	int ret;
+
+	if (o->have_cstates) {
+		s->cs = cstate_run_begin(&o->cstates, o->cpu, o->cmdline, msg,
+					 msglen);
+		if (!s->cs)
+			return -EINVAL;
+		if (cstate_warning(s->cs)[0])
+			fprintf(stderr, "%s: warning: --cstates: %s\n", PROG,
+				cstate_warning(s->cs));
+	}
+	ret = serve_listen(s->loop, o->proto, o->bind, o->port, PORT_REQUEST,
+			   bound, why, sizeof(why));
+	if (ret) {
+		snprintf(msg, msglen, "cannot listen on %s port %u: %s",
+			 o->bind, o->port, why);
+		return ret;
+	}
+	if (o->have_prequery_port) {
+		ret = serve_listen(s->loop, o->proto, o->bind, o->prequery_port,
+				   PORT_PREQUERY, pq_bound, why, sizeof(why));
+		if (ret) {
+			snprintf(msg, msglen,
+				 "cannot listen on %s pre-query port %u: %s",
+				 o->bind, o->prequery_port, why);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The line saying what listens where, on which CPU, and how. */
+static void announce(const struct server *s, uint16_t bound, uint16_t pq_bound)
+{
+	const struct server_opts *o = &s->o;
+
+	fprintf(stderr, "%s: %s %s:%u", PROG, net_proto_name(o->proto),
+		o->bind, bound);
+	if (o->have_prequery_port)
+		fprintf(stderr, " prequery:%u", pq_bound);
+	fprintf(stderr, " cpu=%d %s", o->cpu,
+		o->busy_poll ? "busy-poll" : "blocking");
+	if (o->so_busy_poll_us)
+		fprintf(stderr, " so_busy_poll=%uus", o->so_busy_poll_us);
+	fputc('\n', stderr);
+}
+
 static int setup(struct server *s, char *msg, size_t msglen)
 {
 	struct server_opts *o = &s->o;
@@ -426,7 +484,7 @@ static int setup(struct server *s, char *msg, size_t msglen)
 		.so_busy_poll_us = o->so_busy_poll_us,
 		.conn_priv = sizeof(struct wire_conn),
 	};
-	char note[256], why[256];
+	char note[256];
 	uint16_t bound = 0, pq_bound = 0;
 	int ret;
 
@@ -437,38 +495,9 @@ static int setup(struct server *s, char *msg, size_t msglen)
 		return ret;
 	if (note[0])
 		fprintf(stderr, "%s: warning: %s\n", PROG, note);
-
-	/*
-	 * C-states first: once the port accepts connections a client may
-	 * start, and its first request must see the configured idle states
-	 * (a later setup failure exits, and the atexit hook restores them).
-	 */
-	if (o->have_cstates) {
-		s->cs = cstate_run_begin(&o->cstates, o->cpu, o->cmdline, msg,
-					 msglen);
-		if (!s->cs)
-			return -EINVAL;
-		if (cstate_warning(s->cs)[0])
-			fprintf(stderr, "%s: warning: --cstates: %s\n", PROG,
-				cstate_warning(s->cs));
-	}
-	ret = serve_listen(s->loop, o->proto, o->bind, o->port, PORT_REQUEST,
-			   &bound, why, sizeof(why));
-	if (ret) {
-		snprintf(msg, msglen, "cannot listen on %s port %u: %s",
-			 o->bind, o->port, why);
+	ret = setup_listen(s, &bound, &pq_bound, msg, msglen);
+	if (ret)
 		return ret;
-	}
-	if (o->have_prequery_port) {
-		ret = serve_listen(s->loop, o->proto, o->bind, o->prequery_port,
-				   PORT_PREQUERY, &pq_bound, why, sizeof(why));
-		if (ret) {
-			snprintf(msg, msglen,
-				 "cannot listen on %s pre-query port %u: %s",
-				 o->bind, o->prequery_port, why);
-			return ret;
-		}
-	}
 	if (o->log_path) {
 		s->log = csv_open(o->log_path);
 		if (!s->log) {
@@ -503,17 +532,8 @@ static int setup(struct server *s, char *msg, size_t msglen)
 		if (ret)
 			return ret;
 	}
-	if (!o->quiet) {
-		fprintf(stderr, "%s: %s %s:%u", PROG, net_proto_name(o->proto),
-			o->bind, bound);
-		if (o->have_prequery_port)
-			fprintf(stderr, " prequery:%u", pq_bound);
-		fprintf(stderr, " cpu=%d %s", o->cpu,
-			o->busy_poll ? "busy-poll" : "blocking");
-		if (o->so_busy_poll_us)
-			fprintf(stderr, " so_busy_poll=%uus", o->so_busy_poll_us);
-		fputc('\n', stderr);
-	}
+	if (!o->quiet)
+		announce(s, bound, pq_bound);
 	return 0;
 }
 
