@@ -254,6 +254,9 @@ int verb_spec(int nargs, char **args, void *opts)
 		opt_die(PROG, "out of memory");
 	if (ret)
 		opt_usage(PROG, "%s", err);
+	/* a value this machine cannot apply: refused before anything runs */
+	if (sweepspec_machine(&s, err, sizeof(err)))
+		opt_die(PROG, "%s", err);
 	if (sweepspec_write(&s, stdout))
 		opt_die(PROG, "writing the spec failed");
 	sweepspec_free(&s);

@@ -221,6 +221,43 @@ static int cpu_args(const struct run *r, struct sweepcmd_words *w, int k)
 
 #define TRY(x) do { if (x) return -ENOMEM; } while (0)
 
+/* Issue 35's dimensions: empty (a plan from before them) is the default. */
+static const char *mit(const struct run *r, int d, const char *def)
+{
+	const char *v = r->in->r->val[d];
+
+	return v && *v && !is(v, "-") ? v : def;
+}
+
+/*
+ * The point's cpuidle governor around the server (the first server
+ * tier): 'wakebench cstate governor NAME --' before its command, through
+ * --server-exec as the server, so the machine the server runs on holds
+ * it while the server runs and gets its own back when it stops.
+ */
+static int governor_prefix(const struct run *r, const char *name,
+			   struct sweepcmd_words *w)
+{
+	const char *g = mit(r, SWEEPDIM_GOVERNOR, NULL);
+
+	if (!g || !is(name, "server"))
+		return 0;
+	return add(w, "%s", r->in->wb) || add(w, "cstate") || add(w, "governor") ||
+	       add(w, "%s", g) || add(w, "--") ? -ENOMEM : 0;
+}
+
+/* A request server's busy polling: the point's server_busy_poll, so_busy_poll. */
+static int busy_poll_args(const struct run *r, struct sweepcmd_words *w)
+{
+	const char *so = mit(r, SWEEPDIM_SO_BUSY_POLL, "0");
+
+	if (is(mit(r, SWEEPDIM_SERVER_BUSY_POLL, "no"), "yes"))
+		TRY(add(w, "--busy-poll"));
+	if (!is(so, "0"))
+		TRY(add(w, "--so-busy-poll") || add(w, "%s", so));
+	return 0;
+}
+
 /* A wakebench server on PORT (NAME: server, server-1, prequery-server). */
 static int server_step(struct sweepcmd *c, const struct run *r,
 		       const char *name, unsigned port)
@@ -241,9 +278,12 @@ static int server_step(struct sweepcmd *c, const struct run *r,
 	if (!s)
 		return -ENOMEM;
 	w = &s->argv;
-	TRY(add_all(w, &r->server_exec) || add(w, "%s", in->wb) || add(w, "server") ||
+	TRY(add_all(w, &r->server_exec) || governor_prefix(r, name, w) ||
+	    add(w, "%s", in->wb) || add(w, "server") ||
 	    add(w, "--bind") || add(w, "%s", S(r, SK_SERVER_BIND)) ||
 	    add(w, "--port") || add(w, "%u", port));
+	if (!is(name, "prequery-server"))
+		TRY(busy_poll_args(r, w));
 	if (main_server && !r->sep)
 		TRY(add(w, "--prequery-port") || add(w, "%u", r->pqport));
 	if (is(name, "prequery-server"))
@@ -323,7 +363,8 @@ static int kv_step(struct sweepcmd *c, const struct run *r, unsigned i)
 	s = step(c, SWEEPCMD_KV, name, port, r->v[D_BACKEND], pat);
 	if (!s)
 		return -ENOMEM;
-	TRY(add_all(&s->argv, &r->server_exec) || cstate_limit(r, &s->argv));
+	TRY(add_all(&s->argv, &r->server_exec) || governor_prefix(r, name, &s->argv) ||
+	    cstate_limit(r, &s->argv));
 	if (r->pinned)
 		TRY(add(&s->argv, "taskset") || add(&s->argv, "-c") ||
 		    add(&s->argv, "%s", S(r, SK_SERVER_CPU)));

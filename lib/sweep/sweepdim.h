@@ -164,8 +164,26 @@
 #define SWEEPDIM_TEST_ROWS(X)
 #endif
 
-/* New dimensions: one row each, at the end (see above). */
+/* New dimensions: one row each, at the end (see above). Issue 35's
+ * mitigations first: what each costs is in sweep.csv's cost_* columns. */
 #define SWEEPDIM_ADDED(X)						\
+	X(SERVER_BUSY_POLL, "server-busy-poll", "server_busy_poll",	\
+	  "sbp", LIST, isyesno, "no", "no or yes", "backend=wakebench",	\
+	  "-", NULL, CONFIG, "sbp-",					\
+	  "no yes: the wakebench server polls without\n"		\
+	  "blocking (--busy-poll), its core never idles\n"		\
+	  "(default: no)")						\
+	X(SO_BUSY_POLL, "so-busy-poll", "so_busy_poll", "sobp", LIST,	\
+	  isbusypoll, "0", "a whole number of us, at most 1000000",	\
+	  "backend=wakebench", "-", NULL, CONFIG, "sobp-",		\
+	  "SO_BUSY_POLL in us on the wakebench server's\n"		\
+	  "sockets (--so-busy-poll) (default: 0, off)")			\
+	X(GOVERNOR, "governor", "governor", "gov", LIST, isgov, "-",	\
+	  "a cpuidle governor's name, or - (as it is)", "", "-", NULL,	\
+	  CONFIG, "gov-",						\
+	  "menu teo ladder haltpoll: the cpuidle governor\n"		\
+	  "while the server runs ('wakebench cstate\n"		\
+	  "governor', restored) (default: -, as it is)")		\
 	SWEEPDIM_TEST_ROWS(X)
 
 #define SWEEPDIM_TABLE(X) SWEEPDIM_FIRST(X) SWEEPDIM_LATER(X) SWEEPDIM_ADDED(X)

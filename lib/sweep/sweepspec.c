@@ -9,11 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "arrival.h"
 #include "errmsg.h"
 #include "keydist.h"
 #include "kvkey.h"
+#include "idlestate.h"
+#include "net.h"
 #include "proto.h"
 #include "sweepspec.h"
 #include "topology.h"
@@ -158,6 +162,22 @@ ONE_OF(isbackend, "wakebench", "memcached", "redis")
 ONE_OF(isroute, "hash", "all")
 ONE_OF(isorder, "shuffle", "pairs")
 ONE_OF(isplacement, "socket", "cross-socket")
+
+/* SO_BUSY_POLL's microseconds: the server's --so-busy-poll range */
+static int isbusypoll(const char *w, int ncpus)
+{
+	return isint(w, ncpus) && strlen(w) <= 7 && atol(w) <= 1000000;
+}
+
+/* a cpuidle governor's name as the kernel spells them, or "-": as it is */
+static int isgov(const char *w, int ncpus)
+{
+	size_t n = strlen(w);
+
+	(void)ncpus;
+	return !strcmp(w, "-") || (n && n < 16 && islower((unsigned char)w[0]) &&
+				   strspn(w, "abcdefghijklmnopqrstuvwxyz0123456789_") == n);
+}
 
 static int isleaves(const char *w, int ncpus)
 {
@@ -843,6 +863,61 @@ static int same_words(const char *a, const char *b)
 			return 0;
 	} while (na);
 	return 1;
+}
+
+/* The first word of LIST other than SKIP (or that is not "0"), or NULL. */
+static const char *first_set(const char *list, const char *skip, char *buf,
+			     size_t len)
+{
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, " ");
+
+		if (n && n < len && (n != strlen(skip) || strncmp(p, skip, n))) {
+			memcpy(buf, p, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		p += n + (p[n] == ' ');
+	}
+	return NULL;
+}
+
+int sweepspec_machine(const struct sweepspec *s, char *err, size_t errlen)
+{
+	char avail[256], w[64];
+	const char *v;
+
+	/* through --server-exec the server is on another host (or a
+	 * namespace): this one cannot say what that one accepts */
+	if (s->val[SK_SERVER_EXEC][0])
+		return 0;
+	idlestate_governors(avail, sizeof(avail));
+	for (const char *p = s->val[SK_GOVERNOR]; *p;) {
+		size_t n = strcspn(p, " ");
+
+		snprintf(w, sizeof(w), "%.*s", (int)(n < sizeof(w) ? n : sizeof(w) - 1), p);
+		if (n && strcmp(w, "-") && !idlestate_governor_listed(avail, w)) {
+			errmsg_set(err, errlen, "governor '%s' cannot be applied here: this kernel's cpuidle available_governors are %s (every point with it refused; nothing was run)",
+				   w, avail[0] ? avail : "none");
+			return -EOPNOTSUPP;
+		}
+		p += n + (p[n] == ' ');
+	}
+	v = first_set(s->val[SK_SO_BUSY_POLL], "0", w, sizeof(w));
+	if (v) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int ret = fd < 0 ? -errno : net_busy_poll(fd, (unsigned)atol(v));
+
+		if (fd >= 0)
+			close(fd);
+		if (ret) {
+			errmsg_set(err, errlen, "so_busy_poll %s cannot be applied here: SO_BUSY_POLL: %s (every point with it refused; nothing was run)",
+				   v, ret == -EPERM ? "not permitted without CAP_NET_ADMIN" :
+				   strerror(-ret));
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
 }
 
 int sweepspec_compare(const struct sweepspec *rec,

@@ -101,6 +101,14 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 		      size_t errlen);
 
 /*
+ * Whether this machine can apply every value of a resolved spec whose
+ * server runs here (not through server-exec): each governor listed in
+ * cpuidle's available_governors, SO_BUSY_POLL settable (tried on a
+ * socket). 0, or -EOPNOTSUPP with the value and the reason in ERR.
+ */
+int sweepspec_machine(const struct sweepspec *s, char *err, size_t errlen);
+
+/*
  * The type check of key K alone (what resolve does for it, without the
  * defaults): 0, or -EINVAL with the message.
  */

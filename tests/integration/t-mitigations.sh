@@ -1,7 +1,10 @@
 # Mitigations as settings a run can apply (issue 35): the server's
 # --so-busy-poll is SO_BUSY_POLL on every socket, read back here from
 # the server's own sockets with getsockopt (pidfd_getfd: this test holds
-# a copy of each), refused without CAP_NET_ADMIN.
+# a copy of each), refused without CAP_NET_ADMIN. Then as sweep
+# dimensions: governor around each run and restored (after a SIGINT
+# too), server_busy_poll and so_busy_poll on the server's command line,
+# and a governor the kernel lacks refused before anything runs.
 . "$(dirname "$0")/lib.sh"
 need_root
 
@@ -74,4 +77,49 @@ if setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all true 2>/de
 		echo "unprivileged: $(tail -1 "$TMP/nobody.err")"
 	fi
 fi
+
+# --- the sweep dimensions ---
+G=/sys/devices/system/cpu/cpuidle
+[ -w $G/current_governor ] || { echo "skipped: no writable cpuidle/current_governor"; exit 0; }
+avail=" $(cat $G/available_governors) "
+case $avail in *" menu "*) ;; *) echo "skipped: no menu governor"; exit 0 ;; esac
+case $avail in *" ladder "*) ;; *) echo "skipped: no ladder governor"; exit 0 ;; esac
+orig=$(cat $G/current_governor)
+sport=$(test_port 0)
+"$WB" sweep --out "$TMP/sw" --server-port "$sport" --dist fixed --prequery off --reps 1 \
+	--requests 100 --interval-us 1000 --governor "menu ladder" --server-busy-poll yes \
+	--so-busy-poll 50 > "$TMP/sw.out" 2>&1 || fail "sweep: $(cat "$TMP/sw.out")"
+[ "$(cat $G/current_governor)" = "$orig" ] || fail "governor left at $(cat $G/current_governor), was $orig"
+for g in menu ladder; do
+	d=$(echo "$TMP"/sw/*gov-$g/rep-1)
+	[ -d "$d" ] || fail "no run of governor $g: $(ls "$TMP/sw")"
+	grep -q "\"governor\": \"$g\"" "$d/server.snapshot.json" ||
+		fail "$g run's snapshot: $(grep -o '"governor[^,]*' "$d/server.snapshot.json")"
+	grep -q '"command": "[^"]*wakebench-server .*--busy-poll --so-busy-poll 50 ' "$d/server.snapshot.json" ||
+		fail "server command line: $(grep -o '"command[^,]*' "$d/server.snapshot.json")"
+done
+[ "$(csv_col "$TMP/sw/sweep.csv" governor | sort | tr '\n' ' ')" = "ladder menu " ] ||
+	fail "sweep.csv governor: $(csv_col "$TMP/sw/sweep.csv" governor)"
+[ "$(csv_col "$TMP/sw/sweep.csv" server_busy_poll | sort -u)" = yes ] || fail "sweep.csv server_busy_poll"
+echo "sweep governor menu ladder, busy polls: each run's snapshot names its governor, $orig restored"
+
+# a SIGINT in the middle of a run: the governor comes back
+"$WB" sweep --out "$TMP/int" --server-port "$sport" --dist fixed --prequery off --reps 1 \
+	--requests 20000 --interval-us 200 --governor ladder > "$TMP/int.out" 2>&1 &
+sw=$!
+wait_for '[ "$(cat $G/current_governor)" = ladder ]' || fail "the run never set ladder"
+sleep 0.3
+kill -INT $sw
+wait $sw
+[ "$(cat $G/current_governor)" = "$orig" ] || fail "after SIGINT the governor is $(cat $G/current_governor), was $orig"
+echo "SIGINT during a governor=ladder run: $orig restored"
+
+# a governor this kernel lacks: refused before anything runs
+"$WB" sweep --out "$TMP/no" --server-port "$sport" --prequery off --reps 1 --requests 50 \
+	--governor "menu nosuchgov" > "$TMP/no.out" 2>&1 && fail "an unknown governor was swept"
+grep -q "governor 'nosuchgov' cannot be applied here: this kernel's cpuidle available_governors are" \
+	"$TMP/no.out" || fail "refusal: $(cat "$TMP/no.out")"
+[ -z "$(ls "$TMP/no" 2>/dev/null | grep -v '^sweep.spec$\|^cmdline.txt$')" ] ||
+	fail "something ran: $(ls "$TMP/no")"
+echo "unknown governor: $(head -1 "$TMP/no.out")"
 exit 0

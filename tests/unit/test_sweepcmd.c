@@ -78,6 +78,56 @@ static char *line_with(const struct sweepspec *s, const char *want1, const char 
 	return NULL;
 }
 
+/*
+ * Issue 35's mitigations: the governor around the first server tier
+ * (through cstate governor, restored when it stops), the request
+ * servers' busy polling; the pre-query receiver and real servers keep
+ * their own loops.
+ */
+START_TEST(mitigations)
+{
+	struct sweepspec s;
+	struct sweepcmd c;
+	const char *a;
+
+	spec(&s, "prequery = 20\nprequery_receiver = separate\nserver_cpu = 0\n"
+		 "client_cpu = 1\nserver_busy_poll = yes\nso_busy_poll = 50\n"
+		 "governor = ladder\n");
+	build(&s, line_with(&s, "gov-ladder", "sobp-50"), 0, &c);
+	ck_assert_str_eq(kinds(&c), "ports tier tier capture client");
+	ck_assert_str_eq(joined(&c.step[1].argv),
+			 "wb cstate governor ladder -- wb server --bind 127.0.0.1 --port 17000 "
+			 "--busy-poll --so-busy-poll 50 --cpu 0 --cstates on --log D/server.csv "
+			 "--port-file D/server.port -q");
+	ck_assert_str_eq(c.step[2].name, "prequery-server");
+	a = joined(&c.step[2].argv);
+	ck_assert_msg(!strncmp(a, "wb server ", 10) && !strstr(a, "busy-poll"), "%s", a);
+	sweepcmd_free(&c);
+	sweepspec_free(&s);
+	/* memcached: the governor outside the C-state limit; no busy poll */
+	spec(&s, "backend = memcached\nserver_cpu = 0\nclient_cpu = 1\n"
+		 "server_cstates = off\nserver_busy_poll = yes\ngovernor = menu\n");
+	build(&s, line_with(&s, "gov-menu", NULL), 0, &c);
+	a = joined(&c.step[1].argv);
+	ck_assert_msg(!strncmp(a, "wb cstate governor menu -- wb cstate limit --max-latency-us 0 "
+			       "--cpus 0 -- taskset -c 0 memcached ", 82), "%s", a);
+	ck_assert_ptr_null(strstr(a, "busy-poll"));
+	sweepcmd_free(&c);
+	sweepspec_free(&s);
+	/* the defaults, or a plan from before these keys: nothing added */
+	spec(&s, "server_cpu = 0\nclient_cpu = 1\n");
+	build(&s, "p 1 dist=exp interval_us=1000 prequery=off warmup=0 cstates=on "
+	      "service_us=0 tiers=2 closed=no prequery_at=- prequery_ack=- "
+	      "prequery_receiver=- warmup_mode=- timer_slack_ns=1 server_cstates=on "
+	      "client_cstates=on midtier_cstates=- cpu=pinned delay=- work_us=- "
+	      "helper_wait=- backend=wakebench", 0, &c);
+	a = joined(&c.step[1].argv);
+	ck_assert_msg(!strncmp(a, "wb server ", 10) && !strstr(a, "busy-poll"), "%s", a);
+	sweepcmd_free(&c);
+	sweepspec_free(&s);
+}
+END_TEST
+
 /* two tiers, the defaults: the server, the capture, one client */
 START_TEST(two_tiers)
 {
@@ -337,6 +387,7 @@ Suite *sweepcmd_suite(void)
 	TCase *t = tcase_create("core");
 
 	tcase_add_test(t, two_tiers);
+	tcase_add_test(t, mitigations);
 	tcase_add_test(t, separate_receiver);
 	tcase_add_test(t, three_tiers_kv);
 	tcase_add_test(t, redis_in_band);

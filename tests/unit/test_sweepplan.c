@@ -477,7 +477,7 @@ START_TEST(dim_table)
 	int k = 0;
 
 	ck_assert_int_eq(sweepdim_rules(&r, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(SWEEPPLAN_NDIMS, 21);
+	ck_assert_int_eq(SWEEPPLAN_NDIMS, 24);	/* issue 35 added three */
 	for (int d = 0; d < SWEEPDIM_N; d++) {
 		ck_assert_str_eq(sweepplan_dims[d], sweepdim_table[d].col);
 		ck_assert_int_eq(sweepdim_find(sweepdim_table[d].opt), d);
