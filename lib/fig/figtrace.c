@@ -720,6 +720,56 @@ static void groups_free(struct grp *g, size_t ng)
 }
 
 /*
+ * The group of state ST and pre-query class CL in *g (*ng of them), made
+ * when new (a state keeps the order it first got; NIDLE counts the idle
+ * states met): its index in *k. 0 or -ENOMEM.
+ */
+static int group_of(struct grp **g, size_t *ng, const char *st, const char *cl,
+		    int *nidle, size_t *k)
+{
+	struct grp *grown;
+	int so = -1;
+
+	for (*k = 0; *k < *ng; (*k)++)
+		if (!strcmp((*g)[*k].state, st) && !strcmp((*g)[*k].cls, cl))
+			return 0;
+	grown = realloc(*g, (*ng + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	*g = grown;
+	for (size_t j = 0; j < *ng && so < 0; j++)
+		if (!strcmp(grown[j].state, st))
+			so = grown[j].sorder;
+	if (so < 0)
+		so = state_order(st, (*nidle)++);
+	grown[*ng] = (struct grp){ strdup(st), strdup(cl), so, class_idx(cl), 0,
+				   NULL, 0, 0 };
+	if (!grown[*ng].state || !grown[*ng].cls) {
+		free((char *)grown[*ng].state);
+		free((char *)grown[*ng].cls);
+		return -ENOMEM;
+	}
+	(*ng)++;
+	return 0;
+}
+
+/* V appended to the group's values; 0 or -ENOMEM. */
+static int group_push(struct grp *g, double v)
+{
+	if (g->n == g->cap) {
+		size_t nc = g->cap ? 2 * g->cap : 256;
+		double *nv = realloc(g->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		g->v = nv;
+		g->cap = nc;
+	}
+	g->v[g->n++] = v;
+	return 0;
+}
+
+/*
  * The groups (state, pre-query class) of PATH's rows and their values of
  * column COL, streamed: memory grows with the requests' values, not the
  * file. -ENOENT when there is no file; -errno with the message.
@@ -780,45 +830,9 @@ static int read_groups(const char *path, const char *col, struct grp **gp,
 		}
 		st = cs < nf ? fl[cs] : "";
 		cl = cc >= 0 && cc < nf ? fl[cc] : "";
-		for (k = 0; k < ng; k++)
-			if (!strcmp(g[k].state, st) && !strcmp(g[k].cls, cl))
-				break;
-		if (k == ng) {
-			struct grp *ngp2 = realloc(g, (ng + 1) * sizeof(*ngp2));
-			int so = -1;
-
-			if (!ngp2) {
-				ret = -ENOMEM;
-				break;
-			}
-			g = ngp2;
-			for (size_t j = 0; j < ng && so < 0; j++)
-				if (!strcmp(g[j].state, st))
-					so = g[j].sorder;
-			if (so < 0)
-				so = state_order(st, nidle++);
-			g[ng] = (struct grp){ strdup(st), strdup(cl), so, class_idx(cl), 0,
-					      NULL, 0, 0 };
-			if (!g[ng].state || !g[ng].cls) {
-				free((char *)g[ng].state);
-				free((char *)g[ng].cls);
-				ret = -ENOMEM;
-				break;
-			}
-			ng++;
-		}
-		if (g[k].n == g[k].cap) {
-			size_t nc = g[k].cap ? 2 * g[k].cap : 256;
-			double *nv = realloc(g[k].v, nc * sizeof(*nv));
-
-			if (!nv) {
-				ret = -ENOMEM;
-				break;
-			}
-			g[k].v = nv;
-			g[k].cap = nc;
-		}
-		g[k].v[g[k].n++] = v;
+		ret = group_of(&g, &ng, st, cl, &nidle, &k);
+		if (!ret)
+			ret = group_push(&g[k], v);
 	}
 	if (!ret && ferror(f)) {
 		errmsg_set(err, errlen, "reading %s failed", path);
