@@ -432,6 +432,108 @@ const struct cli_cmd trace_timeline_cmd = {
 	.opts = timeline_options,
 };
 
+/*
+ * Each traced CPU's residency table and its cstate-cpuN.csv (a CPU --cpus
+ * leaves out, or one not recorded, gets none), irq.csv and markers.csv.
+ */
+static void tl_open_outputs(struct tl_writer *tw, const struct trace_in *in,
+			    const struct timeline_opts *o, const struct cpuset *mask,
+			    const char *dir)
+{
+	char file[64];
+
+	for (uint32_t cpu = 0; cpu < in->m.ncpus; cpu++) {
+		tl_restab_init(&tw->cpu[cpu].res, in->m.start_ns, o->from, o->to);
+		if (mask && !cpuset_test(mask, (int)cpu))
+			continue;
+		if (!in->recorded[cpu]) {
+			if (mask)
+				fprintf(stderr, "%s: warning: --cpus: cpu%u was not recorded in %s: left out\n",
+					TRACE_PROG, cpu, dir);
+			continue;
+		}
+		snprintf(file, sizeof(file), TRACEOUT_CSTATE_FMT, cpu);
+		tw->cpu[cpu].cs = csv_create(dir, file,
+			"Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause");
+		/* 8 MB of buffers for them all: 64 KB each at 128 CPUs and
+		 * fewer, 16 KB at 512 (an idle CPU's rows come slowly, the
+		 * whole trace long) */
+		csv_buffer_max(tw->cpu[cpu].cs, (8u << 20) / in->m.ncpus);
+	}
+	tw->irq = csv_create(dir, TRACEOUT_IRQ, "Sample #,Continuous Time (ms),IRQ No,Interface,"
+			    "Duration (ms),CPU,Handler (ms)");
+	tw->markers = csv_create(dir, TRACEOUT_MARKERS, "ts_ns,cpu,text");
+}
+
+/* The trace's events through the timeline, to its end; exits on a corrupt trace. */
+static void tl_stream(struct tl_writer *tw, struct trace_in *in)
+{
+	struct tl_event e;
+	char err[6000];
+	int ret;
+
+	while ((ret = tracefile_stream_next(in->s, &e, err, sizeof(err))) > 0) {
+		ret = timeline_add(tw->t, &e);
+		if (ret && ret != -EINVAL)
+			break;
+	}
+	if (ret < 0 && ret != -EINVAL && !err[0])
+		snprintf(err, sizeof(err), "%s", ret == -E2BIG ?
+			 "corrupt trace: more idle states or IRQ numbers than a kernel has" :
+			 strerror(-ret));
+	if (ret < 0 && ret != -EINVAL)
+		stream_die(in, err);
+	ret = timeline_finish(tw->t, in->m.end_ns);
+	if (ret)
+		opt_die(TRACE_PROG, "%s", ret == -E2BIG ?
+			"corrupt trace: more idle states than a kernel has" : strerror(-ret));
+}
+
+/* CPU's residency rows, on stdout and in residency.csv (RES). */
+static void tl_residency_rows(struct csv *res, const struct trace_in *in, uint32_t cpu,
+			      const struct cpu_out *c, uint64_t span, int no_idle)
+{
+	char buf[32];
+
+	for (size_t i = 0; i < c->res.n; i++) {
+		const struct tl_residency *r = &c->res.rows[i];
+		double pct = span ? 100.0 * r->time_ns / span : 0;
+		double avg = r->entries ? r->time_ns / 1e3 / r->entries : 0;
+		const char *name = tracefile_state_name(&in->m, cpu, r->state,
+							buf, sizeof(buf));
+
+		printf("%-4u %-14s %8.3f %9llu %12.3f %12.3f\n", cpu, name,
+		       pct, (unsigned long long)r->entries, avg, ms(r->time_ns));
+		csv_u64(res, cpu);
+		csv_str(res, name);
+		csv_double(res, pct, 4);
+		csv_u64(res, r->entries);
+		csv_double(res, avg, 3);
+		csv_fixed(res, r->time_ns, 6);
+		if (no_idle)
+			csv_str(res, "no cpu_idle events recorded for this CPU");
+		else
+			csv_empty(res);
+		csv_end_row(res);
+	}
+}
+
+/* The events recorded and lost, the idle events, the corrupt pages skipped, the files. */
+static void tl_counts(const struct trace_in *in, uint64_t idle, const char *dir)
+{
+	uint64_t lost = 0;
+
+	for (uint32_t cpu = 0; cpu < in->m.ncpus; cpu++)
+		lost += in->m.overrun[cpu] + in->m.dropped[cpu];
+	printf("events: %llu in the trace, %llu lost\n",
+	       (unsigned long long)in->o.recorded, (unsigned long long)lost);
+	printf("cpu_idle events: %llu\n", (unsigned long long)idle);
+	if (in->o.corrupt_pages)
+		printf("warning: %llu corrupt pages skipped (--skip-corrupt)\n",
+		       (unsigned long long)in->o.corrupt_pages);
+	printf("wrote %s/cstate-cpuN.csv, wakeups.csv, irq.csv, residency.csv, markers.csv\n", dir);
+}
+
 int trace_timeline(int argc, char **argv)
 {
 	struct timeline_opts o = { .to = UINT64_MAX };
@@ -441,10 +543,9 @@ int trace_timeline(int argc, char **argv)
 				.irq = tw_irq, .marker = tw_marker };
 	struct cpuset *mask = NULL;
 	struct csv *res, *wk;
-	struct tl_event e;
-	char buf[32], file[64], err[6000];
-	uint64_t idle = 0, lost = 0, lo, hi, span;
-	int rc = 0, first, ret;
+	char file[64];
+	uint64_t idle = 0, lo, hi, span;
+	int rc = 0, first;
 	const char *dir;
 
 	first = cli_parse(&trace_timeline_cmd, argc, argv, &o);
@@ -470,43 +571,8 @@ int trace_timeline(int argc, char **argv)
 	if (in.partial)
 		printf("recorded CPUs: %s of %u (trace record --cpus); the others are not in the tables\n",
 		       in.cpus, in.m.ncpus);
-	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++) {
-		tl_restab_init(&tw.cpu[cpu].res, in.m.start_ns, o.from, o.to);
-		if (mask && !cpuset_test(mask, (int)cpu))
-			continue;
-		if (!in.recorded[cpu]) {
-			if (mask)
-				fprintf(stderr, "%s: warning: --cpus: cpu%u was not recorded in %s: left out\n",
-					TRACE_PROG, cpu, dir);
-			continue;
-		}
-		snprintf(file, sizeof(file), TRACEOUT_CSTATE_FMT, cpu);
-		tw.cpu[cpu].cs = csv_create(dir, file,
-			"Sample #,Continuous Time (ms),C-State,Duration (ms),Wake Cause");
-		/* 8 MB of buffers for them all: 64 KB each at 128 CPUs and
-		 * fewer, 16 KB at 512 (an idle CPU's rows come slowly, the
-		 * whole trace long) */
-		csv_buffer_max(tw.cpu[cpu].cs, (8u << 20) / in.m.ncpus);
-	}
-	tw.irq = csv_create(dir, TRACEOUT_IRQ, "Sample #,Continuous Time (ms),IRQ No,Interface,"
-			    "Duration (ms),CPU,Handler (ms)");
-	tw.markers = csv_create(dir, TRACEOUT_MARKERS, "ts_ns,cpu,text");
-	while ((ret = tracefile_stream_next(in.s, &e, err, sizeof(err))) > 0) {
-		ret = timeline_add(tw.t, &e);
-		if (ret && ret != -EINVAL)
-			break;
-	}
-	if (ret < 0 && ret != -EINVAL && !err[0])
-		snprintf(err, sizeof(err), "%s", ret == -E2BIG ?
-			 "corrupt trace: more idle states or IRQ numbers than a kernel has" :
-			 strerror(-ret));
-	if (ret < 0 && ret != -EINVAL)
-		stream_die(&in, err);
-	ret = timeline_finish(tw.t, in.m.end_ns);
-	if (ret)
-		opt_die(TRACE_PROG, "%s", ret == -E2BIG ?
-			"corrupt trace: more idle states than a kernel has" : strerror(-ret));
-
+	tl_open_outputs(&tw, &in, &o, mask, dir);
+	tl_stream(&tw, &in);
 	res = csv_create(dir, TRACEOUT_RESIDENCY, "cpu,state,percent,entries,avg_stay_us,time_ms,note");
 	wk = csv_create(dir, TRACEOUT_WAKEUPS, "cpu,cause,detail,count,percent");
 	lo = o.from > timeline_start(tw.t) ? o.from : timeline_start(tw.t);
@@ -526,27 +592,7 @@ int trace_timeline(int argc, char **argv)
 		snprintf(file, sizeof(file), TRACEOUT_CSTATE_FMT, cpu);
 		rc |= csv_done(c->cs, dir, file);
 		write_wakeups(wk, tw.t, cpu, c);
-		for (size_t i = 0; i < c->res.n; i++) {
-			const struct tl_residency *r = &c->res.rows[i];
-			double pct = span ? 100.0 * r->time_ns / span : 0;
-			double avg = r->entries ? r->time_ns / 1e3 / r->entries : 0;
-			const char *name = tracefile_state_name(&in.m, cpu, r->state,
-								buf, sizeof(buf));
-
-			printf("%-4u %-14s %8.3f %9llu %12.3f %12.3f\n", cpu, name,
-			       pct, (unsigned long long)r->entries, avg, ms(r->time_ns));
-			csv_u64(res, cpu);
-			csv_str(res, name);
-			csv_double(res, pct, 4);
-			csv_u64(res, r->entries);
-			csv_double(res, avg, 3);
-			csv_fixed(res, r->time_ns, 6);
-			if (no_idle)
-				csv_str(res, "no cpu_idle events recorded for this CPU");
-			else
-				csv_empty(res);
-			csv_end_row(res);
-		}
+		tl_residency_rows(res, &in, cpu, c, span, no_idle);
 	}
 	rc |= csv_done(res, dir, TRACEOUT_RESIDENCY);
 	rc |= csv_done(wk, dir, TRACEOUT_WAKEUPS);
@@ -554,15 +600,7 @@ int trace_timeline(int argc, char **argv)
 	rc |= csv_done(tw.markers, dir, TRACEOUT_MARKERS);
 	print_hw_residency(dir);
 	trace_warnings(&in, tw.t);
-	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++)
-		lost += in.m.overrun[cpu] + in.m.dropped[cpu];
-	printf("events: %llu in the trace, %llu lost\n",
-	       (unsigned long long)in.o.recorded, (unsigned long long)lost);
-	printf("cpu_idle events: %llu\n", (unsigned long long)idle);
-	if (in.o.corrupt_pages)
-		printf("warning: %llu corrupt pages skipped (--skip-corrupt)\n",
-		       (unsigned long long)in.o.corrupt_pages);
-	printf("wrote %s/cstate-cpuN.csv, wakeups.csv, irq.csv, residency.csv, markers.csv\n", dir);
+	tl_counts(&in, idle, dir);
 	for (uint32_t cpu = 0; cpu < in.m.ncpus; cpu++) {
 		tl_restab_free(&tw.cpu[cpu].res);
 		free(tw.cpu[cpu].wc);
