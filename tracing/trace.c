@@ -770,23 +770,13 @@ static int join_client(struct attr_out *ao, struct attr_result *r, uint64_t *lat
 	return 0;
 }
 
-static int attr_result(void *ctx, const struct attr_result *res)
+/* Request R's row of attribution.csv (LAT: its client latency, 0: none). */
+static void attr_row(struct attr_out *ao, const struct attr_result *res, uint64_t lat)
 {
-	struct attr_out *ao = ctx;
-	struct attr_result r = *res;
+	const struct attr_result r = *res;
 	struct csv *out = ao->out;
 	char buf[32];
-	uint64_t lat = 0, x;
-	struct bd_group *g;
-	int si, ret;
 
-	ao->cpu = (int)r.cpu;
-	if (ao->join) {
-		ret = join_client(ao, &r, &lat);
-		if (ret)
-			return ret;
-	}
-	ao->n++;
 	csv_u64(out, r.seq);
 	csv_u64(out, r.recv_ns);
 	csv_str(out, tracefile_state_name(ao->m, (uint32_t)ao->cpu, r.state, buf,
@@ -838,8 +828,15 @@ static int attr_result(void *ctx, const struct attr_result *res)
 	if (ao->idle_miss)	/* appended where the trace has the event */
 		csv_str(out, attrib_miss_name(r.idle_miss));
 	csv_end_row(out);
-	ao->uncertain += (uint64_t)r.uncertain;
-	ao->misses[r.idle_miss]++;
+}
+
+/* Request R counted in its breakdown group and in the summary's groups. */
+static void attr_tally(struct attr_out *ao, const struct attr_result *res, uint64_t lat)
+{
+	const struct attr_result r = *res;
+	struct bd_group *g;
+	uint64_t x;
+	int si;
 
 	g = &ao->bd[state_slot(r.state)][r.prequery];
 	g->state = r.state;
@@ -855,7 +852,7 @@ static int attr_result(void *ctx, const struct attr_result *res)
 			hist_put(&g->h[SEG_LATENCY], lat);
 	}
 	if (ao->client && !lat)
-		return 0;
+		return;
 	x = ao->client ? lat : r.exit_to_recv_ns;
 	si = state_slot(r.state);
 	hist_put(&ao->by_state[si], x);
@@ -875,6 +872,27 @@ static int attr_result(void *ctx, const struct attr_result *res)
 		attrib_share_add(&ao->sh_miss[r.idle_miss], &r, lat);
 		ao->unc_miss[r.idle_miss] += (uint64_t)r.uncertain;
 	}
+}
+
+static int attr_result(void *ctx, const struct attr_result *res)
+{
+	struct attr_out *ao = ctx;
+	struct attr_result r = *res;
+	uint64_t lat = 0;
+	int ret;
+
+	ao->cpu = (int)r.cpu;
+	if (ao->join) {
+		ret = join_client(ao, &r, &lat);
+		if (ret)
+			return ret;
+	}
+	ao->n++;
+	attr_row(ao, &r, lat);
+	ao->uncertain += (uint64_t)r.uncertain;
+	ao->misses[r.idle_miss]++;
+
+	attr_tally(ao, &r, lat);
 	return 0;
 }
 
@@ -1110,6 +1128,84 @@ static void join_report(const struct attr_out *ao, const char *requests)
 			REQLOG_HORIZON_NS / 1000000);
 }
 
+/* What the run could not see: markers elsewhere, no requests, no thread, uncertain states. */
+static void attr_warnings(const struct attribute_opts *o, const struct trace_in *in,
+			  const struct attr_out *ao, const struct attr_stats *st)
+{
+	if (st->elsewhere)
+		fprintf(stderr, "%s: warning: %llu request markers from CPUs other than cpu%d left out%s\n",
+			TRACE_PROG, (unsigned long long)st->elsewhere, st->cpu,
+			o->cpu >= 0 ? "" : " (the CPU of the first one; --cpu N picks the server's)");
+	if (!ao->n)
+		opt_die(TRACE_PROG, "no requests in %s%s", o->requests,
+			ao->markers && st->cpu >= 0 ? " on that CPU" : "");
+	if (!timeline_idle_events(ao->t, (uint32_t)st->cpu))
+		idle_warning(stdout, (uint32_t)st->cpu);
+	if (ao->join)
+		join_report(ao, o->requests);
+	if (st->pid < 0)
+		fprintf(stderr, "%s: warning: the server's thread is unknown (no request markers, no --pid): the breakdown has no kernel path or scheduling\n",
+			TRACE_PROG);
+	else if (!st->wakeups)
+		fprintf(stderr, "%s: warning: no sched:sched_wakeup in the trace (recorded with --no-wake-causes?): the breakdown has no kernel path or scheduling\n",
+			TRACE_PROG);
+
+	if (ao->uncertain) {
+		char *missing = cpu_list(in->recorded, in->m.ncpus, 0);
+
+		fprintf(stderr, "%s: warning: %llu of %llu requests found cpu%d idle with no sched_wakeup of the server's thread in the trace, and the trace has only CPUs %s: the CPU that woke the thread may be one not recorded, so the core may have been busy (woken for something else); their state at arrival is uncertain (column uncertain). Record CPUs %s too (trace record without --cpus records all)\n",
+			TRACE_PROG, (unsigned long long)ao->uncertain,
+			(unsigned long long)ao->n, st->cpu, in->cpus, missing);
+		free(missing);
+	}
+	if (ao->unsent)
+		printf("%llu requests found cpu%d busy: its last idle exit came before the client sent them (requests.csv sent_ns), so it was not their wake\n",
+		       (unsigned long long)ao->unsent, st->cpu);
+}
+
+/*
+ * attribution-summary.csv and its table on stdout: per state, per
+ * prequery_woke, per pre-query class, per idle miss and the shares.
+ */
+static struct csv *attr_summary(struct attr_out *ao, const struct trace_in *in, int cpu,
+				const char *client, const char *dir)
+{
+	struct csv *sum;
+	char buf[32];
+
+	sum = csv_create(dir, TRACEOUT_ATTR_SUMMARY, "group,value,count,avg_us,p50_us,p90_us,p99_us,exact,uncertain,"
+			 "wake_n,wake_avg_us,wake_share_pct");
+	printf("%s per group (us; ~: past %d requests a group, from the histogram, within %.1f %%)\n",
+	       client ? "latency" : "idle exit to receive", GROUP_EXACT_MAX,
+	       100 * HIST_REL_ERROR);
+	printf("%-14s %-14s %8s %10s %10s %10s %10s %9s %9s %7s\n", "group", "value", "count",
+	       "avg", "p50", "p90", "p99", "uncertain", "wake", "share%");
+	for (int si = 0; si < STATE_SLOTS; si++) {
+		if (!ao->by_state[si])
+			continue;
+		summary_row(sum, "state", si == STATE_SLOTS - 1 ? "other" :
+			    tracefile_state_name(&in->m, (uint32_t)cpu, si - 2, buf,
+						 sizeof(buf)), ao->by_state[si],
+			    ao->unc_state[si], &ao->sh_state[si]);
+		hist_free(ao->by_state[si]);
+	}
+	for (int k = 0; k < 2; k++) {
+		if (ao->by_pq[k] && hist_count(ao->by_pq[k]))
+			summary_row(sum, "prequery_woke", k ? "yes" : "no", ao->by_pq[k],
+				    ao->unc_pq[k], &ao->sh_pq[k]);
+		hist_free(ao->by_pq[k]);
+	}
+	for (int k = 0; k < ATTR_PQ_KINDS; k++) {
+		if (ao->by_class[k] && hist_count(ao->by_class[k]))
+			summary_row(sum, "prequery", attrib_pq_name((enum attr_pq)k),
+				    ao->by_class[k], ao->unc_class[k], &ao->sh_class[k]);
+		hist_free(ao->by_class[k]);
+	}
+	miss_summary(ao, sum);
+	share_summary(ao, sum);
+	return sum;
+}
+
 int trace_attribute(int argc, char **argv)
 {
 	struct attribute_opts o = { .cpu = -1, .pid = -1 };
@@ -1120,7 +1216,7 @@ int trace_attribute(int argc, char **argv)
 	struct attr_opts ro;
 	struct attr_source src = { .ctx = &ain, .next_event = attr_event };
 	struct csv *sum;
-	char buf[32], err[6000];
+	char err[6000];
 	const char *dir;
 	int rc = 0, first, ret;
 
@@ -1169,65 +1265,8 @@ int trace_attribute(int argc, char **argv)
 	}
 	ao.cpu = st.cpu;
 	trace_warnings(&in, ao.t);
-	if (st.elsewhere)
-		fprintf(stderr, "%s: warning: %llu request markers from CPUs other than cpu%d left out%s\n",
-			TRACE_PROG, (unsigned long long)st.elsewhere, st.cpu,
-			o.cpu >= 0 ? "" : " (the CPU of the first one; --cpu N picks the server's)");
-	if (!ao.n)
-		opt_die(TRACE_PROG, "no requests in %s%s", o.requests,
-			ao.markers && st.cpu >= 0 ? " on that CPU" : "");
-	if (!timeline_idle_events(ao.t, (uint32_t)st.cpu))
-		idle_warning(stdout, (uint32_t)st.cpu);
-	if (ao.join)
-		join_report(&ao, o.requests);
-	if (st.pid < 0)
-		fprintf(stderr, "%s: warning: the server's thread is unknown (no request markers, no --pid): the breakdown has no kernel path or scheduling\n",
-			TRACE_PROG);
-	else if (!st.wakeups)
-		fprintf(stderr, "%s: warning: no sched:sched_wakeup in the trace (recorded with --no-wake-causes?): the breakdown has no kernel path or scheduling\n",
-			TRACE_PROG);
-
-	if (ao.uncertain) {
-		char *missing = cpu_list(in.recorded, in.m.ncpus, 0);
-
-		fprintf(stderr, "%s: warning: %llu of %llu requests found cpu%d idle with no sched_wakeup of the server's thread in the trace, and the trace has only CPUs %s: the CPU that woke the thread may be one not recorded, so the core may have been busy (woken for something else); their state at arrival is uncertain (column uncertain). Record CPUs %s too (trace record without --cpus records all)\n",
-			TRACE_PROG, (unsigned long long)ao.uncertain,
-			(unsigned long long)ao.n, st.cpu, in.cpus, missing);
-		free(missing);
-	}
-	if (ao.unsent)
-		printf("%llu requests found cpu%d busy: its last idle exit came before the client sent them (requests.csv sent_ns), so it was not their wake\n",
-		       (unsigned long long)ao.unsent, st.cpu);
-	sum = csv_create(dir, TRACEOUT_ATTR_SUMMARY, "group,value,count,avg_us,p50_us,p90_us,p99_us,exact,uncertain,"
-			 "wake_n,wake_avg_us,wake_share_pct");
-	printf("%s per group (us; ~: past %d requests a group, from the histogram, within %.1f %%)\n",
-	       o.client ? "latency" : "idle exit to receive", GROUP_EXACT_MAX,
-	       100 * HIST_REL_ERROR);
-	printf("%-14s %-14s %8s %10s %10s %10s %10s %9s %9s %7s\n", "group", "value", "count",
-	       "avg", "p50", "p90", "p99", "uncertain", "wake", "share%");
-	for (int si = 0; si < STATE_SLOTS; si++) {
-		if (!ao.by_state[si])
-			continue;
-		summary_row(sum, "state", si == STATE_SLOTS - 1 ? "other" :
-			    tracefile_state_name(&in.m, (uint32_t)st.cpu, si - 2, buf,
-						 sizeof(buf)), ao.by_state[si],
-			    ao.unc_state[si], &ao.sh_state[si]);
-		hist_free(ao.by_state[si]);
-	}
-	for (int k = 0; k < 2; k++) {
-		if (ao.by_pq[k] && hist_count(ao.by_pq[k]))
-			summary_row(sum, "prequery_woke", k ? "yes" : "no", ao.by_pq[k],
-				    ao.unc_pq[k], &ao.sh_pq[k]);
-		hist_free(ao.by_pq[k]);
-	}
-	for (int k = 0; k < ATTR_PQ_KINDS; k++) {
-		if (ao.by_class[k] && hist_count(ao.by_class[k]))
-			summary_row(sum, "prequery", attrib_pq_name((enum attr_pq)k),
-				    ao.by_class[k], ao.unc_class[k], &ao.sh_class[k]);
-		hist_free(ao.by_class[k]);
-	}
-	miss_summary(&ao, sum);
-	share_summary(&ao, sum);
+	attr_warnings(&o, &in, &ao, &st);
+	sum = attr_summary(&ao, &in, st.cpu, o.client, dir);
 	rc |= csv_done(sum, dir, TRACEOUT_ATTR_SUMMARY);
 	rc |= write_breakdown(&ao, dir);
 	rc |= csv_done(ao.out, dir, TRACEOUT_ATTRIBUTION);
