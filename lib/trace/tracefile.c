@@ -49,6 +49,81 @@ static int meta_two(char *val, uint64_t *a, uint64_t *b, char **rest)
 	return 0;
 }
 
+/*
+ * One "KEY VALUE" line of meta.txt (LINENO of PATH) into m: 0, or -errno
+ * with ERR saying where. A key this version does not know is ignored.
+ */
+static int meta_key(struct trace_meta *m, const char *path, unsigned int lineno,
+		    const char *key, char *val, char *err, size_t errlen)
+{
+	uint64_t a, b;
+	int ret = 0;
+
+	if (!strcmp(key, "ncpus")) {
+		if (m->ncpus || opt_u64(val, 1, TRACEFILE_MAX_CPUS, &a)) {
+			return err_set(err, errlen, "%s:%u: bad ncpus '%.40s' (1-%u, once)",
+				       path, lineno, val, TRACEFILE_MAX_CPUS);
+		}
+		m->ncpus = (uint32_t)a;
+		m->names = calloc(a, sizeof(*m->names));
+		m->overrun = calloc(a, sizeof(*m->overrun));
+		m->dropped = calloc(a, sizeof(*m->dropped));
+		if (!m->names || !m->overrun || !m->dropped) {
+			ret = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+		}
+	} else if (!strcmp(key, "start_ns") || !strcmp(key, "end_ns")) {
+		if (opt_u64(val, 0, UINT64_MAX, &a)) {
+			return err_set(err, errlen, "%s:%u: bad %s '%.40s'", path,
+				       lineno, key, val);
+		}
+		*(key[0] == 's' ? &m->start_ns : &m->end_ns) = a;
+	} else if (!strcmp(key, "subbuf_size")) {
+		if (opt_u64(val, TRACEFILE_MIN_SUBBUF, TRACEFILE_MAX_SUBBUF, &a)) {
+			return err_set(err, errlen, "%s:%u: bad subbuf_size '%.40s' (%u-%u)",
+				       path, lineno, val, TRACEFILE_MIN_SUBBUF,
+				       TRACEFILE_MAX_SUBBUF);
+		}
+		m->subbuf_size = (uint32_t)a;
+	} else if (!strcmp(key, "clock")) {
+		snprintf(m->clock, sizeof(m->clock), "%s", val);
+	} else if (!strcmp(key, "wake_causes")) {
+		/* an import of a source without interrupts */
+		m->no_causes = !strcmp(val, "unknown");
+	} else if (!strcmp(key, "idle_driver")) {
+		snprintf(m->driver, sizeof(m->driver), "%s", val);
+	} else if (!strcmp(key, "state")) {
+		/* "state CPU INDEX NAME": the name is the rest of the
+		 * line, spaces included ("haltpoll idle"). */
+		char *name;
+
+		if (!m->ncpus || meta_two(val, &a, &b, &name) || a >= m->ncpus ||
+		    !*name) {
+			return err_set(err, errlen, "%s:%u: bad state line (state CPU INDEX NAME, after ncpus)",
+				       path, lineno);
+		}
+		if (b >= TRACEFILE_MAX_STATES)
+			return 0;	/* named "stateN" */
+		if (strlen(name) >= sizeof(m->names[0][0])) {
+			return err_set(err, errlen, "%s:%u: state name '%.40s' longer than %zu characters",
+				       path, lineno, name, sizeof(m->names[0][0]) - 1);
+		}
+		snprintf(m->names[a][b], sizeof(m->names[0][0]), "%s", name);
+	} else if (!strcmp(key, "missed")) {
+		char *rest;
+		uint64_t c;
+
+		if (!m->ncpus || meta_two(val, &a, &b, &rest) || a >= m->ncpus ||
+		    opt_u64(rest, 0, UINT64_MAX, &c)) {
+			return err_set(err, errlen, "%s:%u: bad missed line (missed CPU OVERRUN DROPPED, after ncpus)",
+				       path, lineno);
+		}
+		m->overrun[a] = b;
+		m->dropped[a] = c;
+	}
+	return ret;
+}
+
 int tracefile_meta(const char *dir, struct trace_meta *m, char *err,
 		   size_t errlen)
 {
@@ -80,7 +155,6 @@ int tracefile_meta(const char *dir, struct trace_meta *m, char *err,
 	}
 	while (!ret && (len = rfile_getline(f, &line, &cap, RFILE_LINE_MAX))) {
 		char *key = line, *val;
-		uint64_t a, b;
 
 		lineno++;
 		if (len < 0) {
@@ -99,74 +173,7 @@ int tracefile_meta(const char *dir, struct trace_meta *m, char *err,
 		if (!val)
 			continue;	/* a key of a later version: ignored */
 		*val++ = '\0';
-		if (!strcmp(key, "ncpus")) {
-			if (m->ncpus || opt_u64(val, 1, TRACEFILE_MAX_CPUS, &a)) {
-				ret = err_set(err, errlen, "%s:%u: bad ncpus '%.40s' (1-%u, once)",
-					      path, lineno, val, TRACEFILE_MAX_CPUS);
-				break;
-			}
-			m->ncpus = (uint32_t)a;
-			m->names = calloc(a, sizeof(*m->names));
-			m->overrun = calloc(a, sizeof(*m->overrun));
-			m->dropped = calloc(a, sizeof(*m->dropped));
-			if (!m->names || !m->overrun || !m->dropped) {
-				ret = -ENOMEM;
-				snprintf(err, errlen, "out of memory");
-			}
-		} else if (!strcmp(key, "start_ns") || !strcmp(key, "end_ns")) {
-			if (opt_u64(val, 0, UINT64_MAX, &a)) {
-				ret = err_set(err, errlen, "%s:%u: bad %s '%.40s'", path,
-					      lineno, key, val);
-				break;
-			}
-			*(key[0] == 's' ? &m->start_ns : &m->end_ns) = a;
-		} else if (!strcmp(key, "subbuf_size")) {
-			if (opt_u64(val, TRACEFILE_MIN_SUBBUF, TRACEFILE_MAX_SUBBUF, &a)) {
-				ret = err_set(err, errlen, "%s:%u: bad subbuf_size '%.40s' (%u-%u)",
-					      path, lineno, val, TRACEFILE_MIN_SUBBUF,
-					      TRACEFILE_MAX_SUBBUF);
-				break;
-			}
-			m->subbuf_size = (uint32_t)a;
-		} else if (!strcmp(key, "clock")) {
-			snprintf(m->clock, sizeof(m->clock), "%s", val);
-		} else if (!strcmp(key, "wake_causes")) {
-			/* an import of a source without interrupts */
-			m->no_causes = !strcmp(val, "unknown");
-		} else if (!strcmp(key, "idle_driver")) {
-			snprintf(m->driver, sizeof(m->driver), "%s", val);
-		} else if (!strcmp(key, "state")) {
-			/* "state CPU INDEX NAME": the name is the rest of the
-			 * line, spaces included ("haltpoll idle"). */
-			char *name;
-
-			if (!m->ncpus || meta_two(val, &a, &b, &name) || a >= m->ncpus ||
-			    !*name) {
-				ret = err_set(err, errlen, "%s:%u: bad state line (state CPU INDEX NAME, after ncpus)",
-					      path, lineno);
-				break;
-			}
-			if (b >= TRACEFILE_MAX_STATES)
-				continue;	/* named "stateN" */
-			if (strlen(name) >= sizeof(m->names[0][0])) {
-				ret = err_set(err, errlen, "%s:%u: state name '%.40s' longer than %zu characters",
-					      path, lineno, name, sizeof(m->names[0][0]) - 1);
-				break;
-			}
-			snprintf(m->names[a][b], sizeof(m->names[0][0]), "%s", name);
-		} else if (!strcmp(key, "missed")) {
-			char *rest;
-			uint64_t c;
-
-			if (!m->ncpus || meta_two(val, &a, &b, &rest) || a >= m->ncpus ||
-			    opt_u64(rest, 0, UINT64_MAX, &c)) {
-				ret = err_set(err, errlen, "%s:%u: bad missed line (missed CPU OVERRUN DROPPED, after ncpus)",
-					      path, lineno);
-				break;
-			}
-			m->overrun[a] = b;
-			m->dropped[a] = c;
-		}
+		ret = meta_key(m, path, lineno, key, val, err, errlen);
 	}
 	free(line);
 	fclose(f);
