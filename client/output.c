@@ -107,6 +107,32 @@ struct summary {
 	int val_ok;			/* 0: they could not run (memory) */
 };
 
+/*
+ * Messages and bytes on the wire per measured request sent (issue 35):
+ * its request and reply, its pre-query and the pre-query's reply, at
+ * lib/wire's sizes (msg_len); 0 without a measured request.
+ */
+static int wire_per_req(const struct run *r, const struct summary *s,
+			double *msgs, double *bytes)
+{
+	const struct client_opts *o = r->o;
+	struct wire_counts c = {
+		.requests = s->meas.sent, .gets = s->gets, .sets = s->sets,
+		.replies = s->meas.ok, .misses = s->misses, .errors = s->meas.errors,
+		.prequeries = s->meas.prequeries_sent, .acked = o->prequery_ack,
+		.payload = (uint32_t)o->payload, .key_size = (uint32_t)o->key_size,
+		.value_size = (uint32_t)o->value_size,
+	};
+	uint64_t m, b;
+
+	if (!s->meas.sent)
+		return 0;
+	wire_cost(o->wire, &c, &m, &b);
+	*msgs = (double)m / (double)s->meas.sent;
+	*bytes = (double)b / (double)s->meas.sent;
+	return 1;
+}
+
 /* The schedule's mean gap: with --prequery-at sleep-after the lead adds
  * to every gap. */
 static double mean_gap_ns(const struct client_opts *o)
@@ -598,6 +624,13 @@ after_tables:
 				r->energy_note : "no measured request");
 	}
 	print_governor(f, &r->gov);
+	{
+		double m, b;
+
+		if (wire_per_req(r, s, &m, &b))
+			fprintf(f, "on the wire per request: %.3f messages, %.1f bytes (request, reply, pre-query and its reply, at the protocol's sizes)\n",
+				m, b);
+	}
 	if (o->prequery && r->warmup)
 		fprintf(f, "warm-up prequeries (not counted above): sent %llu skipped %llu\n",
 			(unsigned long long)s->warm.prequeries_sent,
@@ -720,7 +753,8 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 "percentile_rel_error,lat_stddev_us,svc_p95_us,svc_p9999_us,"
 		 "svc_stddev_us,pace_p95_us,pace_p9999_us,pace_stddev_us,%s,%s%s"
 		 /* appended (issue 36) */
-		 ",rate_profile,arrivals,arrivals_offsets,arrivals_scale",
+		 ",rate_profile,arrivals,arrivals_offsets,arrivals_scale"
+		 ",msgs_per_req,bytes_per_req",
 		 lat, svc, pace, lat_ci, svc_ci, gov);
 	csv_header(c, hdr);
 	csv_str(c, status_name(r->status));
@@ -821,6 +855,17 @@ static int write_summary_csv(const char *path, const struct run *r,
 	if (gov[0])
 		govstat_csv_row(c, &r->gov);
 	csv_arrivals(c, o);
+	{
+		double m, b;
+
+		if (wire_per_req(r, s, &m, &b)) {
+			csv_double(c, m, 3);
+			csv_double(c, b, 3);
+		} else {
+			csv_empty(c);
+			csv_empty(c);
+		}
+	}
 	csv_end_row(c);
 	return csv_close(c);
 }

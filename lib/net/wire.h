@@ -43,7 +43,9 @@ typedef int (*wire_msg_fn)(const struct proto_msg *m, void *arg);
 struct wb_proto_ops {
 	const char *name;
 	int datagrams;		/* one message per datagram works (UDP) */
-	/* Bytes m takes on the wire, header and payload. */
+	/* Bytes m takes on the wire, header and payload; a reply's
+	 * (PROTO_REPLY, PROTO_ERROR) as a server writes it: op and key_size
+	 * of its request, PROTO_F_MISS, PROTO_F_ACK for a pre-query's. */
 	size_t (*msg_len)(const struct proto_msg *m);
 	/*
 	 * Writes m (its payload is zeros) into buf; returns the bytes
@@ -95,6 +97,25 @@ struct wb_proto_ops {
 extern const struct wb_proto_ops wire_wakebench;
 extern const struct wb_proto_ops wire_memcached;
 extern const struct wb_proto_ops wire_redis;
+
+/*
+ * What a run put on the wire, counted by the client: its requests (gets
+ * and sets for a key-value protocol, each of key_size bytes, sets of
+ * value_size), the replies (misses among them) and error replies, the
+ * pre-queries and whether each got a reply (acked; always in-band for a
+ * key-value protocol).
+ */
+struct wire_counts {
+	uint64_t requests, gets, sets;
+	uint64_t replies, misses, errors;
+	uint64_t prequeries;
+	int acked;
+	uint32_t payload, key_size, value_size;
+};
+
+/* The messages and bytes of C both ways, from each message's msg_len. */
+void wire_cost(const struct wb_proto_ops *ops, const struct wire_counts *c,
+	       uint64_t *msgs, uint64_t *bytes);
 
 /* The protocol called name, or NULL. */
 const struct wb_proto_ops *wire_find(const char *name);

@@ -19,8 +19,26 @@
 
 enum { PH_NONE, PH_VALUE_READ, PH_SET_DATA };
 
+/* A reply's length, as mc_reply writes it (a pre-query's: PROTO_F_ACK). */
+static size_t mc_reply_len(const struct proto_msg *m)
+{
+	if (m->type == PROTO_ERROR)
+		return sizeof("SERVER_ERROR backend unavailable\r\n") - 1;
+	if (m->flags & PROTO_F_ACK)
+		return 4;		/* MN\r\n */
+	if (m->op == PROTO_OP_SET)
+		return 8;		/* STORED\r\n */
+	if (m->flags & PROTO_F_MISS)
+		return 5;		/* END\r\n */
+	/* VALUE KEY 0 N\r\n DATA\r\nEND\r\n */
+	return 6 + (size_t)m->key_size + 3 + kvkey_digits(m->payload_len) + 2 +
+	       m->payload_len + 7;
+}
+
 static size_t mc_msg_len(const struct proto_msg *m)
 {
+	if (m->type == PROTO_REPLY || m->type == PROTO_ERROR)
+		return mc_reply_len(m);
 	if (m->type == PROTO_PREQUERY)
 		return 4;		/* mn\r\n */
 	if (m->op == PROTO_OP_SET)

@@ -19,9 +19,24 @@
 
 enum { PH_NONE, PH_ARG_HEAD, PH_ARG_TEXT, PH_ARG_DATA, PH_VALUE };
 
+/* A reply's length, as redis_reply writes it (a pre-query's: PROTO_F_ACK). */
+static size_t redis_reply_len(const struct proto_msg *m)
+{
+	if (m->type == PROTO_ERROR)
+		return sizeof("-ERR backend unavailable\r\n") - 1;
+	if (m->flags & PROTO_F_ACK)
+		return 7;		/* +PONG\r\n */
+	if (m->op == PROTO_OP_SET || m->flags & PROTO_F_MISS)
+		return 5;		/* +OK\r\n, $-1\r\n */
+	return 1 + kvkey_digits(m->payload_len) + 2 + m->payload_len + 2;
+}
+
 static size_t redis_msg_len(const struct proto_msg *m)
 {
 	size_t ks = m->key_size, len;
+
+	if (m->type == PROTO_REPLY || m->type == PROTO_ERROR)
+		return redis_reply_len(m);
 
 	if (m->type == PROTO_PREQUERY)
 		return 14;		/* *1\r\n$4\r\nPING\r\n */

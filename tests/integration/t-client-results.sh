@@ -32,6 +32,10 @@ n=$(csv_col "$TMP/cap/summary.csv" count)
 # ... svc_p999_hi_us, issue 36 rate_profile,arrivals,arrivals_offsets,
 # arrivals_scale, taken off first)
 hdr=$(head -1 "$TMP/cap/summary.csv")
+# issue 35 appended msgs_per_req,bytes_per_req after them
+[ "${hdr%,msgs_per_req,bytes_per_req}" != "$hdr" ] ||
+	fail "summary.csv does not end with msgs_per_req,bytes_per_req"
+hdr=${hdr%,msgs_per_req,bytes_per_req}
 [ "${hdr%,rate_profile,arrivals,arrivals_offsets,arrivals_scale}" != "$hdr" ] \
 	|| fail "summary.csv does not end with rate_profile,arrivals,arrivals_offsets,arrivals_scale"
 [ "$(echo "${hdr%,rate_profile,arrivals,arrivals_offsets,arrivals_scale}" | awk -F, '{ print $(NF - 41), $(NF - 40), $(NF - 39), $(NF - 38), $(NF - 31), $(NF - 28), $(NF - 23), $(NF - 22), $(NF - 16), $(NF - 15), $NF }')" = \

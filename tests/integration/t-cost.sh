@@ -99,4 +99,24 @@ grep -q "^cpu time (server): PID [0-9]* and its children" "$TMP"/sw/*/rep-1/capt
 m=$(csv_col "$TMP/sw/summary.csv" cost_cpu_per_req_median_us)
 echo "stats: cost_cpu_per_req_median_us $m"
 awk -v m="$m" 'BEGIN { exit !(m <= 1100 && m >= 500) }' || fail "stats median $m"
+
+# messages and bytes per request: the request, its reply, the pre-query
+# (56-byte wakebench headers, a 100-byte payload on the request)
+start_server --prequery-port 0
+"$WB" client --server 127.0.0.1:"$PORT" --prequery-port "$PQPORT" --prequery-lead-us 20 \
+	--payload 100 --requests 300 --interval-us 500 -q --out "$TMP/wire" 2>/dev/null ||
+	fail "client with pre-queries"
+stop_server || fail "server exit status"
+n=$(csv_col "$TMP/wire/summary.csv" count)
+pq=$(csv_col "$TMP/wire/summary.csv" prequeries_sent)
+want=$(awk -v n="$n" -v p="$pq" 'BEGIN { printf "%.3f %.3f", (2 * n + p) / n, (156 * n + 56 * n + 56 * p) / n }')
+got="$(csv_col "$TMP/wire/summary.csv" msgs_per_req) $(csv_col "$TMP/wire/summary.csv" bytes_per_req)"
+echo "on the wire: $got per request ($n requests, $pq pre-queries; expected $want)"
+[ "$got" = "$want" ] || fail "msgs_per_req bytes_per_req $got, expected $want"
+grep -q "^on the wire per request: " "$TMP/wire/summary.txt" || fail "summary.txt has no wire line"
+# and the sweep's runs carry theirs into sweep.csv (no pre-query: 2, 112)
+[ "$(csv_col "$TMP/sw/sweep.csv" cost_msgs_per_req | sort -u)" = 2.000 ] ||
+	fail "sweep.csv cost_msgs_per_req: $(csv_col "$TMP/sw/sweep.csv" cost_msgs_per_req)"
+[ "$(csv_col "$TMP/sw/sweep.csv" cost_bytes_per_req | sort -u)" = 112.000 ] ||
+	fail "sweep.csv cost_bytes_per_req: $(csv_col "$TMP/sw/sweep.csv" cost_bytes_per_req)"
 exit 0

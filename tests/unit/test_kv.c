@@ -362,6 +362,52 @@ START_TEST(memcached_server_orders_replies)
 }
 END_TEST
 
+/* issue 35: a reply's msg_len is what the server end writes (the texts
+ * the tests above check), and wire_cost adds a run's messages up */
+START_TEST(reply_lengths_and_cost)
+{
+	static const struct {
+		const struct wb_proto_ops *ops;
+		struct proto_msg m;
+		const char *text;
+	} r[] = {
+		{ &wire_memcached, { .type = PROTO_REPLY, .op = PROTO_OP_GET, .key_size = 6,
+				     .payload_len = 4 }, "VALUE wb0001 0 4\r\nxxxx\r\nEND\r\n" },
+		{ &wire_memcached, { .type = PROTO_REPLY, .op = PROTO_OP_SET }, "STORED\r\n" },
+		{ &wire_memcached, { .type = PROTO_REPLY, .flags = PROTO_F_ACK }, "MN\r\n" },
+		{ &wire_memcached, { .type = PROTO_REPLY, .flags = PROTO_F_MISS }, "END\r\n" },
+		{ &wire_memcached, { .type = PROTO_ERROR }, "SERVER_ERROR backend unavailable\r\n" },
+		{ &wire_redis, { .type = PROTO_REPLY, .op = PROTO_OP_SET }, "+OK\r\n" },
+		{ &wire_redis, { .type = PROTO_REPLY, .flags = PROTO_F_ACK }, "+PONG\r\n" },
+		{ &wire_redis, { .type = PROTO_REPLY, .payload_len = 3 }, "$3\r\nxxx\r\n" },
+		{ &wire_redis, { .type = PROTO_REPLY, .flags = PROTO_F_MISS }, "$-1\r\n" },
+		{ &wire_redis, { .type = PROTO_ERROR }, "-ERR backend unavailable\r\n" },
+		{ &wire_wakebench, { .type = PROTO_REPLY }, NULL },
+	};
+	struct wire_counts c = { .requests = 10, .replies = 10, .prequeries = 5, .payload = 8 };
+	uint64_t msgs, bytes;
+
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		ck_assert_msg(r[i].ops->msg_len(&r[i].m) ==
+			      (r[i].text ? strlen(r[i].text) : PROTO_HDR_LEN),
+			      "%s reply %zu: %zu", r[i].ops->name, i, r[i].ops->msg_len(&r[i].m));
+	/* wakebench: 64-byte requests, 56-byte replies and pre-queries */
+	wire_cost(&wire_wakebench, &c, &msgs, &bytes);
+	ck_assert_uint_eq(msgs, 25);
+	ck_assert_uint_eq(bytes, 10 * 64 + 10 * 56 + 5 * 56);
+	c.acked = 1;
+	wire_cost(&wire_wakebench, &c, &msgs, &bytes);
+	ck_assert_uint_eq(msgs, 30);
+	ck_assert_uint_eq(bytes, 10 * 64 + 10 * 56 + 10 * 56);
+	/* memcached: 6 gets (2 misses) and 4 sets of 4 bytes, 3 mn answered */
+	c = (struct wire_counts){ .requests = 10, .gets = 6, .sets = 4, .replies = 10,
+				  .misses = 2, .prequeries = 3, .key_size = 6, .value_size = 4 };
+	wire_cost(&wire_memcached, &c, &msgs, &bytes);
+	ck_assert_uint_eq(msgs, 26);
+	ck_assert_uint_eq(bytes, 6 * 12 + 2 * 5 + 4 * 29 + 4 * 24 + 4 * 8 + 3 * 4 + 3 * 4);
+}
+END_TEST
+
 START_TEST(redis_round_trip)
 {
 	for (int bytewise = 0; bytewise < 2; bytewise++) {
@@ -536,6 +582,7 @@ Suite *kv_suite(void)
 	tcase_add_test(tc, memcached_client_rejects);
 	tcase_add_test(tc, memcached_server_orders_replies);
 	tcase_add_test(tc, redis_round_trip);
+	tcase_add_test(tc, reply_lengths_and_cost);
 	tcase_add_test(tc, redis_rejects);
 	tcase_add_test(tc, encode_stays_in_its_buffer);
 	tcase_add_test(tc, table_lists_them);
