@@ -164,9 +164,12 @@ static int finish_page(struct tracewrite *w, uint32_t cpu, int pad)
 		memset(data + c->used + 8, 0, left - 8);
 		commit = w->data_size;
 	} else if (pad && left >= 4) {
+		/* Too short for a length: the kernel marks it and leaves it
+		 * out of the commit (rb_reset_tail), and readers such as
+		 * libtraceevent's kbuffer read a padding's length word past
+		 * it when it is counted in (past the mapping on the last page). */
 		put4(data + c->used, RB_PADDING);
 		memset(data + c->used + 4, 0, left - 4);
-		commit = w->data_size;
 	} else {
 		memset(data + c->used, 0, left);
 	}
@@ -310,13 +313,142 @@ static void wakeup_fields(uint8_t *p, uint32_t pid, const char *comm, int32_t pr
 	put4(p + 32, target_cpu);
 }
 
-int tracewrite_event(struct tracewrite *w, const struct tl_event *e)
+/* irq:irq_handler_entry: the IRQ and its name (__data_loc) */
+static int ev_irq_entry(struct tracewrite *w, const struct tl_event *e, int32_t pid)
 {
 	const char *s = e->str ? e->str : "";
-	size_t slen = 0, len;
+	size_t slen;
 	uint8_t *p;
-	int ret = check(w, e->cpu, e->ts), id;
+	int ret;
+
+	/* __data_loc: the string's length (its NUL counted) in the
+	 * high half, its offset in the event in the low one */
+	slen = strlen(s) + 1;
+	if (slen > 0xffff)
+		return fail(w, -EMSGSIZE, "cpu %u: an IRQ name of %zu bytes", e->cpu,
+			    slen - 1);
+	p = reserve(w, e->cpu, e->ts, COMMON + 8 + slen, &ret);
+	if (!p)
+		return ret;
+	common(p, ID_IRQ_ENTRY, pid);
+	put4(p + 8, e->arg);
+	put4(p + 12, (uint32_t)(slen << 16) | (COMMON + 8));
+	memcpy(p + 16, s, slen);
+	return 0;
+}
+
+/* ftrace:print: a marker's text */
+static int ev_marker(struct tracewrite *w, const struct tl_event *e, int32_t pid)
+{
+	const char *s = e->str ? e->str : "";
+	size_t slen, len;
+	uint8_t *p;
+	int ret;
+
+	/* trace_marker ends the text with a newline, then a NUL */
+	slen = strlen(s);
+	len = COMMON + LONG + slen + 2;
+	p = reserve(w, e->cpu, e->ts, len, &ret);
+	if (!p)
+		return ret;
+	common(p, ID_PRINT, pid);
+	memset(p + COMMON, 0, LONG);	/* ip */
+	memcpy(p + COMMON + LONG, s, slen);
+	p[COMMON + LONG + slen] = '\n';
+	p[COMMON + LONG + slen + 1] = '\0';
+	return 0;
+}
+
+/* An IPI's or the local timer's irq_vectors entry */
+static int ev_vector(struct tracewrite *w, const struct tl_event *e, int32_t pid)
+{
+	uint8_t *p;
 	uint32_t v;
+	int ret, id;
+
+	if (e->type == TL_IPI && e->arg >= NVECTORS)
+		return fail(w, -EINVAL, "cpu %u: IPI kind %u (0-%zu)", e->cpu, e->arg,
+			    NVECTORS - 1);
+	id = e->type == TL_TIMER ? ID_TIMER : vectors[e->arg].id;
+	v = e->type == TL_TIMER ? TIMER_VECTOR : (uint32_t)vectors[e->arg].vector;
+	p = reserve(w, e->cpu, e->ts, COMMON + 4, &ret);
+	if (!p)
+		return ret;
+	common(p, id, pid);
+	put4(p + 8, v);
+	return 0;
+}
+
+/* sched:sched_switch to the thread e->arg (str: its name) */
+static int ev_switch(struct tracewrite *w, const struct tl_event *e, int32_t pid)
+{
+	const char *s = e->str ? e->str : "";
+	uint8_t *p;
+	int ret;
+
+	/* prev_comm[16] prev_pid prev_prio, long prev_state,
+	 * next_comm[16] next_pid next_prio; str: next_comm */
+	p = reserve(w, e->cpu, e->ts, COMMON + 48 + LONG, &ret);
+	if (!p)
+		return ret;
+	common(p, ID_SWITCH, pid);
+	memset(p + 8, 0, 40 + LONG);
+	put4(p + 24, e->arg2);
+	put4(p + 28, 120);
+	memcpy(p + 32 + LONG, s, strnlen(s, 15));
+	put4(p + 48 + LONG, e->arg);
+	put4(p + 52 + LONG, 120);
+	return 0;
+}
+
+/* power:cpu_idle_miss, when the writer records it */
+static int ev_idle_miss(struct tracewrite *w, const struct tl_event *e, int32_t pid)
+{
+	uint8_t *p;
+	int ret;
+
+	if (!w->o.idle_miss)
+		return fail(w, -EINVAL, "cpu %u: power:cpu_idle_miss not recorded (tracewrite_opts.idle_miss)",
+			    e->cpu);
+	p = reserve(w, e->cpu, e->ts, COMMON + 12, &ret);
+	if (!p)
+		return ret;
+	common(p, ID_MISS, pid);
+	put4(p + 8, e->cpu);
+	put4(p + 12, e->arg);
+	memset(p + 16, 0, 4);
+	p[16] = e->arg2 != 0;
+	return 0;
+}
+
+/* net:netif_receive_skb: the length and the device (__data_loc) */
+static int ev_netrx(struct tracewrite *w, const struct tl_event *e, int32_t pid)
+{
+	const char *s = e->str ? e->str : "";
+	size_t slen;
+	uint8_t *p;
+	int ret;
+
+	/* void *skbaddr, len (arg), __data_loc name (str: device) */
+	slen = strlen(s) + 1;
+	if (slen > 0xffff)
+		return fail(w, -EMSGSIZE, "cpu %u: a device name of %zu bytes", e->cpu,
+			    slen - 1);
+	p = reserve(w, e->cpu, e->ts, COMMON + LONG + 8 + slen, &ret);
+	if (!p)
+		return ret;
+	common(p, ID_NETRX, pid);
+	memset(p + COMMON, 0, LONG);
+	put4(p + COMMON + LONG, e->arg);
+	put4(p + COMMON + LONG + 4, (uint32_t)(slen << 16) | (COMMON + LONG + 8));
+	memcpy(p + COMMON + LONG + 8, s, slen);
+	return 0;
+}
+
+int tracewrite_event(struct tracewrite *w, const struct tl_event *e)
+{
+	uint8_t *p;
+	int ret = check(w, e->cpu, e->ts);
 	int32_t pid = (int32_t)e->pid;
 
 	if (ret)
@@ -331,19 +463,7 @@ int tracewrite_event(struct tracewrite *w, const struct tl_event *e)
 		put4(p + 12, e->cpu);
 		break;
 	case TL_IRQ_ENTRY:
-		/* __data_loc: the string's length (its NUL counted) in the
-		 * high half, its offset in the event in the low one */
-		slen = strlen(s) + 1;
-		if (slen > 0xffff)
-			return fail(w, -EMSGSIZE, "cpu %u: an IRQ name of %zu bytes", e->cpu,
-				    slen - 1);
-		p = reserve(w, e->cpu, e->ts, COMMON + 8 + slen, &ret);
-		if (!p)
-			return ret;
-		common(p, ID_IRQ_ENTRY, pid);
-		put4(p + 8, e->arg);
-		put4(p + 12, (uint32_t)(slen << 16) | (COMMON + 8));
-		memcpy(p + 16, s, slen);
+		ret = ev_irq_entry(w, e, pid);
 		break;
 	case TL_IRQ_EXIT:
 		p = reserve(w, e->cpu, e->ts, COMMON + 8, &ret);
@@ -354,17 +474,7 @@ int tracewrite_event(struct tracewrite *w, const struct tl_event *e)
 		put4(p + 12, 1);	/* IRQ_HANDLED */
 		break;
 	case TL_MARKER:
-		/* trace_marker ends the text with a newline, then a NUL */
-		slen = strlen(s);
-		len = COMMON + LONG + slen + 2;
-		p = reserve(w, e->cpu, e->ts, len, &ret);
-		if (!p)
-			return ret;
-		common(p, ID_PRINT, pid);
-		memset(p + COMMON, 0, LONG);	/* ip */
-		memcpy(p + COMMON + LONG, s, slen);
-		p[COMMON + LONG + slen] = '\n';
-		p[COMMON + LONG + slen + 1] = '\0';
+		ret = ev_marker(w, e, pid);
 		break;
 	case TL_SOFTIRQ:
 		p = reserve(w, e->cpu, e->ts, COMMON + 4, &ret);
@@ -375,16 +485,7 @@ int tracewrite_event(struct tracewrite *w, const struct tl_event *e)
 		break;
 	case TL_IPI:
 	case TL_TIMER:
-		if (e->type == TL_IPI && e->arg >= NVECTORS)
-			return fail(w, -EINVAL, "cpu %u: IPI kind %u (0-%zu)", e->cpu, e->arg,
-				    NVECTORS - 1);
-		id = e->type == TL_TIMER ? ID_TIMER : vectors[e->arg].id;
-		v = e->type == TL_TIMER ? TIMER_VECTOR : (uint32_t)vectors[e->arg].vector;
-		p = reserve(w, e->cpu, e->ts, COMMON + 4, &ret);
-		if (!p)
-			return ret;
-		common(p, id, pid);
-		put4(p + 8, v);
+		ret = ev_vector(w, e, pid);
 		break;
 	case TL_WAKEUP:
 		p = reserve(w, e->cpu, e->ts, COMMON + 28, &ret);
@@ -394,51 +495,20 @@ int tracewrite_event(struct tracewrite *w, const struct tl_event *e)
 		wakeup_fields(p, e->arg, e->str, 120, e->arg2);
 		break;
 	case TL_SWITCH:
-		/* prev_comm[16] prev_pid prev_prio, long prev_state,
-		 * next_comm[16] next_pid next_prio; str: next_comm */
-		p = reserve(w, e->cpu, e->ts, COMMON + 48 + LONG, &ret);
-		if (!p)
-			return ret;
-		common(p, ID_SWITCH, pid);
-		memset(p + 8, 0, 40 + LONG);
-		put4(p + 24, e->arg2);
-		put4(p + 28, 120);
-		memcpy(p + 32 + LONG, s, strnlen(s, 15));
-		put4(p + 48 + LONG, e->arg);
-		put4(p + 52 + LONG, 120);
+		ret = ev_switch(w, e, pid);
 		break;
 	case TL_IDLE_MISS:
-		if (!w->o.idle_miss)
-			return fail(w, -EINVAL, "cpu %u: power:cpu_idle_miss not recorded (tracewrite_opts.idle_miss)",
-				    e->cpu);
-		p = reserve(w, e->cpu, e->ts, COMMON + 12, &ret);
-		if (!p)
-			return ret;
-		common(p, ID_MISS, pid);
-		put4(p + 8, e->cpu);
-		put4(p + 12, e->arg);
-		memset(p + 16, 0, 4);
-		p[16] = e->arg2 != 0;
+		ret = ev_idle_miss(w, e, pid);
 		break;
 	case TL_NETRX:
-		/* void *skbaddr, len (arg), __data_loc name (str: device) */
-		slen = strlen(s) + 1;
-		if (slen > 0xffff)
-			return fail(w, -EMSGSIZE, "cpu %u: a device name of %zu bytes", e->cpu,
-				    slen - 1);
-		p = reserve(w, e->cpu, e->ts, COMMON + LONG + 8 + slen, &ret);
-		if (!p)
-			return ret;
-		common(p, ID_NETRX, pid);
-		memset(p + COMMON, 0, LONG);
-		put4(p + COMMON + LONG, e->arg);
-		put4(p + COMMON + LONG + 4, (uint32_t)(slen << 16) | (COMMON + LONG + 8));
-		memcpy(p + COMMON + LONG + 8, s, slen);
+		ret = ev_netrx(w, e, pid);
 		break;
 	default:
 		return fail(w, -EINVAL, "cpu %u: event type %d is not one tracewrite writes",
 			    e->cpu, (int)e->type);
 	}
+	if (ret)
+		return ret;
 	seen(w, e->cpu, e->ts);
 	return 0;
 }
