@@ -90,6 +90,18 @@ if [ "$(nproc)" -ge 2 ]; then
 		fail "--cpus 0: events of cpu1 in trace.dat"
 	[ "$(instances)" = 0 ] || fail "--cpus 0: instance left behind"
 fi
+# a synthetic trace whose pages end in a padding too short for a length
+# word (180000 events on 2 CPUs have one at the end of a mapping): the
+# padding stays out of the page's commit, as the kernel leaves it, or
+# libtraceevent's kbuffer reads past the page (it crashed the export's
+# read-back check)
+if [ -x "$WB_TOOLS/wb-tracegen" ]; then
+	"$WB_TOOLS/wb-tracegen" "$TMP/gen" 200000 2 > /dev/null || fail "wb-tracegen"
+	"$WB" trace export "$TMP/gen" --format trace.dat --out "$TMP/gen.dat" > "$TMP/gen.out" 2>&1 ||
+		fail "export of a synthetic trace: $(tail -2 "$TMP/gen.out")"
+	n=$(trace-cmd report -i "$TMP/gen.dat" 2>/dev/null | grep -c 'cpu_idle:')
+	[ "$n" = 200000 ] || fail "trace-cmd report of the synthetic trace: $n cpu_idle events, want 200000"
+fi
 for sig in INT TERM HUP; do
 	"$WB" trace record --out "$TMP/s$sig" --duration 60 2> "$TMP/s.err" &
 	pid=$!
