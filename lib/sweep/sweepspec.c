@@ -865,57 +865,35 @@ static int same_words(const char *a, const char *b)
 	return 1;
 }
 
-/* The first word of LIST other than SKIP (or that is not "0"), or NULL. */
-static const char *first_set(const char *list, const char *skip, char *buf,
-			     size_t len)
+int sweepspec_here(const struct sweepspec *s, int d, const char *v, char *err,
+		   size_t errlen)
 {
-	for (const char *p = list; *p;) {
-		size_t n = strcspn(p, " ");
-
-		if (n && n < len && (n != strlen(skip) || strncmp(p, skip, n))) {
-			memcpy(buf, p, n);
-			buf[n] = '\0';
-			return buf;
-		}
-		p += n + (p[n] == ' ');
-	}
-	return NULL;
-}
-
-int sweepspec_machine(const struct sweepspec *s, char *err, size_t errlen)
-{
-	char avail[256], w[64];
-	const char *v;
+	char avail[256];
 
 	/* through --server-exec the server is on another host (or a
 	 * namespace): this one cannot say what that one accepts */
-	if (s->val[SK_SERVER_EXEC][0])
+	if (s->val[SK_SERVER_EXEC][0] || !*v || !strcmp(v, "-"))
 		return 0;
-	idlestate_governors(avail, sizeof(avail));
-	for (const char *p = s->val[SK_GOVERNOR]; *p;) {
-		size_t n = strcspn(p, " ");
-
-		snprintf(w, sizeof(w), "%.*s", (int)(n < sizeof(w) ? n : sizeof(w) - 1), p);
-		if (n && strcmp(w, "-") && !idlestate_governor_listed(avail, w)) {
-			errmsg_set(err, errlen, "governor '%s' cannot be applied here: this kernel's cpuidle available_governors are %s (every point with it refused; nothing was run)",
-				   w, avail[0] ? avail : "none");
-			return -EOPNOTSUPP;
-		}
-		p += n + (p[n] == ' ');
+	if (d == SWEEPDIM_GOVERNOR) {
+		idlestate_governors(avail, sizeof(avail));
+		if (idlestate_governor_listed(avail, v))
+			return 0;
+		errmsg_set(err, errlen, "governor '%s' cannot be applied here: this kernel's cpuidle available_governors are %s (refused before anything ran)",
+			   v, avail[0] ? avail : "none");
+		return -EOPNOTSUPP;
 	}
-	v = first_set(s->val[SK_SO_BUSY_POLL], "0", w, sizeof(w));
-	if (v) {
+	if (d == SWEEPDIM_SO_BUSY_POLL && strcmp(v, "0")) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		int ret = fd < 0 ? -errno : net_busy_poll(fd, (unsigned)atol(v));
 
 		if (fd >= 0)
 			close(fd);
-		if (ret) {
-			errmsg_set(err, errlen, "so_busy_poll %s cannot be applied here: SO_BUSY_POLL: %s (every point with it refused; nothing was run)",
-				   v, ret == -EPERM ? "not permitted without CAP_NET_ADMIN" :
-				   strerror(-ret));
-			return -EOPNOTSUPP;
-		}
+		if (!ret)
+			return 0;
+		errmsg_set(err, errlen, "so_busy_poll %s cannot be applied here: SO_BUSY_POLL: %s (refused before anything ran)",
+			   v, ret == -EPERM ? "not permitted without CAP_NET_ADMIN" :
+			   strerror(-ret));
+		return -EOPNOTSUPP;
 	}
 	return 0;
 }

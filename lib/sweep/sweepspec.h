@@ -101,12 +101,14 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 		      size_t errlen);
 
 /*
- * Whether this machine can apply every value of a resolved spec whose
- * server runs here (not through server-exec): each governor listed in
- * cpuidle's available_governors, SO_BUSY_POLL settable (tried on a
- * socket). 0, or -EOPNOTSUPP with the value and the reason in ERR.
+ * Whether this machine can apply value V of dimension D (enum
+ * sweepdim_index) of a resolved spec whose server runs here (not through
+ * server-exec): a governor must be in cpuidle's available_governors, an
+ * so_busy_poll settable (tried on a socket); other dimensions are not
+ * checked. 0, or -EOPNOTSUPP with the value and the reason in ERR.
  */
-int sweepspec_machine(const struct sweepspec *s, char *err, size_t errlen);
+int sweepspec_here(const struct sweepspec *s, int d, const char *v, char *err,
+		   size_t errlen);
 
 /*
  * The type check of key K alone (what resolve does for it, without the

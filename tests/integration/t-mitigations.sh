@@ -117,7 +117,7 @@ echo "SIGINT during a governor=ladder run: $orig restored"
 # a governor this kernel lacks: refused before anything runs
 "$WB" sweep --out "$TMP/no" --server-port "$sport" --prequery off --reps 1 --requests 50 \
 	--governor "menu nosuchgov" > "$TMP/no.out" 2>&1 && fail "an unknown governor was swept"
-grep -q "governor 'nosuchgov' cannot be applied here: this kernel's cpuidle available_governors are" \
+grep -q "point [a-z0-9_-]*_gov-nosuchgov: governor 'nosuchgov' cannot be applied here: this kernel's cpuidle available_governors are" \
 	"$TMP/no.out" || fail "refusal: $(cat "$TMP/no.out")"
 [ -z "$(ls "$TMP/no" 2>/dev/null | grep -v '^sweep.spec$\|^cmdline.txt$')" ] ||
 	fail "something ran: $(ls "$TMP/no")"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "unit.h"
 #include "portheld.h"
+#include "fake_sysfs.h"
 #include "sweepspec.h"
 
 static char err[512];
@@ -33,6 +34,48 @@ static const char *get(struct sweepspec *s, const char *key)
 {
 	return s->val[sweepspec_key(key)];
 }
+
+/* issue 35: the new dimensions' words, and what this machine can apply */
+START_TEST(mitigation_values)
+{
+	struct sweepspec s;
+
+	ck_assert_int_eq(resolve(&s, "governor = menu teo\nso_busy_poll = 0 50\n"
+				 "server_busy_poll = no yes\n", NULL, 2), 0);
+	ck_assert_str_eq(get(&s, "governor"), "menu teo");
+	ck_assert_str_eq(get(&s, "so_busy_poll"), "0 50");
+	sweepspec_free(&s);
+	ck_assert_int_eq(resolve(&s, NULL, NULL, 2), 0);
+	ck_assert_str_eq(get(&s, "governor"), "-");	/* as it is */
+	ck_assert_str_eq(get(&s, "server_busy_poll"), "no");
+	sweepspec_free(&s);
+	ck_assert_int_eq(resolve(&s, "governor = Menu\n", NULL, 2), -EINVAL);
+	sweepspec_free(&s);
+	ck_assert_int_eq(resolve(&s, "governor = a/b\n", NULL, 2), -EINVAL);
+	sweepspec_free(&s);
+	ck_assert_int_eq(resolve(&s, "so_busy_poll = 1000001\n", NULL, 2), -EINVAL);
+	sweepspec_free(&s);
+	ck_assert_int_eq(resolve(&s, "server_busy_poll = maybe\n", NULL, 2), -EINVAL);
+	sweepspec_free(&s);
+	/* a machine whose kernel lists menu and teo */
+	fake_sysfs_create(2, 2);
+	fake_sysfs_put("devices/system/cpu/cpuidle/available_governors", "menu teo\n");
+	ck_assert_int_eq(resolve(&s, NULL, NULL, 2), 0);
+	ck_assert_int_eq(sweepspec_here(&s, SWEEPDIM_GOVERNOR, "teo", err, sizeof(err)), 0);
+	ck_assert_int_eq(sweepspec_here(&s, SWEEPDIM_GOVERNOR, "-", err, sizeof(err)), 0);
+	ck_assert_int_eq(sweepspec_here(&s, SWEEPDIM_GOVERNOR, "ladder", err, sizeof(err)),
+			 -EOPNOTSUPP);
+	ck_assert_str_eq(err, "governor 'ladder' cannot be applied here: this kernel's cpuidle "
+			 "available_governors are menu teo (refused before anything ran)");
+	ck_assert_int_eq(sweepspec_here(&s, SWEEPDIM_DIST, "nonsense", err, sizeof(err)), 0);
+	sweepspec_free(&s);
+	/* through --server-exec: another host's, not checked here */
+	ck_assert_int_eq(resolve(&s, "server_exec = ip netns exec srv\n", NULL, 2), 0);
+	ck_assert_int_eq(sweepspec_here(&s, SWEEPDIM_GOVERNOR, "ladder", err, sizeof(err)), 0);
+	sweepspec_free(&s);
+	fake_sysfs_destroy();
+}
+END_TEST
 
 START_TEST(defaults)
 {
@@ -434,6 +477,7 @@ Suite *sweepspec_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, defaults);
+	tcase_add_test(tc, mitigation_values);
 	tcase_add_test(tc, cpus);
 	tcase_add_test(tc, spec_text);
 	tcase_add_test(tc, spec_errors);
