@@ -571,16 +571,11 @@ static void free_w(struct tracewrite *w)
 	free(w);
 }
 
-int tracewrite_open(const char *dir, const struct trace_meta *m,
-		    const struct tracewrite_opts *o, struct tracewrite **out,
-		    char *err, size_t errlen)
+/* What open is given: CPUs, sub-buffer size, start before end, state names. */
+static int check_meta(const char *dir, const struct trace_meta *m, char *err, size_t errlen)
 {
-	struct tracewrite *w;
 	uint32_t n = m->ncpus;
-	struct stat sb;
-	int ret = 0;
 
-	*out = NULL;
 	if (n < 1 || n > TRACEFILE_MAX_CPUS) {
 		snprintf(err, errlen, "%s: %u CPUs (1-%u)", dir, n, TRACEFILE_MAX_CPUS);
 		return -EINVAL;
@@ -609,9 +604,15 @@ int tracewrite_open(const char *dir, const struct trace_meta *m,
 			}
 		}
 	}
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		goto nomem;
+	return 0;
+}
+
+/* w's metadata, options and buffers from m and o; 0 or -ENOMEM. */
+static int writer_fill(struct tracewrite *w, const char *dir, const struct trace_meta *m,
+		       const struct tracewrite_opts *o)
+{
+	uint32_t n = m->ncpus;
+
 	w->m.ncpus = n;
 	w->m.start_ns = m->start_ns;
 	w->m.end_ns = m->end_ns;
@@ -639,7 +640,7 @@ int tracewrite_open(const char *dir, const struct trace_meta *m,
 	w->m.dropped = calloc(n, sizeof(*w->m.dropped));
 	if (!w->dir || !w->command || !w->source || !w->note || !w->cpu || !w->m.names ||
 	    !w->m.overrun || !w->m.dropped)
-		goto nomem;
+		return -ENOMEM;
 	for (uint32_t c = 0; c < n; c++) {
 		if (m->names)
 			memcpy(w->m.names[c], m->names[c], sizeof(w->m.names[c]));
@@ -649,24 +650,35 @@ int tracewrite_open(const char *dir, const struct trace_meta *m,
 			w->m.dropped[c] = m->dropped[c];
 		w->cpu[c].chunk = malloc((size_t)w->chunk_pages * w->subbuf);
 		if (!w->cpu[c].chunk)
-			goto nomem;
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* DIR (made when missing) and each CPU's cpuN.raw under its temporary name. */
+static int writer_files(struct tracewrite *w, const char *dir, char *err, size_t errlen)
+{
+	uint32_t n = w->m.ncpus;
+	struct stat sb;
+	int ret;
+
 	if (!stat(dir, &sb)) {
 		if (!S_ISDIR(sb.st_mode)) {
 			snprintf(err, errlen, "%s: not a directory", dir);
-			ret = -ENOTDIR;
-			goto out;
+			return -ENOTDIR;
 		}
 	} else if (errno == ENOENT && !mkdir(dir, 0755)) {
 		w->made_dir = 1;
 	} else {
 		ret = -errno;
 		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-ret));
-		goto out;
+		return ret;
 	}
 	w->st = stage_new(dir);
-	if (!w->st)
-		goto nomem;
+	if (!w->st) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	for (uint32_t c = 0; c < n; c++) {
 		char name[32];
 		int fd;
@@ -675,16 +687,36 @@ int tracewrite_open(const char *dir, const struct trace_meta *m,
 		ret = stage_add(w->st, name, w->cpu[c].tmp, sizeof(w->cpu[c].tmp));
 		if (ret) {
 			snprintf(err, errlen, "%s/%s: %s", dir, name, strerror(-ret));
-			goto out;
+			return ret;
 		}
 		fd = wfile_create(w->cpu[c].tmp, 0644);
 		if (fd < 0 || close(fd)) {
 			ret = fd < 0 ? fd : -errno;
 			snprintf(err, errlen, "cannot create %s: %s", w->cpu[c].tmp,
 				 strerror(-ret));
-			goto out;
+			return ret;
 		}
 	}
+	return 0;
+}
+
+int tracewrite_open(const char *dir, const struct trace_meta *m,
+		    const struct tracewrite_opts *o, struct tracewrite **out,
+		    char *err, size_t errlen)
+{
+	struct tracewrite *w;
+	int ret;
+
+	*out = NULL;
+	ret = check_meta(dir, m, err, errlen);
+	if (ret)
+		return ret;
+	w = calloc(1, sizeof(*w));
+	if (!w || writer_fill(w, dir, m, o))
+		goto nomem;
+	ret = writer_files(w, dir, err, errlen);
+	if (ret)
+		goto out;
 	*out = w;
 	return 0;
 nomem:
