@@ -407,6 +407,7 @@ struct capture {
 	struct govstat_delta gd[MAX_ROLES], gu;
 	/* the --pid processes' CPU ticks at the command's edges */
 	uint64_t ticks_a[MAX_PIDS], ticks_b[MAX_PIDS];
+	uint64_t ns_a[MAX_PIDS], ns_b[MAX_PIDS];	/* UINT64_MAX: unknown */
 	int nproc_a[MAX_PIDS], nproc_b[MAX_PIDS];
 	int pid_ok[MAX_PIDS];
 	char pid_err[MAX_PIDS][128];
@@ -625,8 +626,9 @@ static void pid_snap(struct capture *s, int end)
 {
 	for (int i = 0; i < s->o.npids; i++) {
 		uint64_t *t = end ? &s->ticks_b[i] : &s->ticks_a[i];
+		uint64_t *ns = end ? &s->ns_b[i] : &s->ns_a[i];
 		int *n = end ? &s->nproc_b[i] : &s->nproc_a[i];
-		int ret = proccpu_tree(s->o.pid[i].pid, t, n, s->pid_err[i],
+		int ret = proccpu_tree(s->o.pid[i].pid, t, ns, n, s->pid_err[i],
 				       sizeof(s->pid_err[i]));
 
 		if (!end)
@@ -807,6 +809,28 @@ static void capture_summary_header(const struct capture *s, char *hdr, size_t le
 }
 
 /*
+ * Process I's CPU microseconds over the command: its threads' schedstat
+ * nanoseconds where they agree with the ticks of /proc/PID/stat (within
+ * two ticks: a thread that ended takes its nanoseconds with it), else the
+ * ticks. *EXACT says which.
+ */
+static double pid_us(const struct capture *s, int i, int *exact)
+{
+	double tick = proccpu_ticks_us(1);
+	double t = proccpu_ticks_us(s->ticks_b[i] - s->ticks_a[i]), ns;
+
+	*exact = 0;
+	if (s->ns_a[i] == UINT64_MAX || s->ns_b[i] == UINT64_MAX ||
+	    s->ns_b[i] < s->ns_a[i])
+		return t;
+	ns = (double)(s->ns_b[i] - s->ns_a[i]) / 1e3;
+	if (!(fabs(ns - t) <= 2 * tick))
+		return t;
+	*exact = 1;
+	return ns;
+}
+
+/*
  * notes.txt: how each --pid process was measured, or why its column is
  * empty; a tree that lost CPU time (a child that ended) is not a count.
  */
@@ -814,6 +838,7 @@ static void capture_pids(struct capture *s)
 {
 	for (int i = 0; i < s->o.npids; i++) {
 		const struct pidrole *p = &s->o.pid[i];
+		int exact;
 
 		if (s->pid_ok[i] && s->ticks_b[i] < s->ticks_a[i]) {
 			s->pid_ok[i] = 0;
@@ -823,8 +848,12 @@ static void capture_pids(struct capture *s)
 		if (!s->pid_ok[i])
 			fprintf(s->notes, "cpu time (%s): cannot be measured: %s\n", p->name,
 				s->pid_err[i]);
+		else if (pid_us(s, i, &exact) >= 0 && exact)
+			fprintf(s->notes, "cpu time (%s): PID %d and its children (%d then %d processes), their threads' run time from /proc/PID/task/*/schedstat in ns (utime + stime of /proc/PID/stat agree within two ticks of %.0f us)\n",
+				p->name, p->pid, s->nproc_a[i], s->nproc_b[i],
+				proccpu_ticks_us(1));
 		else
-			fprintf(s->notes, "cpu time (%s): PID %d and its children (%d then %d processes), utime + stime from /proc/PID/stat in ticks of %.0f us\n",
+			fprintf(s->notes, "cpu time (%s): PID %d and its children (%d then %d processes), utime + stime from /proc/PID/stat in ticks of %.0f us (no schedstat that agrees: a thread ended, or this kernel has none)\n",
 				p->name, p->pid, s->nproc_a[i], s->nproc_b[i],
 				proccpu_ticks_us(1));
 	}
@@ -834,8 +863,10 @@ static void capture_pids(struct capture *s)
 static void pid_row(const struct capture *s, struct csv *c)
 {
 	for (int i = 0; i < s->o.npids; i++) {
+		int exact;
+
 		if (s->pid_ok[i])
-			csv_double(c, proccpu_ticks_us(s->ticks_b[i] - s->ticks_a[i]), 0);
+			csv_double(c, pid_us(s, i, &exact), 0);
 		else
 			csv_empty(c);
 	}

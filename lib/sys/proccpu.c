@@ -121,6 +121,56 @@ int proccpu_read(int pid, struct proccpu *p)
 	return ret ? ret : p->pid == pid ? 0 : -EINVAL;
 }
 
+int proccpu_threads_ns(int pid, uint64_t *ns)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	int ret = 0;
+
+	*ns = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) && !ret) {
+		char p[96], buf[128], *end;
+		unsigned long long v;
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/task/%.16s/schedstat", pid, e->d_name);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			int gone = errno == ENOENT;
+
+			/* a thread that ended meanwhile is not counted; a
+			 * live one without the file: no schedstat here */
+			snprintf(p, sizeof(p), "/proc/%d/task/%.16s", pid, e->d_name);
+			ret = gone && access(p, F_OK) ? 0 : -ENOENT;
+			continue;
+		}
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EINVAL;
+			continue;
+		}
+		buf[n] = '\0';
+		/* "RUNTIME_NS WAIT_NS SLICES": digits, then a space */
+		errno = 0;
+		v = strtoull(buf, &end, 10);
+		if (buf[0] < '0' || buf[0] > '9' || *end != ' ' || errno)
+			ret = -EINVAL;
+		else
+			*ns += v;
+	}
+	closedir(d);
+	return ret;
+}
+
 /* Every process's PID and parent, from /proc; *N of them. */
 static int all_procs(struct proccpu **out, size_t *n)
 {
@@ -157,13 +207,26 @@ static int all_procs(struct proccpu **out, size_t *n)
 	return 0;
 }
 
-int proccpu_tree(int pid, uint64_t *ticks, int *nproc, char *err, size_t errlen)
+/* NS += the threads' nanoseconds of PID, or UINT64_MAX once one fails. */
+static void add_ns(uint64_t *ns, int pid)
+{
+	uint64_t v;
+
+	if (!ns || *ns == UINT64_MAX)
+		return;
+	*ns = proccpu_threads_ns(pid, &v) ? UINT64_MAX : *ns + v;
+}
+
+int proccpu_tree(int pid, uint64_t *ticks, uint64_t *ns, int *nproc, char *err,
+		 size_t errlen)
 {
 	struct proccpu top, *all = NULL;
 	size_t n = 0;
 	int *in, count = 1, ret = proccpu_read(pid, &top);
 
 	*ticks = 0;
+	if (ns)
+		*ns = 0;
 	if (nproc)
 		*nproc = 0;
 	if (ret) {
@@ -180,6 +243,7 @@ int proccpu_tree(int pid, uint64_t *ticks, int *nproc, char *err, size_t errlen)
 		return ret ? ret : -ENOMEM;
 	}
 	*ticks = top.utime + top.stime;
+	add_ns(ns, pid);
 	/* descendants: a pass per generation until none is added */
 	for (int added = 1; added;) {
 		added = 0;
@@ -194,6 +258,7 @@ int proccpu_tree(int pid, uint64_t *ticks, int *nproc, char *err, size_t errlen)
 			added = 1;
 			count++;
 			*ticks += all[i].utime + all[i].stime;
+			add_ns(ns, all[i].pid);
 		}
 	}
 	if (nproc)

@@ -34,14 +34,25 @@ int proccpu_parse(const char *line, size_t len, struct proccpu *p);
 int proccpu_read(int pid, struct proccpu *p);
 
 /*
+ * The nanoseconds every thread of PID has run, the first field of each
+ * /proc/PID/task/TID/schedstat (the scheduler's sum_exec_runtime, exact
+ * where utime and stime come in ticks), into *NS. A thread that ended is
+ * not counted. 0, or -errno (-ENOENT: no schedstat in this kernel).
+ */
+int proccpu_threads_ns(int pid, uint64_t *ns);
+
+/*
  * The CPU ticks (utime + stime) of PID and of every live process below
  * it (children of children too: a wrapper such as `cstate limit -- CMD`
  * or a shell counts with what it runs) into *TICKS, the processes
- * counted into *NPROC (may be NULL). A process that ended before the
- * call is not counted (its time went to its parent only once waited
- * for). 0, or -errno with ERR ("PID 123: no such process").
+ * counted into *NPROC (may be NULL), and when NS is not NULL their
+ * threads' nanoseconds (proccpu_threads_ns) into *NS, or UINT64_MAX when
+ * one cannot be read. A process that ended before the call is not
+ * counted (its time went to its parent only once waited for). 0, or
+ * -errno with ERR ("PID 123: no such process").
  */
-int proccpu_tree(int pid, uint64_t *ticks, int *nproc, char *err, size_t errlen);
+int proccpu_tree(int pid, uint64_t *ticks, uint64_t *ns, int *nproc, char *err,
+		 size_t errlen);
 
 /* TICKS as microseconds (sysconf(_SC_CLK_TCK)); NAN when unknown. */
 double proccpu_ticks_us(uint64_t ticks);

@@ -1,11 +1,11 @@
 # The cost of a run (issue 35): a server that spins a known CPU time per
-# request (--service-us 200 busy-waits) costs 200 us of CPU a request.
+# request (--service-us 1000 busy-waits) costs 1000 us of CPU a request.
 # trace capture --pid gives it as cpu_us_server, checked against the
-# test's own reading of /proc/PID/stat and against 200 us x requests
-# (within 10 %); a process that is gone is an empty column and a note.
+# test's own reading of /proc/PID/stat (ticks: within two, 20 ms) and
+# against 1000 us x requests (within 10 %); a process that is gone is an empty column and a note.
 . "$(dirname "$0")/lib.sh"
 
-N=1500
+N=500
 # utime + stime of PID in microseconds, read here with awk: the command
 # name (field 2) may hold spaces, so fields count from the last ')'
 cpu_us() {
@@ -18,19 +18,19 @@ cpu_us() {
 start_server
 a=$(cpu_us "$SERVER_PID")
 "$WB" trace capture --out "$TMP/cap" --cpu server=none --pid server="$SERVER_PID" -- \
-	"$WB" client --server 127.0.0.1:"$PORT" --requests $N --interval-us 1000 \
-	--service-us 200 -q --out "$TMP/client" 2>"$TMP/cap.err" || fail "capture: $(cat "$TMP/cap.err")"
+	"$WB" client --server 127.0.0.1:"$PORT" --requests $N --interval-us 2000 \
+	--service-us 1000 -q --out "$TMP/client" 2>"$TMP/cap.err" || fail "capture: $(cat "$TMP/cap.err")"
 b=$(cpu_us "$SERVER_PID")
 got=$(csv_col "$TMP/cap/capture.csv" cpu_us_server) || fail "no cpu_us_server column"
 count=$(csv_col "$TMP/client/summary.csv" count)
 [ "$count" = $N ] || fail "client answered $count of $N"
-echo "server CPU over the run: capture $got us, this test's /proc/$SERVER_PID/stat $((b - a)) us, expected $((200 * N)) us"
+echo "server CPU over the run: capture $got us, this test's /proc/$SERVER_PID/stat $((b - a)) us, expected $((1000 * N)) us"
 # the test's window is the capture's and a little more (an idle server)
 approx "$got" $((b - a)) 30000 || fail "capture's $got us is not the test's $((b - a)) us"
 # a spin counts wall time: preempted on a loaded machine it uses less
 # CPU, never more than 10 % over (the server's own work per request)
-[ "$got" -le $((220 * N)) ] && [ "$got" -ge $((100 * N)) ] ||
-	fail "$got us for 200 us x $N requests"
+[ "$got" -le $((1100 * N)) ] && [ "$got" -ge $((500 * N)) ] ||
+	fail "$got us for 1000 us x $N requests"
 grep -q "^cpu time (server): PID $SERVER_PID and its children" "$TMP/cap/notes.txt" ||
 	fail "notes.txt: $(cat "$TMP/cap/notes.txt")"
 pid=$SERVER_PID

@@ -107,7 +107,7 @@ static void spin_ms(int ms)
 /* A child that spins 300 ms is counted in its parent's tree. */
 START_TEST(pc_tree_live)
 {
-	uint64_t t0, t1, self;
+	uint64_t t0, t1, self, ns0, ns1;
 	char err[128];
 	int n, st, pfd[2];
 	struct proccpu p;
@@ -117,7 +117,7 @@ START_TEST(pc_tree_live)
 	ck_assert_int_eq(p.pid, getpid());
 	ck_assert_int_eq(p.ppid, getppid());
 	ck_assert_int_eq(pipe(pfd), 0);
-	ck_assert_int_eq(proccpu_tree(getpid(), &t0, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(proccpu_tree(getpid(), &t0, &ns0, &n, err, sizeof(err)), 0);
 	c = fork();
 	ck_assert_int_ge(c, 0);
 	if (!c) {
@@ -138,14 +138,18 @@ START_TEST(pc_tree_live)
 			break;
 		usleep(10000);
 	}
-	ck_assert_int_eq(proccpu_tree(getpid(), &t1, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(proccpu_tree(getpid(), &t1, &ns1, &n, err, sizeof(err)), 0);
 	ck_assert_int_ge(n, 2);
 	ck_assert_msg(proccpu_ticks_us(t1 - t0) >= 250000, "tree grew by %.0f us",
 		      proccpu_ticks_us(t1 - t0));
 	ck_assert_uint_ge(t0, self);
+	/* the threads' nanoseconds: the child's 250 ms and more, as exact */
+	if (ns0 != UINT64_MAX && ns1 != UINT64_MAX)
+		ck_assert_msg(ns1 - ns0 >= 250000000ull, "ns grew by %llu",
+			      (unsigned long long)(ns1 - ns0));
 	close(pfd[1]);
 	ck_assert_int_eq(waitpid(c, &st, 0), c);
-	ck_assert_int_eq(proccpu_tree(c, &t1, &n, err, sizeof(err)), -ENOENT);
+	ck_assert_int_eq(proccpu_tree(c, &t1, NULL, &n, err, sizeof(err)), -ENOENT);
 	ck_assert_str_eq(err + strcspn(err, ":"), ": no such process");
 	ck_assert(fabs(proccpu_ticks_us((uint64_t)sysconf(_SC_CLK_TCK)) - 1e6) < 1e-6);
 }
