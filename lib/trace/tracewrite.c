@@ -955,11 +955,74 @@ static int remove_stale(const struct tracewrite *w)
 	return ret;
 }
 
+/* Each CPU's last page and chunk written out; 0 or -errno (ERR). */
+static int close_flush(struct tracewrite *w, char *err, size_t errlen)
+{
+	for (uint32_t c = 0; c < w->m.ncpus; c++) {
+		int ret = w->cpu[c].used ? finish_page(w, c, 0) : 0;
+
+		if (!ret)
+			ret = flush_chunk(w, c);
+		if (ret) {
+			snprintf(err, errlen, "%s/cpu%u.raw: %s", w->dir, c, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * meta.txt under its temporary name, added last: renamed last, so a
+ * meta.txt means a complete trace. 0 or -errno (ERR).
+ */
+static int close_meta(struct tracewrite *w, char *err, size_t errlen)
+{
+	char meta_tmp[4200];
+	size_t len = 0;
+	char *text = meta_text(w, &len);
+	int ret;
+
+	if (!text) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = stage_add(w->st, "meta.txt", meta_tmp, sizeof(meta_tmp));
+	if (!ret)
+		ret = wfile_write_new(meta_tmp, text, len);
+	free(text);
+	if (ret)
+		snprintf(err, errlen, "%s/meta.txt: %s", w->dir, strerror(-ret));
+	return ret;
+}
+
+/*
+ * What was made from the earlier trace (timeline, attribute), and the
+ * files of trace record this writer has none of: each would pass for
+ * this trace's. 0 or -errno (ERR).
+ */
+static int close_drop_earlier(struct tracewrite *w, char *err, size_t errlen)
+{
+	int ret = traceout_remove(w->dir, err, errlen);
+
+	for (size_t i = 0; ret >= 0 && i < 3; i++) {
+		/* trace.dat: a recording's pages, read before cpuN.raw */
+		static const char *const recorded[] = { "saved_cmdlines", "hw-residency.csv",
+							"trace.dat" };
+		char old[4200];
+
+		snprintf(old, sizeof(old), "%s/%s", w->dir, recorded[i]);
+		if (unlink(old) && errno != ENOENT) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot remove the earlier %s: %s", old,
+				 strerror(-ret));
+		}
+	}
+	return ret;
+}
+
 int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 {
-	char meta_tmp[4200], fmt_tmp[4200], path[4200];
-	char *text = NULL;
-	size_t len = 0;
+	char fmt_tmp[4200], path[4200];
 	int ret = w->io_err, held;
 	/* formats/, temporary then final until the commit: a stop signal
 	 * removes it with the staged files, or a rerun finds DIR not empty */
@@ -969,31 +1032,11 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", w->err);
 		goto fail;
 	}
-	for (uint32_t c = 0; c < w->m.ncpus; c++) {
-		ret = w->cpu[c].used ? finish_page(w, c, 0) : 0;
-		if (!ret)
-			ret = flush_chunk(w, c);
-		if (ret) {
-			snprintf(err, errlen, "%s/cpu%u.raw: %s", w->dir, c, strerror(-ret));
-			goto fail;
-		}
-	}
-	text = meta_text(w, &len);
-	if (!text) {
-		ret = -ENOMEM;
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
-	/* meta.txt added last: renamed last, so a meta.txt means a
-	 * complete trace */
-	ret = stage_add(w->st, "meta.txt", meta_tmp, sizeof(meta_tmp));
+	ret = close_flush(w, err, errlen);
 	if (!ret)
-		ret = wfile_write_new(meta_tmp, text, len);
-	free(text);
-	if (ret) {
-		snprintf(err, errlen, "%s/meta.txt: %s", w->dir, strerror(-ret));
+		ret = close_meta(w, err, errlen);
+	if (ret)
 		goto fail;
-	}
 	snprintf(fmt_tmp, sizeof(fmt_tmp), "%s/.formats.partial", w->dir);
 	rm_tree(fmt_tmp, 0);
 	fmt_reg = stage_tmpdir_register(fmt_tmp);
@@ -1026,24 +1069,8 @@ int tracewrite_close(struct tracewrite *w, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		goto fail;
 	}
-	/* What was made from the earlier trace (timeline, attribute), and
-	 * the files of trace record this writer has none of: each would
-	 * pass for this trace's (a directory that never held a trace keeps
-	 * its files). */
-	ret = held ? traceout_remove(w->dir, err, errlen) : 0;
-	for (size_t i = 0; held && ret >= 0 && i < 3; i++) {
-		/* trace.dat: a recording's pages, read before cpuN.raw */
-		static const char *const recorded[] = { "saved_cmdlines", "hw-residency.csv",
-							"trace.dat" };
-		char old[4200];
-
-		snprintf(old, sizeof(old), "%s/%s", w->dir, recorded[i]);
-		if (unlink(old) && errno != ENOENT) {
-			ret = -errno;
-			snprintf(err, errlen, "cannot remove the earlier %s: %s", old,
-				 strerror(-ret));
-		}
-	}
+	/* a directory that never held a trace keeps its files */
+	ret = held ? close_drop_earlier(w, err, errlen) : 0;
 	if (ret < 0)
 		goto fail;
 	ret = stage_commit(w->st, err, errlen);
