@@ -301,11 +301,17 @@ int sweepcollect_midtier(FILE *f, const char *name,
 	return ret;
 }
 
-/* res_<name>_pct or entries_<name>, <name> letters, digits and '_' */
+/*
+ * res_<name>_pct or entries_<name>, <name> letters, digits and '_'; or
+ * the governor's counters (issue 33): usage_, time_us_, above_, below_,
+ * rejected_<name>.
+ */
 static int cap_col(const char *c)
 {
-	size_t n = strlen(c);
-	const char *w;
+	static const char *const gov[] = { "usage_", "time_us_", "above_", "below_",
+					   "rejected_" };
+	size_t n = strlen(c), p;
+	const char *w = NULL;
 
 	if (n >= 48)
 		return 0;
@@ -313,7 +319,12 @@ static int cap_col(const char *c)
 		w = c + 4, n -= 8;
 	else if (!strncmp(c, "entries_", 8) && n > 8)
 		w = c + 8, n -= 8;
-	else
+	for (size_t i = 0; !w && i < sizeof(gov) / sizeof(gov[0]); i++) {
+		p = strlen(gov[i]);
+		if (!strncmp(c, gov[i], p) && n > p)
+			w = c + p, n -= p;
+	}
+	if (!w)
 		return 0;
 	return strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 			 "0123456789_") >= n;

@@ -50,7 +50,9 @@ struct sweepcollect_run {
 };
 
 /* What sweep.csv takes from a run's capture (trace capture). */
-#define SWEEPCOLLECT_MAXCAP 64
+/* a role's res_/entries_ and governor columns (issue 33) of up to 10
+ * states (the kernel's most), for server and midtier */
+#define SWEEPCOLLECT_MAXCAP 160
 struct sweepcollect_cap {
 	char irq[2][24];		/* irq_delta of server, midtier */
 	int n;
@@ -90,6 +92,7 @@ int sweepcollect_midtier(FILE *f, const char *name,
 /*
  * A run's capture.csv (wakebench trace capture) into CAP: the rows of
  * roles server and midtier; res_<state>_pct and entries_<state> columns
+ * and the governor's usage_, time_us_, above_, below_ and rejected_<state>
  * (the midtier's as mt_...), numbers or empty; the cost fields (see the
  * struct) from the server's row; other columns and roles are ignored. 0, -EINVAL ("NAME:LINE: ..."), -ENODATA, -EIO, -ENOMEM.
  */

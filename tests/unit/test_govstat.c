@@ -12,6 +12,7 @@
 #include "cpuset.h"
 #include "fake_sysfs.h"
 #include "govstat.h"
+#include "sweepcollect.h"
 #include "unit.h"
 
 static void set_u64(int cpu, int st, const char *file, unsigned long long v)
@@ -331,6 +332,65 @@ START_TEST(gov_fixtures)
 }
 END_TEST
 
+/* The value of capture column NAME as sweep.csv takes it, or NULL. */
+static const char *cap_val(const struct sweepcollect_cap *cap, const char *name)
+{
+	for (int i = 0; i < cap->n; i++)
+		if (!strcmp(cap->name[i], name))
+			return cap->val[i];
+	return NULL;
+}
+
+/*
+ * sweep.csv takes the capture's governor columns as it takes res_ and
+ * entries_ ones: the server's by name, the midtier's with mt_, empty
+ * fields kept empty; a big host's (Granite Rapids: 5 states, 36 columns
+ * a role) fit.
+ */
+START_TEST(gov_sweep_columns)
+{
+	const char *text =
+		"role,cpu,irq_delta,res_C6_pct,entries_C6,res_C0_pct,usage_C6,"
+		"time_us_C6,above_C6,below_C6,rejected_C6,usage_haltpoll_idle\n"
+		"server,0,34,90.0,12,10.0,12,900,3,1,,7\n"
+		"midtier,1,28,50.0,5,50.0,5,400,0,2,0,\n";
+	static const char *const st[] = { "POLL", "C1", "C1E", "C6", "C6P" };
+	struct sweepcollect_cap cap;
+	char err[256], big[8192];
+	size_t n;
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	ck_assert_int_eq(sweepcollect_capture(f, "c.csv", &cap, err, sizeof(err)), 0);
+	fclose(f);
+	ck_assert_str_eq(cap_val(&cap, "usage_C6"), "12");
+	ck_assert_str_eq(cap_val(&cap, "time_us_C6"), "900");
+	ck_assert_str_eq(cap_val(&cap, "above_C6"), "3");
+	ck_assert_str_eq(cap_val(&cap, "rejected_C6"), "");
+	ck_assert_str_eq(cap_val(&cap, "usage_haltpoll_idle"), "7");
+	ck_assert_str_eq(cap_val(&cap, "mt_below_C6"), "2");
+	ck_assert_str_eq(cap_val(&cap, "mt_usage_haltpoll_idle"), "");
+	ck_assert_ptr_null(cap_val(&cap, "irq_delta"));
+	/* two roles of a 5-state machine */
+	n = (size_t)snprintf(big, sizeof(big), "role,cpu");
+	for (int s = 0; s < 5; s++)
+		n += (size_t)snprintf(big + n, sizeof(big) - n,
+				      ",res_%s_pct,entries_%s,usage_%s,time_us_%s,above_%s,below_%s,rejected_%s",
+				      st[s], st[s], st[s], st[s], st[s], st[s], st[s]);
+	n += (size_t)snprintf(big + n, sizeof(big) - n, ",res_C0_pct\nserver,0");
+	for (int k = 0; k < 36; k++)
+		n += (size_t)snprintf(big + n, sizeof(big) - n, ",1");
+	n += (size_t)snprintf(big + n, sizeof(big) - n, "\nmidtier,1");
+	for (int k = 0; k < 36; k++)
+		n += (size_t)snprintf(big + n, sizeof(big) - n, ",2");
+	snprintf(big + n, sizeof(big) - n, "\n");
+	f = fmemopen(big, strlen(big), "r");
+	ck_assert_int_eq(sweepcollect_capture(f, "c.csv", &cap, err, sizeof(err)), 0);
+	fclose(f);
+	ck_assert_int_eq(cap.n, 72);
+	ck_assert_str_eq(cap_val(&cap, "mt_rejected_C6P"), "2");
+}
+END_TEST
+
 Suite *govstat_suite(void)
 {
 	Suite *s = suite_create("govstat");
@@ -342,6 +402,7 @@ Suite *govstat_suite(void)
 	tcase_add_test(tc, gov_haltpoll);
 	tcase_add_test(tc, gov_hostile);
 	tcase_add_test(tc, gov_too_many_states);
+	tcase_add_test(tc, gov_sweep_columns);
 	tcase_add_loop_test(tc, gov_fixtures, 0,
 			    (int)(sizeof(machines) / sizeof(machines[0])));
 	suite_add_tcase(s, tc);
