@@ -3,10 +3,10 @@
 # usage, time, above, below and rejected per state over the run, summed
 # over the CPUs, in summary.txt, appended to summary.csv (usage_<state>,
 # time_us_<state>, above_<state>, below_<state>, rejected_<state>, the
-# name with '_' for other characters) and in summary.json, and in trace
-# capture's capture.csv per role; without a cpuidle driver (as on most
-# VMs) no columns and a note saying why. And power:cpu_idle_miss per
-# request in trace attribute.
+# name with '_' for other characters) and in summary.json, in trace
+# capture's capture.csv per role and in sweep.csv; without a cpuidle
+# driver (as on most VMs) no columns and a note saying why. And
+# power:cpu_idle_miss per request in trace attribute.
 . "$(dirname "$0")/lib.sh"
 [ -x "$WB_TOOLS/wb-sysfsfake" ] || skip "wb-sysfsfake not built"
 start_server -q
@@ -91,6 +91,15 @@ acol=$(head -1 "$TMP/cap/capture.csv" | tr , '\n' | grep -n '^above_haltpoll_idl
 [ "$(row server "$ucol")" = 200 ] || fail "capture: server usage $(row server "$ucol")"
 [ "$(row server "$acol")" = 0 ] || fail "capture: server above $(row server "$acol")"
 [ "$(row all "$acol")" = 6 ] || fail "capture: all above $(row all "$acol")"
+
+# sweep.csv: the server's capture columns, at the end of the header.
+WAKEBENCH_SYSFS="$TMP/hp" $WB sweep --out "$TMP/sw" --reps 1 --requests 20 \
+	--server-port "$(test_port 0)" > "$TMP/sw.out" 2>&1 || fail "sweep: $(tail -3 "$TMP/sw.out")"
+for c in usage_POLL time_us_POLL above_POLL below_POLL rejected_POLL usage_haltpoll_idle \
+	 time_us_haltpoll_idle above_haltpoll_idle below_haltpoll_idle rejected_haltpoll_idle; do
+	v=$(csv_col "$TMP/sw/sweep.csv" $c) || fail "sweep.csv has no $c"
+	[[ $v =~ ^[0-9]+$ ]] || fail "sweep.csv $c: '$v'"
+done
 
 # No cpuidle driver: no columns, the note in summary.txt and .json.
 fake_sysfs 0
