@@ -23,6 +23,10 @@ while IFS='|' read -r m ncpu states cpus deep topo; do
 		fail "$m: wb-sysfsfake"
 	export WAKEBENCH_SYSFS="$root"
 	cpu_dir() { echo "$root/devices/system/cpu/cpu$1"; }
+	# every value of the tree (as sysfs shows it: a final newline or not
+	# is the fake's), to compare after all changes were undone
+	tree_sum() { (cd "$root" && find . -type f | sort | xargs awk '{ print FILENAME ": " $0 }' | md5sum); }
+	before=$(tree_sum)
 	# The state index of a name on CPU c, from the tree itself.
 	idx() {
 		local d
@@ -92,6 +96,15 @@ EOF
 		fail "$m: residency --cpus $ncpu accepted"
 	grep -q "(CPUs 0-$last)" "$TMP/res" || fail "$m: residency --cpus $ncpu: $(cat "$TMP/res")"
 
+	# capture: the server CPU's residency and governor columns, every
+	# state named as the kernel names it
+	$WB trace capture --out "$TMP/$m.cap" --cpu server=1 -- sleep 0.05 > /dev/null 2>&1 ||
+		fail "$m: trace capture"
+	hdr=$(head -1 "$TMP/$m.cap/capture.csv")
+	for st in $states; do
+		case ",$hdr," in *",res_${st}_pct,"*",above_${st},"*) ;;
+		*) fail "$m: capture.csv has no res_${st}_pct / above_${st}: $hdr" ;; esac
+	done
 	# snapshot: valid JSON, the driver, every CPU and state as named.
 	$WB snapshot --out "$TMP/$m.snap.json" || fail "$m: snapshot"
 	got=$(python3 - "$TMP/$m.snap.json" <<'EOF'
@@ -132,6 +145,7 @@ EOF
 		got=$("$WB_BIN/wakebench-internal" spec --server-cpu "$sib" | sed -n 's/^client-cpu = //p')
 		[ "$got" = 2 ] || fail "$m: server on $sib (CPU 1's sibling): client $got, want 2"
 	fi
+	[ "$(tree_sum)" = "$before" ] || fail "$m: a value of the fake tree differs after every change was undone"
 	rm -rf "$root"
 done <<'EOF'
 gnr0|512|POLL C1 C1E C6 C6P|64-66,300,400-401|C6P|2 True 0,256
