@@ -175,6 +175,99 @@ struct rows {
 	uint64_t ok, errors, unanswered;
 };
 
+/* The columns of requests.csv that the merge reads. */
+struct req_cols {
+	int status, intended, sent, lat, svc;
+};
+
+/*
+ * Agent K's requests.csv header LINE: agent 1's kept in *HDR0 and written
+ * to OUT with an agent column, every other agent's the same; split into F
+ * (*N fields) and the columns read found.
+ */
+static int rows_header(struct merge *m, size_t k, const char *path, char *line,
+		       struct csv *out, char **hdr0, char **f, int *n,
+		       struct req_cols *col)
+{
+	line[strcspn(line, "\r\n")] = '\0';
+	if (!k) {
+		char h[MAXLINE + 16];
+
+		*hdr0 = strdup(line);
+		if (!*hdr0)
+			return -ENOMEM;
+		snprintf(h, sizeof(h), "%s,agent", line);
+		csv_header(out, h);
+	} else if (strcmp(line, *hdr0)) {
+		return bad(m, "%s:1: other columns than agent 1's requests.csv (another client version)",
+			   path);
+	}
+	*n = csvr_split(line, f, MAXCOL);
+	if (*n < 0)
+		return bad(m, "%s:1: a stray quote or more than %d fields", path, MAXCOL);
+	col->status = csvr_col(f, *n, "status");
+	col->intended = csvr_col(f, *n, "intended_ns");
+	col->sent = csvr_col(f, *n, "sent_ns");
+	col->lat = csvr_col(f, *n, "latency_ns");
+	col->svc = csvr_col(f, *n, "service_ns");
+	if (col->status < 0 || col->intended < 0 || col->sent < 0 || col->lat < 0 ||
+	    col->svc < 0)
+		return bad(m, "%s:1: no status, intended_ns, sent_ns, latency_ns or service_ns column",
+			   path);
+	return 0;
+}
+
+/* An ok row's latency and service time into their histograms. */
+static int row_add_ok(struct merge *m, const char *path, unsigned long lineno,
+		      char **f, const struct req_cols *col)
+{
+	char why[128];
+	uint64_t v;
+
+	if (csvr_u64(f[col->lat], UINT64_MAX, &v, why, sizeof(why)))
+		return bad(m, "%s:%lu: latency_ns: %s", path, lineno, why);
+	if (hist_add(m->h[M_LAT], v))
+		return -ENOMEM;
+	if (csvr_u64(f[col->svc], UINT64_MAX, &v, why, sizeof(why)))
+		return bad(m, "%s:%lu: service_ns: %s", path, lineno, why);
+	if (hist_add(m->h[M_SVC], v))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * One row's fields F (line LINENO of PATH): its pacing error and, if
+ * ok, its latencies into the histograms; its status counted in R.
+ */
+static int row_add(struct merge *m, const char *path, unsigned long lineno,
+		   char **f, const struct req_cols *col, struct rows *r)
+{
+	char why[128];
+	uint64_t it, st;
+
+	if (csvr_u64(f[col->intended], UINT64_MAX, &it, why, sizeof(why)) ||
+	    csvr_u64(f[col->sent], UINT64_MAX, &st, why, sizeof(why)))
+		return bad(m, "%s:%lu: intended_ns/sent_ns: %s", path, lineno, why);
+	if (st < it)
+		return bad(m, "%s:%lu: sent_ns before intended_ns", path, lineno);
+	if (hist_add(m->h[M_PACE], st - it))
+		return -ENOMEM;
+	if (!strcmp(f[col->status], "ok")) {
+		r->ok++;
+		return row_add_ok(m, path, lineno, f, col);
+	}
+	if (!strcmp(f[col->status], "error")) {
+		r->errors++;
+		return 0;
+	}
+	if (!strcmp(f[col->status], "unanswered")) {
+		r->unanswered++;
+		return 0;
+	}
+	return bad(m, "%s:%lu: status '%.40s' (ok, error or unanswered)", path,
+		   lineno, f[col->status]);
+}
+
 /*
  * Agent K's requests.csv: every row into the histograms and, with the
  * agent number appended, into OUT (the header with agent 0's).
@@ -182,10 +275,11 @@ struct rows {
 static int read_rows(struct merge *m, size_t k, const char *dir, struct csv *out,
 		     char **hdr0, struct rows *r)
 {
-	char path[4096], why[128], *line = NULL, *f[MAXCOL];
+	char path[4096], *line = NULL, *f[MAXCOL];
 	size_t cap = 0;
 	unsigned long lineno = 1;
-	int n, c_status, c_int, c_sent, c_lat, c_svc, ret;
+	struct req_cols col;
+	int n, ret;
 	FILE *fp;
 
 	memset(r, 0, sizeof(*r));
@@ -205,41 +299,10 @@ static int read_rows(struct merge *m, size_t k, const char *dir, struct csv *out
 			errmsg_set(m->err, m->errlen, "reading %s failed", path);
 		goto out;
 	}
-	line[strcspn(line, "\r\n")] = '\0';
-	if (!k) {
-		*hdr0 = strdup(line);
-		if (!*hdr0) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		{
-			char h[MAXLINE + 16];
-
-			snprintf(h, sizeof(h), "%s,agent", line);
-			csv_header(out, h);
-		}
-	} else if (strcmp(line, *hdr0)) {
-		ret = bad(m, "%s:1: other columns than agent 1's requests.csv (another client version)",
-			  path);
+	ret = rows_header(m, k, path, line, out, hdr0, f, &n, &col);
+	if (ret)
 		goto out;
-	}
-	n = csvr_split(line, f, MAXCOL);
-	if (n < 0) {
-		ret = bad(m, "%s:1: a stray quote or more than %d fields", path, MAXCOL);
-		goto out;
-	}
-	c_status = csvr_col(f, n, "status");
-	c_int = csvr_col(f, n, "intended_ns");
-	c_sent = csvr_col(f, n, "sent_ns");
-	c_lat = csvr_col(f, n, "latency_ns");
-	c_svc = csvr_col(f, n, "service_ns");
-	if (c_status < 0 || c_int < 0 || c_sent < 0 || c_lat < 0 || c_svc < 0) {
-		ret = bad(m, "%s:1: no status, intended_ns, sent_ns, latency_ns or service_ns column",
-			  path);
-		goto out;
-	}
 	for (;;) {
-		uint64_t it, st, v;
 		int nf;
 
 		ret = read_line(fp, &line, &cap);
@@ -266,46 +329,9 @@ static int read_rows(struct merge *m, size_t k, const char *dir, struct csv *out
 				  nf, n);
 			goto out;
 		}
-		if (csvr_u64(f[c_int], UINT64_MAX, &it, why, sizeof(why)) ||
-		    csvr_u64(f[c_sent], UINT64_MAX, &st, why, sizeof(why))) {
-			ret = bad(m, "%s:%lu: intended_ns/sent_ns: %s", path, lineno, why);
+		ret = row_add(m, path, lineno, f, &col, r);
+		if (ret)
 			goto out;
-		}
-		if (st < it) {
-			ret = bad(m, "%s:%lu: sent_ns before intended_ns", path, lineno);
-			goto out;
-		}
-		if (hist_add(m->h[M_PACE], st - it)) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (!strcmp(f[c_status], "ok")) {
-			r->ok++;
-			if (csvr_u64(f[c_lat], UINT64_MAX, &v, why, sizeof(why))) {
-				ret = bad(m, "%s:%lu: latency_ns: %s", path, lineno, why);
-				goto out;
-			}
-			if (hist_add(m->h[M_LAT], v)) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			if (csvr_u64(f[c_svc], UINT64_MAX, &v, why, sizeof(why))) {
-				ret = bad(m, "%s:%lu: service_ns: %s", path, lineno, why);
-				goto out;
-			}
-			if (hist_add(m->h[M_SVC], v)) {
-				ret = -ENOMEM;
-				goto out;
-			}
-		} else if (!strcmp(f[c_status], "error")) {
-			r->errors++;
-		} else if (!strcmp(f[c_status], "unanswered")) {
-			r->unanswered++;
-		} else {
-			ret = bad(m, "%s:%lu: status '%.40s' (ok, error or unanswered)", path,
-				  lineno, f[c_status]);
-			goto out;
-		}
 		for (int i = 0; i < n; i++)
 			csv_str(out, f[i]);
 		csv_u64(out, k + 1);
@@ -466,122 +492,168 @@ static int status_rank(const char *s)
 	return !strcmp(s, "ok") ? 0 : !strcmp(s, "interrupted") ? 1 : 2;
 }
 
+/* status: the worst of the agents' (ok, interrupted, anything else) */
+static void merged_status(struct merge *m, struct csv *out, int c)
+{
+	const char *w = m->sum[0].v[c];
+
+	for (size_t k = 1; k < m->n; k++)
+		if (status_rank(m->sum[k].v[c]) > status_rank(w))
+			w = m->sum[k].v[c];
+	csv_str(out, w);
+}
+
+/* A distribution's statistic recomputed: 0 if it is not known here. */
+static int merged_dist(struct merge *m, struct csv *out, const char *name)
+{
+	int ok;
+	double v = dist_value(m, name, &ok);
+
+	if (!ok)
+		return 0;
+	if (isnan(v))
+		csv_empty(out);
+	else
+		csv_double(out, v, 3);
+	return 1;
+}
+
+/* A count: the agents' sum, empty if every agent's is. */
+static int merged_sum(struct merge *m, struct csv *out, const char *name)
+{
+	uint64_t sum = 0, v;
+	size_t empty = 0;
+
+	for (size_t k = 0; k < m->n; k++) {
+		int ret = count_of(m, k, name, &v);
+
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			empty++;
+			continue;
+		}
+		sum += v;
+	}
+	if (empty == m->n) {
+		csv_empty(out);
+		return 0;
+	}
+	if (empty)
+		return bad(m, "column %s: empty for some agents only", name);
+	csv_u64(out, sum);
+	return 0;
+}
+
+/*
+ * A rate (R_RATE): the agents' sum; a gap (R_GAP): the gap of the summed
+ * rates. Empty if any agent's is empty (or, for a gap, not positive).
+ */
+static int merged_rate(struct merge *m, struct csv *out, int c, enum rule r)
+{
+	const char *name = m->sum[0].h[c];
+	double sum = 0;
+
+	for (size_t k = 0; k < m->n; k++) {
+		const char *s = m->sum[k].v[c];
+		double v;
+
+		if (!*s) {
+			csv_empty(out);
+			return 0;
+		}
+		if (!is_num(s) || (v = strtod(s, NULL)) < 0 || !isfinite(v))
+			return bad(m, "agent %zu: summary.csv column %s: '%.40s' is not a number",
+				   k + 1, name, s);
+		if (r == R_GAP && v <= 0) {
+			csv_empty(out);
+			return 0;
+		}
+		sum += r == R_GAP ? 1 / v : v;
+	}
+	csv_double(out, r == R_GAP ? 1 / sum : sum, 3);
+	return 0;
+}
+
+/* behind_schedule: 1 if any agent fell behind, empty if none knows. */
+static int merged_behind(struct merge *m, struct csv *out, int c)
+{
+	int any = 0, known = 0;
+
+	for (size_t k = 0; k < m->n; k++) {
+		const char *s = m->sum[k].v[c];
+
+		if (!*s)
+			continue;
+		if (strcmp(s, "0") && strcmp(s, "1"))
+			return bad(m, "agent %zu: summary.csv column behind_schedule: '%.40s' is not 0 or 1",
+				   k + 1, s);
+		known = 1;
+		any |= s[0] == '1';
+	}
+	if (known)
+		csv_u64(out, (uint64_t)any);
+	else
+		csv_empty(out);
+	return 0;
+}
+
+/* behind_reason: the first agent that fell behind, else the first's reason */
+static void merged_reason(struct merge *m, struct csv *out, int c)
+{
+	int b = csvr_col(m->sum[0].h, m->sum[0].n, "behind_schedule");
+	char buf[600];
+
+	for (size_t k = 0; b >= 0 && k < m->n; k++)
+		if (!strcmp(m->sum[k].v[b], "1")) {
+			snprintf(buf, sizeof(buf), "agent %zu: %.500s", k + 1,
+				 m->sum[k].v[c]);
+			csv_str(out, buf);
+			return;
+		}
+	csv_str(out, m->sum[0].v[c]);
+}
+
+/* Any other column: the agents' common value, empty if they differ. */
+static void merged_copy(struct merge *m, struct csv *out, int c)
+{
+	const char *v0 = m->sum[0].v[c];
+
+	for (size_t k = 1; k < m->n; k++)
+		if (strcmp(m->sum[k].v[c], v0)) {
+			csv_empty(out);
+			return;
+		}
+	csv_str(out, v0);
+}
+
 /* Writes column C (index c of agent 0's header) of the merged row. */
 static int merged_field(struct merge *m, struct csv *out, int c)
 {
 	const char *name = m->sum[0].h[c];
 	enum rule r = rule_of(name);
-	const char *v0 = m->sum[0].v[c];
-	size_t k;
 
 	switch (r) {
-	case R_STATUS: {
-		const char *w = v0;
-
-		for (k = 1; k < m->n; k++)
-			if (status_rank(m->sum[k].v[c]) > status_rank(w))
-				w = m->sum[k].v[c];
-		csv_str(out, w);
+	case R_STATUS:
+		merged_status(m, out, c);
 		return 0;
-	}
-	case R_DIST: {
-		int ok;
-		double v = dist_value(m, name, &ok);
-
-		if (!ok)
-			break;	/* a statistic not known here: copied or empty */
-		if (isnan(v))
-			csv_empty(out);
-		else
-			csv_double(out, v, 3);
-		return 0;
-	}
-	case R_SUM: {
-		uint64_t sum = 0, v;
-		size_t empty = 0;
-
-		for (k = 0; k < m->n; k++) {
-			int ret = count_of(m, k, name, &v);
-
-			if (ret < 0)
-				return ret;
-			if (ret) {
-				empty++;
-				continue;
-			}
-			sum += v;
-		}
-		if (empty == m->n) {
-			csv_empty(out);
+	case R_DIST:
+		if (merged_dist(m, out, name))
 			return 0;
-		}
-		if (empty)
-			return bad(m, "column %s: empty for some agents only", name);
-		csv_u64(out, sum);
-		return 0;
-	}
+		break;	/* a statistic not known here: copied or empty */
+	case R_SUM:
+		return merged_sum(m, out, name);
 	case R_RATE:
-	case R_GAP: {
-		double sum = 0;
-
-		for (k = 0; k < m->n; k++) {
-			const char *s = m->sum[k].v[c];
-			double v;
-
-			if (!*s) {
-				csv_empty(out);
-				return 0;
-			}
-			if (!is_num(s) || (v = strtod(s, NULL)) < 0 || !isfinite(v))
-				return bad(m, "agent %zu: summary.csv column %s: '%.40s' is not a number",
-					   k + 1, name, s);
-			if (r == R_GAP && v <= 0) {
-				csv_empty(out);
-				return 0;
-			}
-			sum += r == R_GAP ? 1 / v : v;
-		}
-		csv_double(out, r == R_GAP ? 1 / sum : sum, 3);
-		return 0;
-	}
+	case R_GAP:
+		return merged_rate(m, out, c, r);
 	case R_FIRST:
-		csv_str(out, v0);
+		csv_str(out, m->sum[0].v[c]);
 		return 0;
-	case R_BEHIND: {
-		int any = 0, known = 0;
-
-		for (k = 0; k < m->n; k++) {
-			const char *s = m->sum[k].v[c];
-
-			if (!*s)
-				continue;
-			if (strcmp(s, "0") && strcmp(s, "1"))
-				return bad(m, "agent %zu: summary.csv column behind_schedule: '%.40s' is not 0 or 1",
-					   k + 1, s);
-			known = 1;
-			any |= s[0] == '1';
-		}
-		if (known)
-			csv_u64(out, (uint64_t)any);
-		else
-			csv_empty(out);
+	case R_BEHIND:
+		return merged_behind(m, out, c);
+	case R_REASON:
+		merged_reason(m, out, c);
 		return 0;
-	}
-	case R_REASON: {
-		int b = csvr_col(m->sum[0].h, m->sum[0].n, "behind_schedule");
-		char buf[600];
-
-		/* the first agent that fell behind, else the first's reason */
-		for (k = 0; b >= 0 && k < m->n; k++)
-			if (!strcmp(m->sum[k].v[b], "1")) {
-				snprintf(buf, sizeof(buf), "agent %zu: %.500s", k + 1,
-					 m->sum[k].v[c]);
-				csv_str(out, buf);
-				return 0;
-			}
-		csv_str(out, v0);
-		return 0;
-	}
 	case R_EMPTY:
 		csv_empty(out);
 		return 0;
@@ -594,12 +666,7 @@ static int merged_field(struct merge *m, struct csv *out, int c)
 	case R_COPY:
 		break;
 	}
-	for (k = 1; k < m->n; k++)
-		if (strcmp(m->sum[k].v[c], v0)) {
-			csv_empty(out);
-			return 0;
-		}
-	csv_str(out, v0);
+	merged_copy(m, out, c);
 	return 0;
 }
 
@@ -830,14 +897,124 @@ static int check_dirs(struct merge *m, const char *outdir, const char *const *di
 	return ret;
 }
 
+/* The agents' summaries and the three histograms: 0 or -ENOMEM */
+static int merge_init(struct merge *m)
+{
+	m->sum = calloc(m->n, sizeof(*m->sum));
+	if (!m->sum)
+		return -ENOMEM;
+	for (int i = 0; i < M_N; i++) {
+		m->h[i] = hist_new(1);
+		if (!m->h[i])
+			return -ENOMEM;
+		hist_set_rule(m->h[i], m->o->rule);
+		hist_set_exact_max(m->h[i], m->o->exact_max ? m->o->exact_max :
+				   SWEEPMERGE_EXACT_MAX);
+	}
+	return 0;
+}
+
+/* Every agent's summary.csv, each with agent 1's columns. */
+static int read_summaries(struct merge *m, const char *const *dirs)
+{
+	for (size_t k = 0; k < m->n; k++) {
+		int same, ret = read_summary(m, dirs[k], &m->sum[k]);
+
+		if (ret)
+			return ret;
+		if (!k)
+			continue;
+		same = m->sum[k].n == m->sum[0].n;
+
+		for (int c = 0; same && c < m->sum[0].n; c++)
+			same = !strcmp(m->sum[k].h[c], m->sum[0].h[c]);
+		if (!same)
+			return bad(m, "%s/summary.csv: other columns than agent 1's (another client version)",
+				   dirs[k]);
+	}
+	return 0;
+}
+
+/* OUTDIR's files could not be written: RET, its message set. */
+static int cannot_write(struct merge *m, const char *outdir, int ret)
+{
+	errmsg_set(m->err, m->errlen, "cannot write %s: %s", outdir, strerror(-ret));
+	return ret;
+}
+
+/*
+ * Every agent's rows into the staged requests.csv and the histograms,
+ * each agent's rows checked against its summary.
+ */
+static int merge_rows(struct merge *m, struct stage *st, const char *outdir,
+		      const char *const *dirs)
+{
+	char tmp[4096], *hdr0 = NULL;
+	struct csv *rq;
+	int ret;
+
+	ret = stage_add(st, "requests.csv", tmp, sizeof(tmp));
+	if (ret)
+		return cannot_write(m, outdir, ret);
+	rq = csv_open(tmp);
+	if (!rq)
+		return cannot_write(m, outdir, -errno);
+	for (size_t k = 0; k < m->n; k++) {
+		struct rows r;
+
+		ret = check_raw(m, k);
+		if (!ret)
+			ret = read_rows(m, k, dirs[k], rq, &hdr0, &r);
+		if (!ret)
+			ret = check_counts(m, k, &r);
+		if (ret)
+			goto out;
+		m->ok += r.ok;
+		m->errors += r.errors;
+		m->unanswered += r.unanswered;
+	}
+	ret = csv_close(rq);
+	rq = NULL;
+	if (ret)
+		cannot_write(m, outdir, ret);
+out:
+	if (rq)
+		csv_close(rq);
+	free(hdr0);
+	return ret;
+}
+
+/* The merged summaries and the agents' table, staged in ST. */
+static int write_results(struct merge *m, struct stage *st, const char *const *dirs)
+{
+	char tmp[4096];
+	int ret;
+
+	ret = stage_add(st, "agents.csv", tmp, sizeof(tmp));
+	if (!ret)
+		ret = write_agents_csv(m, tmp, dirs);
+	if (!ret)
+		ret = stage_add(st, "summary.txt", tmp, sizeof(tmp));
+	if (!ret)
+		ret = write_text(m, tmp, dirs);
+	if (!ret)
+		ret = stage_add(st, "summary.json", tmp, sizeof(tmp));
+	if (!ret)
+		ret = write_json(m, tmp, dirs);
+	if (!ret)
+		ret = stage_add(st, "summary.csv", tmp, sizeof(tmp));
+	if (!ret)
+		ret = write_summary_csv(m, tmp);
+	return ret;
+}
+
 int sweepmerge_dirs(const char *outdir, const char *const *dirs, size_t n,
 		    const struct sweepmerge_opts *o, char *err, size_t errlen)
 {
 	struct merge m = { .o = o, .n = n, .err = err, .errlen = errlen };
 	struct stage *st = NULL;
-	struct csv *rq = NULL;
-	char tmp[4096], why[512], *hdr0 = NULL;
-	int ret = -ENOMEM;
+	char why[512];
+	int ret;
 
 	if (!n)
 		return bad(&m, "no agent directory");
@@ -846,36 +1023,11 @@ int sweepmerge_dirs(const char *outdir, const char *const *dirs, size_t n,
 		errmsg_set(err, errlen, "out of memory");
 	if (ret)
 		return ret;
-	ret = -ENOMEM;
-	m.sum = calloc(n, sizeof(*m.sum));
-	if (!m.sum)
+	ret = merge_init(&m);
+	if (!ret)
+		ret = read_summaries(&m, dirs);
+	if (ret)
 		goto out;
-	for (int i = 0; i < M_N; i++) {
-		m.h[i] = hist_new(1);
-		if (!m.h[i])
-			goto out;
-		hist_set_rule(m.h[i], o->rule);
-		hist_set_exact_max(m.h[i], o->exact_max ? o->exact_max :
-				   SWEEPMERGE_EXACT_MAX);
-	}
-	for (size_t k = 0; k < n; k++) {
-		int same;
-
-		ret = read_summary(&m, dirs[k], &m.sum[k]);
-		if (ret)
-			goto out;
-		if (!k)
-			continue;
-		same = m.sum[k].n == m.sum[0].n;
-
-		for (int c = 0; same && c < m.sum[0].n; c++)
-			same = !strcmp(m.sum[k].h[c], m.sum[0].h[c]);
-		if (!same) {
-			ret = bad(&m, "%s/summary.csv: other columns than agent 1's (another client version)",
-				  dirs[k]);
-			goto out;
-		}
-	}
 	ret = make_dir(outdir);
 	if (ret) {
 		errmsg_set(err, errlen, "cannot create %s: %s", outdir, strerror(-ret));
@@ -885,64 +1037,23 @@ int sweepmerge_dirs(const char *outdir, const char *const *dirs, size_t n,
 	ret = -ENOMEM;
 	if (!st)
 		goto out;
-	ret = stage_add(st, "requests.csv", tmp, sizeof(tmp));
+	ret = merge_rows(&m, st, outdir, dirs);
 	if (ret)
-		goto named;
-	rq = csv_open(tmp);
-	if (!rq) {
-		ret = -errno;
-		goto named;
-	}
-	for (size_t k = 0; k < n; k++) {
-		struct rows r;
-
-		ret = check_raw(&m, k);
-		if (!ret)
-			ret = read_rows(&m, k, dirs[k], rq, &hdr0, &r);
-		if (!ret)
-			ret = check_counts(&m, k, &r);
-		if (ret)
-			goto out;
-		m.ok += r.ok;
-		m.errors += r.errors;
-		m.unanswered += r.unanswered;
-	}
-	ret = csv_close(rq);
-	rq = NULL;
-	if (ret)
-		goto named;
-	ret = stage_add(st, "agents.csv", tmp, sizeof(tmp));
-	if (!ret)
-		ret = write_agents_csv(&m, tmp, dirs);
-	if (!ret)
-		ret = stage_add(st, "summary.txt", tmp, sizeof(tmp));
-	if (!ret)
-		ret = write_text(&m, tmp, dirs);
-	if (!ret)
-		ret = stage_add(st, "summary.json", tmp, sizeof(tmp));
-	if (!ret)
-		ret = write_json(&m, tmp, dirs);
-	if (!ret)
-		ret = stage_add(st, "summary.csv", tmp, sizeof(tmp));
-	if (!ret)
-		ret = write_summary_csv(&m, tmp);
+		goto out;
+	ret = write_results(&m, st, dirs);
 	if (ret == -EINVAL)
 		goto out;	/* a merge error: its message is set */
-	if (ret)
-		goto named;
+	if (ret) {
+		cannot_write(&m, outdir, ret);
+		goto out;
+	}
 	ret = stage_commit(st, why, sizeof(why));
 	if (ret)
 		errmsg_set(err, errlen, "cannot write %s", why);
-	goto out;
-named:
-	errmsg_set(err, errlen, "cannot write %s: %s", outdir, strerror(-ret));
 out:
 	if (ret == -ENOMEM)
 		errmsg_set(err, errlen, "out of memory");
-	if (rq)
-		csv_close(rq);
 	stage_free(st);
-	free(hdr0);
 	for (size_t k = 0; m.sum && k < n; k++)
 		summ_free(&m.sum[k]);
 	free(m.sum);
