@@ -56,16 +56,22 @@ for f in capture.csv cpuidle.csv interrupts.csv notes.txt turbostat.txt turbosta
 	[ -s "$D/$f" ] || [ "$f" = notes.txt ] || fail "no $f"
 done
 hdr=$(head -1 "$D/capture.csv")
-[ "$hdr" = "role,cpu,window_s,source,irq_delta,turbostat,perf_cstate,res_POLL_pct,entries_POLL,res_C1_pct,entries_C1,res_C6_pct,entries_C6,res_C0_pct" ] ||
+# the governor's counters of each state appended (issue 33)
+gov=usage_POLL,time_us_POLL,above_POLL,below_POLL,rejected_POLL,usage_C1,time_us_C1,above_C1,below_C1,rejected_C1,usage_C6,time_us_C6,above_C6,below_C6,rejected_C6
+[ "$hdr" = "role,cpu,window_s,source,irq_delta,turbostat,perf_cstate,res_POLL_pct,entries_POLL,res_C1_pct,entries_C1,res_C6_pct,entries_C6,res_C0_pct,$gov" ] ||
 	fail "capture.csv header: $hdr"
 row=$(grep '^server,0,' "$D/capture.csv") || fail "no server row: $(cat "$D/capture.csv")"
-IFS=, read -r role cpu win src irq ts pf rp ep r1 e1 r6 e6 r0 <<< "$row"
+IFS=, read -r role cpu win src irq ts pf rp ep r1 e1 r6 e6 r0 rest <<< "$row"
 [ "$src" = cpuidle ] && [ "$ts" = turbostat.csv ] && [ "$pf" = perf-cstate.csv ] || fail "sources: $row"
 [ "$e6" = 20 ] && [ "$ep" = 0 ] || fail "entries: $row"
 # 50 ms of C6 in a window of 0.1-1 s
 awk -v r="$r6" -v w="$win" 'BEGIN { exit !(r > 0 && r <= 50.1 && w >= 0.1 && w < 1 && (r - 5 / w) ^ 2 < 0.01) }' ||
 	fail "res_C6_pct $r6 over $win s"
-grep -q '^midtier,1,.*,0.0000,0,0.0000,0,0.0000,0,100.0000$' "$D/capture.csv" ||
+# the governor's view of the server CPU: C6 entered 20 times more
+[ "$(csv_col "$D/capture.csv" usage_C6 | sed -n 1p)" = 20 ] ||
+	fail "usage_C6 of the server: $(csv_col "$D/capture.csv" usage_C6 | tr '\n' ' ')"
+# (the fake tree has no above, below or rejected files: unknown, empty)
+grep -q '^midtier,1,.*,0.0000,0,0.0000,0,0.0000,0,100.0000,0,0,,,,0,0,,,,0,0,,,$' "$D/capture.csv" ||
 	fail "midtier row (nothing changed on CPU 1): $(grep midtier "$D/capture.csv")"
 grep -q '^server,0,C6,' "$D/cpuidle.csv" || fail "cpuidle.csv: $(cat "$D/cpuidle.csv")"
 case $irq in ''|*[!0-9]*) fail "irq_delta '$irq'" ;; esac
