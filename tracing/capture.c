@@ -42,7 +42,7 @@
 
 #define MAX_ROLES 4
 #define MAX_STATES 32
-#define MAX_PIDS 8
+#define MAX_PIDS 80	/* a midtier, 64 leaves, a pre-query receiver */
 
 struct role {
 	char name[17];
@@ -149,7 +149,7 @@ static const struct cli_opt capture_options[] = {
 	  .off = AT(role) },
 	{ .name = "pid", .kind = CLI_CUSTOM, .arg = "ROLE=PID",
 	  .parse = parse_pid,
-	  .hint = "a role name (a-z 0-9 _ -), '=', a process ID; at most 8, each role once",
+	  .hint = "a role name (a-z 0-9 _ -), '=', a process ID; at most 80, each role once",
 	  .help = "a process (a server tier) whose CPU time over the\n"
 		  "command, utime + stime of it and its children from\n"
 		  "/proc/PID/stat, is capture.csv's cpu_us_ROLE.\n"
@@ -624,18 +624,28 @@ static void gov_row(const struct capture *s, struct csv *c, int r)
 /* Each --pid process tree's CPU ticks, at the start or the end (END). */
 static void pid_snap(struct capture *s, int end)
 {
-	for (int i = 0; i < s->o.npids; i++) {
-		uint64_t *t = end ? &s->ticks_b[i] : &s->ticks_a[i];
+	struct proccpu_table t;
+	int tret = s->o.npids ? proccpu_table_read(&t) : 0;
+
+	for (int i = 0; i < s->o.npids && tret; i++) {
+		snprintf(s->pid_err[i], sizeof(s->pid_err[i]), "reading /proc: %s",
+			 strerror(-tret));
+		s->pid_ok[i] = 0;
+	}
+	for (int i = 0; i < s->o.npids && !tret; i++) {
+		uint64_t *tk = end ? &s->ticks_b[i] : &s->ticks_a[i];
 		uint64_t *ns = end ? &s->ns_b[i] : &s->ns_a[i];
 		int *n = end ? &s->nproc_b[i] : &s->nproc_a[i];
-		int ret = proccpu_tree(s->o.pid[i].pid, t, ns, n, s->pid_err[i],
-				       sizeof(s->pid_err[i]));
+		int ret = proccpu_tree_in(&t, s->o.pid[i].pid, tk, ns, n, s->pid_err[i],
+					  sizeof(s->pid_err[i]));
 
 		if (!end)
 			s->pid_ok[i] = !ret;
 		else if (ret)
 			s->pid_ok[i] = 0;
 	}
+	if (s->o.npids && !tret)
+		proccpu_table_free(&t);
 }
 
 /* The command between two snapshots of the counters; the helpers ended. */

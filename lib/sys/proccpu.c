@@ -171,15 +171,21 @@ int proccpu_threads_ns(int pid, uint64_t *ns)
 	return ret;
 }
 
-/* Every process's PID and parent, from /proc; *N of them. */
-static int all_procs(struct proccpu **out, size_t *n)
+static int by_pid(const void *a, const void *b)
+{
+	const struct proccpu *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int proccpu_table_read(struct proccpu_table *t)
 {
 	DIR *d = opendir("/proc");
-	struct proccpu *v = NULL, *nv;
+	struct proccpu *nv;
 	size_t cap = 0;
 	struct dirent *e;
 
-	*n = 0;
+	memset(t, 0, sizeof(*t));
 	if (!d)
 		return -errno;
 	while ((e = readdir(d))) {
@@ -188,22 +194,45 @@ static int all_procs(struct proccpu **out, size_t *n)
 
 		if (*endp || pid <= 0 || e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
-		if (*n == cap) {
+		if (t->n == cap) {
 			cap = cap ? 2 * cap : 256;
-			nv = realloc(v, cap * sizeof(*v));
+			nv = realloc(t->p, cap * sizeof(*nv));
 			if (!nv) {
-				free(v);
+				proccpu_table_free(t);
 				closedir(d);
 				return -ENOMEM;
 			}
-			v = nv;
+			t->p = nv;
 		}
 		/* gone meanwhile, or unreadable: not ours to count */
-		if (!proccpu_read((int)pid, &v[*n]))
-			(*n)++;
+		if (!proccpu_read((int)pid, &t->p[t->n]))
+			t->n++;
 	}
 	closedir(d);
-	*out = v;
+	/* by PID: a parent is found by bsearch */
+	if (t->n)
+		qsort(t->p, t->n, sizeof(*t->p), by_pid);
+	return 0;
+}
+
+void proccpu_table_free(struct proccpu_table *t)
+{
+	free(t->p);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Whether PID is an ancestor of process P (through at most 256 parents). */
+static int below(const struct proccpu_table *t, const struct proccpu *p, int pid)
+{
+	for (int depth = 0; depth < 256 && p; depth++) {
+		struct proccpu key = { .pid = p->ppid };
+
+		if (p->ppid == pid)
+			return 1;
+		if (p->ppid <= 0)
+			return 0;
+		p = bsearch(&key, t->p, t->n, sizeof(*t->p), by_pid);
+	}
 	return 0;
 }
 
@@ -217,12 +246,11 @@ static void add_ns(uint64_t *ns, int pid)
 	*ns = proccpu_threads_ns(pid, &v) ? UINT64_MAX : *ns + v;
 }
 
-int proccpu_tree(int pid, uint64_t *ticks, uint64_t *ns, int *nproc, char *err,
-		 size_t errlen)
+int proccpu_tree_in(const struct proccpu_table *t, int pid, uint64_t *ticks,
+		    uint64_t *ns, int *nproc, char *err, size_t errlen)
 {
-	struct proccpu top, *all = NULL;
-	size_t n = 0;
-	int *in, count = 1, ret = proccpu_read(pid, &top);
+	struct proccpu top;
+	int count = 1, ret = proccpu_read(pid, &top);
 
 	*ticks = 0;
 	if (ns)
@@ -235,37 +263,34 @@ int proccpu_tree(int pid, uint64_t *ticks, uint64_t *ns, int *nproc, char *err,
 			 "unreadable /proc/PID/stat" : strerror(-ret));
 		return ret;
 	}
-	ret = all_procs(&all, &n);
-	in = ret ? NULL : calloc(n ? n : 1, sizeof(*in));
-	if (!in) {
-		free(all);
-		snprintf(err, errlen, "reading /proc: %s", strerror(ret ? -ret : ENOMEM));
-		return ret ? ret : -ENOMEM;
-	}
 	*ticks = top.utime + top.stime;
 	add_ns(ns, pid);
-	/* descendants: a pass per generation until none is added */
-	for (int added = 1; added;) {
-		added = 0;
-		for (size_t i = 0; i < n; i++) {
-			int below = all[i].ppid == pid;
-
-			for (size_t j = 0; !below && j < n; j++)
-				below = in[j] && all[j].pid == all[i].ppid;
-			if (in[i] || !below || all[i].pid == pid)
-				continue;
-			in[i] = 1;
-			added = 1;
-			count++;
-			*ticks += all[i].utime + all[i].stime;
-			add_ns(ns, all[i].pid);
-		}
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->p[i].pid == pid || !below(t, &t->p[i], pid))
+			continue;
+		count++;
+		*ticks += t->p[i].utime + t->p[i].stime;
+		add_ns(ns, t->p[i].pid);
 	}
 	if (nproc)
 		*nproc = count;
-	free(in);
-	free(all);
 	return 0;
+}
+
+int proccpu_tree(int pid, uint64_t *ticks, uint64_t *ns, int *nproc, char *err,
+		 size_t errlen)
+{
+	struct proccpu_table t;
+	int ret = proccpu_table_read(&t);
+
+	if (ret) {
+		*ticks = 0;
+		snprintf(err, errlen, "reading /proc: %s", strerror(-ret));
+		return ret;
+	}
+	ret = proccpu_tree_in(&t, pid, ticks, ns, nproc, err, errlen);
+	proccpu_table_free(&t);
+	return ret;
 }
 
 double proccpu_ticks_us(uint64_t ticks)

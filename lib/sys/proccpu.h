@@ -54,6 +54,23 @@ int proccpu_threads_ns(int pid, uint64_t *ns);
 int proccpu_tree(int pid, uint64_t *ticks, uint64_t *ns, int *nproc, char *err,
 		 size_t errlen);
 
+/* Every process of /proc at one moment, sorted by PID. */
+struct proccpu_table {
+	struct proccpu *p;
+	size_t n;
+};
+
+/* Reads every /proc/PID/stat that can be read into T: 0 or -errno. */
+int proccpu_table_read(struct proccpu_table *t);
+void proccpu_table_free(struct proccpu_table *t);
+/*
+ * proccpu_tree with the processes below PID taken from T (read once for
+ * many PIDs: a whole /proc scan costs a read per process). PID itself is
+ * read anew.
+ */
+int proccpu_tree_in(const struct proccpu_table *t, int pid, uint64_t *ticks,
+		    uint64_t *ns, int *nproc, char *err, size_t errlen);
+
 /* TICKS as microseconds (sysconf(_SC_CLK_TCK)); NAN when unknown. */
 double proccpu_ticks_us(uint64_t ticks);
 

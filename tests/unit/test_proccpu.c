@@ -155,6 +155,37 @@ START_TEST(pc_tree_live)
 }
 END_TEST
 
+/* The processes below a PID, from one scan: grandchildren, no strangers,
+ * a parent loop (hostile /proc contents) ends. */
+START_TEST(pc_tree_table)
+{
+	struct proccpu p[6] = {
+		{ .pid = 2000000001, .ppid = 0, .utime = 5 },	/* its ppid: set below */
+		{ .pid = 2000000002, .ppid = 2000000001, .utime = 7 },
+		{ .pid = 2000000003, .ppid = 1, .utime = 1000 },
+		{ .pid = 2000000004, .ppid = 2000000002, .stime = 3 },
+		{ .pid = 2000000005, .ppid = 2000000006, .utime = 50 },
+		{ .pid = 2000000006, .ppid = 2000000005, .utime = 60 },
+	};
+	struct proccpu_table t = { p, 6 };
+	struct proccpu self;
+	uint64_t ticks, ns;
+	char err[128];
+	int n;
+
+	p[0].ppid = getpid();
+	ck_assert_int_eq(proccpu_read(getpid(), &self), 0);
+	ck_assert_int_eq(proccpu_tree_in(&t, getpid(), &ticks, &ns, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(n, 4);
+	/* self, then 5 + 7 + 3 below it; the loop and PID 1's child not */
+	ck_assert_uint_ge(ticks, self.utime + self.stime + 15);
+	ck_assert_uint_lt(ticks, self.utime + self.stime + 15 + 50);
+	ck_assert_uint_eq(ns, UINT64_MAX);	/* no schedstat of made-up PIDs */
+	ck_assert_int_eq(proccpu_tree_in(&t, 2000000005, &ticks, NULL, &n, err, sizeof(err)),
+			 -ENOENT);
+}
+END_TEST
+
 Suite *proccpu_suite(void)
 {
 	Suite *s = suite_create("proccpu");
@@ -164,6 +195,7 @@ Suite *proccpu_suite(void)
 	tcase_add_test(tc, pc_hostile_name);
 	tcase_add_test(tc, pc_malformed);
 	tcase_add_test(tc, pc_tree_live);
+	tcase_add_test(tc, pc_tree_table);
 	suite_add_tcase(s, tc);
 	return s;
 }
