@@ -266,75 +266,93 @@ static int add_run(struct rd *rd, struct sweepcsv *out, const struct cols *c,
 	return 0;
 }
 
-int sweepcsv_read(FILE *f, const char *name, struct sweepcsv *out, char *err,
-		  size_t errlen)
+/* Header HDR's (NH fields) columns into C: -EINVAL if one needed is missing. */
+static int header_cols(struct rd *rd, char **hdr, int nh, struct sweepcsv *out,
+		       struct cols *c)
 {
-	struct rd rd = { name, 1, err, errlen };
-	char *hdrline = NULL, *line = NULL, *hdr[MAXCOL];
-	size_t hcap = 0, lcap = 0;
-	struct cols c;
-	int nh, ret = 0;
-	ssize_t got;
-
-	memset(out, 0, sizeof(*out));
-	/* lines bounded before they are held: a 2 GB line would cost 2 GB */
-	got = rfile_getline(f, &hdrline, &hcap, RFILE_LINE_MAX);
-	if (got == -E2BIG) {
-		free(hdrline);
-		return bad(&rd, "a line longer than 64 KiB");
-	}
-	if (got <= 0) {
-		free(hdrline);
-		if (got < 0) {
-			snprintf(err, errlen, "reading %s failed", name);
-			return -EIO;
-		}
-		snprintf(err, errlen, "%s is empty", name);
-		return -ENODATA;
-	}
-	nh = split(&rd, hdrline, hdr);
-	if (nh < 0) {
-		free(hdrline);
-		return nh;
-	}
-	c.point = col(hdr, nh, "point");
-	c.rep = col(hdr, nh, "rep");
-	c.status = col(hdr, nh, "status");
+	c->point = col(hdr, nh, "point");
+	c->rep = col(hdr, nh, "rep");
+	c->status = col(hdr, nh, "status");
 	for (int k = 0; k < SWEEPCSV_NPARAMS; k++)
-		c.param[k] = col(hdr, nh, sweepcsv_params[k]);
+		c->param[k] = col(hdr, nh, sweepcsv_params[k]);
 	for (int m = 0; m < SWEEPCSV_NMETRICS; m++) {
 		const char *cname = sweepcsv_metric_cols[m];
 
-		c.metric[m] = col(hdr, nh, cname);
-		if (c.metric[m] < 0 && m < SWEEPCSV_NREQUIRED_METRICS) {
-			snprintf(err, errlen, "%s has no column %s", name, cname);
-			free(hdrline);
+		c->metric[m] = col(hdr, nh, cname);
+		if (c->metric[m] < 0 && m < SWEEPCSV_NREQUIRED_METRICS) {
+			snprintf(rd->err, rd->errlen, "%s has no column %s", rd->name, cname);
 			return -EINVAL;
 		}
 	}
-	if (c.point < 0 || c.status < 0) {
-		snprintf(err, errlen, "%s has no point or status column", name);
-		free(hdrline);
+	if (c->point < 0 || c->status < 0) {
+		snprintf(rd->err, rd->errlen, "%s has no point or status column", rd->name);
 		return -EINVAL;
 	}
-	c.behind = col(hdr, nh, "behind_schedule");
-	c.reason = col(hdr, nh, "behind_reason");
-	c.requests = col(hdr, nh, "requests");
-	c.late = col(hdr, nh, "late_sends");
-	c.pace_p99 = col(hdr, nh, "pace_p99_us");
-	c.interval = col(hdr, nh, "interval_us");
+	c->behind = col(hdr, nh, "behind_schedule");
+	c->reason = col(hdr, nh, "behind_reason");
+	c->requests = col(hdr, nh, "requests");
+	c->late = col(hdr, nh, "late_sends");
+	c->pace_p99 = col(hdr, nh, "pace_p99_us");
+	c->interval = col(hdr, nh, "interval_us");
 	for (int m = 0; m < SWEEPCSV_NMETRICS; m++) {
 		char lo[64], hi[64];
 
 		snprintf(lo, sizeof(lo), "lat_%s_lo_us", sweepcsv_metrics[m]);
 		snprintf(hi, sizeof(hi), "lat_%s_hi_us", sweepcsv_metrics[m]);
-		c.lo[m] = col(hdr, nh, lo);
-		c.hi[m] = col(hdr, nh, hi);
-		if (c.hi[m] < 0)
-			c.lo[m] = -1;
-		out->has_ci[m] = c.lo[m] >= 0;
+		c->lo[m] = col(hdr, nh, lo);
+		c->hi[m] = col(hdr, nh, hi);
+		if (c->hi[m] < 0)
+			c->lo[m] = -1;
+		out->has_ci[m] = c->lo[m] >= 0;
 	}
+	return 0;
+}
+
+/* F's header line: its columns into C, its field count into *NH. */
+static int read_header(struct rd *rd, FILE *f, struct sweepcsv *out, struct cols *c,
+		       int *nh)
+{
+	char *hdrline = NULL, *hdr[MAXCOL];
+	size_t hcap = 0;
+	ssize_t got;
+	int ret;
+
+	/* lines bounded before they are held: a 2 GB line would cost 2 GB */
+	got = rfile_getline(f, &hdrline, &hcap, RFILE_LINE_MAX);
+	if (got == -E2BIG) {
+		free(hdrline);
+		bad(rd, "a line longer than 64 KiB");
+		return -EINVAL;	/* bad()'s, spelled out: gcc sees C unset only on errors */
+	}
+	if (got <= 0) {
+		free(hdrline);
+		if (got < 0) {
+			snprintf(rd->err, rd->errlen, "reading %s failed", rd->name);
+			return -EIO;
+		}
+		snprintf(rd->err, rd->errlen, "%s is empty", rd->name);
+		return -ENODATA;
+	}
+	*nh = split(rd, hdrline, hdr);
+	ret = *nh < 0 ? *nh : header_cols(rd, hdr, *nh, out, c);
 	free(hdrline);
+	return ret;
+}
+
+int sweepcsv_read(FILE *f, const char *name, struct sweepcsv *out, char *err,
+		  size_t errlen)
+{
+	struct rd rd = { name, 1, err, errlen };
+	char *line = NULL;
+	size_t lcap = 0;
+	struct cols c;
+	int nh, ret = 0;
+	ssize_t got;
+
+	memset(out, 0, sizeof(*out));
+	ret = read_header(&rd, f, out, &c, &nh);
+	if (ret)
+		return ret;
 	while ((got = rfile_getline(f, &line, &lcap, RFILE_LINE_MAX))) {
 		char *fld[MAXCOL];
 		int n;
