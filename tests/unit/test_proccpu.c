@@ -72,8 +72,8 @@ START_TEST(pc_malformed)
 		"4321 (x) S 1 2 3 4 5 6 7 8 9 10 11 99999999999999999999999 13 14 15 16 17 18 19",
 		"4321 (x) S 1 2 3 4 5 6 7 8 9 10 11 12  13 14 15 16 17 18 19",
 		"4321 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19x",
-		"4321 (an overly long process name that the kernel would never write, "
-		"past sixty-four bytes) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19",
+		("4321 (an overly long process name that the kernel would never write, "
+		 "past sixty-four bytes) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19"),
 	};
 	static const char nul[] = "1 (a\0b) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 "
 				  "17 18 19";
