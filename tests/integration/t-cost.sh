@@ -19,7 +19,7 @@ start_server
 a=$(cpu_us "$SERVER_PID")
 "$WB" trace capture --out "$TMP/cap" --cpu server=none --pid server="$SERVER_PID" -- \
 	"$WB" client --server 127.0.0.1:"$PORT" --requests $N --interval-us 2000 \
-	--service-us 1000 -q --out "$TMP/client" 2>"$TMP/cap.err" || fail "capture: $(cat "$TMP/cap.err")"
+	--service-us 1000 --timeout-ms 10000 -q --out "$TMP/client" 2>"$TMP/cap.err" || fail "capture: $(cat "$TMP/cap.err")"
 b=$(cpu_us "$SERVER_PID")
 got=$(csv_col "$TMP/cap/capture.csv" cpu_us_server) || fail "no cpu_us_server column"
 count=$(csv_col "$TMP/client/summary.csv" count)
