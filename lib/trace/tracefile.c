@@ -645,115 +645,162 @@ static long page_bad(size_t at, size_t *bad_off, char *err, size_t errlen,
 	return -EBADMSG;
 }
 
+/* A page being walked: its data (after the header) and the walk's place. */
+struct page_walk {
+	const uint8_t *d;
+	size_t hdr, size, off;	/* header and data bytes; offset in the data */
+	size_t next;		/* the offset after the event just read */
+	uint64_t ts;		/* the time stamp so far */
+	size_t *bad_off;
+	char *err;
+	size_t errlen;
+};
+
+/* The page's header: its time stamp, data size and missed events. */
+static long page_header(struct page_walk *w, const uint8_t *p, size_t len,
+			int long_size, struct tf_page *info)
+{
+	uint64_t commit;
+
+	if (long_size != 4 && long_size != 8)
+		return page_bad(0, w->bad_off, w->err, w->errlen,
+				"commit field of %d bytes (4 or 8 expected)", long_size);
+	w->hdr = 8 + (size_t)long_size;
+	if (len < w->hdr)
+		return page_bad(0, w->bad_off, w->err, w->errlen,
+				"page of %zu bytes is shorter than its %zu-byte header",
+				len, w->hdr);
+	w->ts = rd8(p);
+	commit = long_size == 8 ? rd8(p + 8) : rd4(p + 8);
+	w->size = (size_t)(commit & PAGE_COMMIT_MASK);
+	if (info)
+		*info = (struct tf_page){ .ts = w->ts, .commit = commit,
+					  .data_len = w->size };
+	if (w->size > len - w->hdr)
+		return page_bad(8, w->bad_off, w->err, w->errlen,
+				"commit %#llx: %zu bytes of data in a %zu-byte page",
+				(unsigned long long)commit, w->size, len);
+	if ((commit & PAGE_MISSED_EVENTS) && (commit & PAGE_MISSED_STORED)) {
+		if ((size_t)long_size > len - w->hdr - w->size)
+			return page_bad(8, w->bad_off, w->err, w->errlen,
+					"commit %#llx: no room for the missed-events count",
+					(unsigned long long)commit);
+		if (info)
+			info->missed = long_size == 8 ? rd8(p + w->hdr + w->size) :
+				       rd4(p + w->hdr + w->size);
+	} else if (commit & PAGE_MISSED_EVENTS && info) {
+		info->missed = UINT64_MAX;	/* some, count unknown */
+	}
+	w->d = p + w->hdr;
+	return 0;
+}
+
+/* What the record at the walk's offset was. */
+enum { PAGE_EVENT, PAGE_SKIP, PAGE_END };
+
+/* A time extend or absolute time stamp (type TL, DELTA): the time moved. */
+static long page_time(struct page_walk *w, uint32_t tl, uint32_t delta)
+{
+	uint64_t ext;
+
+	if (w->size - w->off < 8)
+		return page_bad(w->hdr + w->off, w->bad_off, w->err, w->errlen,
+				"time stamp cut by the end of data (%zu bytes)", w->size);
+	ext = ((uint64_t)rd4(w->d + w->off + 4) << RB_TS_SHIFT) + delta;
+	w->ts = tl == RB_TIME_EXTEND ? w->ts + ext : ext | (w->ts & RB_TS_MSB);
+	w->off += 8;
+	return PAGE_SKIP;
+}
+
+/*
+ * The record at the walk's offset: an event (PAGE_EVENT, in *EV, w->next
+ * the offset after it), a time stamp or discarded event walked past
+ * (PAGE_SKIP), the padding that ends the data (PAGE_END), or -EBADMSG.
+ */
+static long page_record(struct page_walk *w, struct tf_event *ev)
+{
+	uint32_t word, tl, delta;
+	size_t evlen, at, off = w->off, size = w->size;
+
+	if (size - off < 4)
+		return page_bad(w->hdr + off, w->bad_off, w->err, w->errlen,
+				"event header cut by the end of data (%zu bytes)", size);
+	word = rd4(w->d + off);
+	tl = word & 31;
+	delta = word >> 5;
+	switch (tl) {
+	case RB_PADDING:
+		/* The rest of the page, or a discarded event. */
+		if (!delta || size - off < 8)
+			return PAGE_END;
+		w->off += 4 + (size_t)rd4(w->d + off + 4);
+		return PAGE_SKIP;
+	case RB_TIME_EXTEND:
+	case RB_TIME_STAMP:
+		return page_time(w, tl, delta);
+	case 0: {
+		uint32_t l;
+
+		if (size - off < 8)
+			return page_bad(w->hdr + off, w->bad_off, w->err, w->errlen,
+					"event length cut by the end of data (%zu bytes)",
+					size);
+		l = rd4(w->d + off + 4);
+		if (l < 4)
+			return page_bad(w->hdr + off, w->bad_off, w->err, w->errlen,
+					"event length %u (at least 4)", l);
+		evlen = (((size_t)l - 4) + 3) & ~(size_t)3;
+		at = off + 8;
+		break;
+	}
+	default:
+		evlen = (size_t)tl * 4;
+		at = off + 4;
+		break;
+	}
+	if (evlen > size - at)
+		return page_bad(w->hdr + off, w->bad_off, w->err, w->errlen,
+				"event of %zu bytes runs past the end of data (%zu bytes)",
+				evlen, size);
+	w->ts += delta;
+	*ev = (struct tf_event){ .ts = w->ts, .data = w->d + at,
+				 .size = (uint32_t)evlen,
+				 .offset = (uint32_t)(w->hdr + off) };
+	w->next = at + evlen;
+	return PAGE_EVENT;
+}
+
 long tracefile_page_walk(const void *page, size_t len, int long_size,
 			 tf_event_fn fn, void *ctx, struct tf_page *info,
 			 size_t *bad_off, char *err, size_t errlen)
 {
-	const uint8_t *p = page, *d;
-	size_t hdr = 8 + (size_t)long_size, size, off = 0;
-	uint64_t commit, ts;
-	long n = 0;
+	struct page_walk w = { .bad_off = bad_off, .err = err, .errlen = errlen };
+	long n = 0, r;
 
-	if (long_size != 4 && long_size != 8)
-		return page_bad(0, bad_off, err, errlen,
-				"commit field of %d bytes (4 or 8 expected)", long_size);
-	if (len < hdr)
-		return page_bad(0, bad_off, err, errlen,
-				"page of %zu bytes is shorter than its %zu-byte header",
-				len, hdr);
-	ts = rd8(p);
-	commit = long_size == 8 ? rd8(p + 8) : rd4(p + 8);
-	size = (size_t)(commit & PAGE_COMMIT_MASK);
-	if (info)
-		*info = (struct tf_page){ .ts = ts, .commit = commit,
-					  .data_len = size };
-	if (size > len - hdr)
-		return page_bad(8, bad_off, err, errlen,
-				"commit %#llx: %zu bytes of data in a %zu-byte page",
-				(unsigned long long)commit, size, len);
-	if ((commit & PAGE_MISSED_EVENTS) && (commit & PAGE_MISSED_STORED)) {
-		if ((size_t)long_size > len - hdr - size)
-			return page_bad(8, bad_off, err, errlen,
-					"commit %#llx: no room for the missed-events count",
-					(unsigned long long)commit);
-		if (info)
-			info->missed = long_size == 8 ? rd8(p + hdr + size) :
-				       rd4(p + hdr + size);
-	} else if (commit & PAGE_MISSED_EVENTS && info) {
-		info->missed = UINT64_MAX;	/* some, count unknown */
-	}
-	d = p + hdr;
-	while (off < size) {
-		uint32_t w = 0, tl, delta;
-		size_t evlen = 0, at = 0;
+	r = page_header(&w, page, len, long_size, info);
+	if (r)
+		return r;
+	while (w.off < w.size) {
 		struct tf_event ev;
 
-		if (size - off < 4)
-			return page_bad(hdr + off, bad_off, err, errlen,
-					"event header cut by the end of data (%zu bytes)",
-					size);
-		w = rd4(d + off);
-		tl = w & 31;
-		delta = w >> 5;
-		switch (tl) {
-		case RB_PADDING:
-			/* The rest of the page, or a discarded event. */
-			if (!delta || size - off < 8)
-				return n;
-			off += 4 + (size_t)rd4(d + off + 4);
+		r = page_record(&w, &ev);
+		if (r < 0)
+			return r;
+		if (r == PAGE_END)
+			return n;
+		if (r == PAGE_SKIP)
 			continue;
-		case RB_TIME_EXTEND:
-		case RB_TIME_STAMP: {
-			uint64_t ext;
-
-			if (size - off < 8)
-				return page_bad(hdr + off, bad_off, err, errlen,
-						"time stamp cut by the end of data (%zu bytes)",
-						size);
-			ext = ((uint64_t)rd4(d + off + 4) << RB_TS_SHIFT) + delta;
-			ts = tl == RB_TIME_EXTEND ? ts + ext : ext | (ts & RB_TS_MSB);
-			off += 8;
-			continue;
-		}
-		case 0: {
-			uint32_t l;
-
-			if (size - off < 8)
-				return page_bad(hdr + off, bad_off, err, errlen,
-						"event length cut by the end of data (%zu bytes)",
-						size);
-			l = rd4(d + off + 4);
-			if (l < 4)
-				return page_bad(hdr + off, bad_off, err, errlen,
-						"event length %u (at least 4)", l);
-			evlen = (((size_t)l - 4) + 3) & ~(size_t)3;
-			at = off + 8;
-			break;
-		}
-		default:
-			evlen = (size_t)tl * 4;
-			at = off + 4;
-			break;
-		}
-		if (evlen > size - at)
-			return page_bad(hdr + off, bad_off, err, errlen,
-					"event of %zu bytes runs past the end of data (%zu bytes)",
-					evlen, size);
-		ts += delta;
-		ev = (struct tf_event){ .ts = ts, .data = d + at,
-					.size = (uint32_t)evlen,
-					.offset = (uint32_t)(hdr + off) };
 		if (fn) {
-			int r = fn(ctx, &ev);
+			int e = fn(ctx, &ev);
 
-			if (r < 0) {
+			if (e < 0) {
 				if (bad_off)
-					*bad_off = hdr + off;
-				return r;
+					*bad_off = w.hdr + w.off;
+				return e;
 			}
 		}
 		n++;
-		off = at + evlen;
+		w.off = w.next;
 	}
 	return n;
 }
