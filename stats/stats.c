@@ -19,6 +19,7 @@
 #include "clishared.h"
 #include "csv.h"
 #include "die.h"
+#include "pareto.h"
 #include "stats.h"
 #include "sweepcsv.h"
 #include "sweepmerge.h"
@@ -33,6 +34,8 @@
 #define M_AVG 0
 #define M_P50 1
 #define M_P99 2
+/* the plane's cost (issue 35): CPU time per request */
+#define M_COST_CPU SWEEPCSV_NCOST_FROM
 /* the paired effect of avg, p50 and p99 (metrics 0 to 2) */
 #define NPAIRED 3
 /* the within-run CIs looked at: p50 and p99 */
@@ -56,6 +59,11 @@ struct point {
 	/* the within-run CIs of p50 and p99 (issue 31) */
 	double within_rel[NWITHIN];
 	size_t within_unb[NWITHIN];
+	/* the latency-cost plane (issue 35): the paired ratio of its CPU
+	 * cost per request to the baseline's (this / baseline), and
+	 * whether it is on the front over (cost, p50) and (cost, p99) */
+	struct stats_paired cost_pe;
+	enum pareto_mark front[NWITHIN];
 };
 
 static struct point *find_point(struct point **pts, size_t *npts, size_t *cap,
@@ -224,6 +232,14 @@ static void paired_of(const struct sweepcsv *csv, struct point *p,
 		if (stats_paired(bv, pv, pr.n, &p->pe[m]))
 			opt_die(PROG, "out of memory");
 	}
+	/* the cost the other way round: this / baseline (above 1: dearer);
+	 * pairs without a CPU time are left out (n_bad) */
+	for (size_t k = 0; k < pr.n; k++) {
+		bv[k] = csv->run[b->run[pr.b[k]]].val[M_COST_CPU];
+		pv[k] = csv->run[p->run[pr.a[k]]].val[M_COST_CPU];
+	}
+	if (stats_paired(pv, bv, pr.n, &p->cost_pe))
+		opt_die(PROG, "out of memory");
 	stats_pairs_free(&pr);
 	free(prep);
 	free(brep);
@@ -352,6 +368,13 @@ static const struct cli_cmd stats_cmd = {
 "energy_per_request_*_uj and power_*_w the same way, with\n"
 "speedup_energy_per_request = the baseline's / this (below 1: the\n"
 "pre-query costs energy); empty where no run had them.\n"
+"Then the costs per request (cost_cpu_per_req, c0, idle entries, messages,\n"
+"bytes) the same way, and the latency-cost plane: cost_ratio_cpu [_lo, _hi]\n"
+"= the paired median of this point's CPU us per request / its baseline's\n"
+"with its CI (above 1: dearer), cost_extra_cpu_us = the difference of the\n"
+"medians, and pareto_p50/pareto_p99 = yes where no other point has both a\n"
+"CPU cost no higher and a p50 (p99) median no higher, one of them lower;\n"
+"empty for a point without a CPU time (left out, and said so).\n"
 "\n"
 "Runs that fell behind their schedule are listed, counted per point\n"
 "(n_behind) and left out of the medians. The verdict is the client's\n"
@@ -590,6 +613,53 @@ static void print_within(const struct point *pts, const size_t *ord, size_t npts
 	}
 }
 
+/*
+ * The printed plane: per point its CPU cost per request [CI], the paired
+ * cost ratio to its baseline [CI], the p50 and p99 medians and whether
+ * it is on either front; nothing when no point has a CPU cost.
+ */
+static void print_plane(const struct point *pts, const size_t *ord, size_t npts,
+			int namew, size_t nout)
+{
+	size_t any = 0;
+
+	for (size_t i = 0; i < npts; i++)
+		any += pts[i].nm[M_COST_CPU] > 0;
+	if (!any)
+		return;
+	printf("\nlatency-cost plane: server-side CPU us per request (median [CI]), "
+	       "its paired ratio to the baseline's (this / baseline [CI]), p50 and p99 "
+	       "medians; front: no other point costs no more and is no slower\n");
+	printf("%-*s %24s %24s %9s %9s %s\n", namew, "point", "cpu_us/req [CI]",
+	       "ratio [CI]", "p50_med", "p99_med", "front");
+	for (size_t i = 0; i < npts; i++) {
+		const struct point *p = &pts[ord[i]];
+		const struct stats_summary *c = &p->s[M_COST_CPU];
+		char cc[48] = "-", cr[48] = "-", fr[16];
+
+		if (!p->n)
+			continue;
+		if (p->nm[M_COST_CPU])
+			snprintf(cc, sizeof(cc), "%.1f [%.1f, %.1f]", c->median,
+				 c->ci_lo, c->ci_hi);
+		if (p->paired && p->cost_pe.n)
+			snprintf(cr, sizeof(cr), isnan(p->cost_pe.lo) ? "%.3f [-]" :
+				 "%.3f [%.3f, %.3f]", p->cost_pe.median, p->cost_pe.lo,
+				 p->cost_pe.hi);
+		snprintf(fr, sizeof(fr), "%s%s%s", p->front[0] == PARETO_FRONT ? "p50" : "",
+			 p->front[0] == PARETO_FRONT && p->front[1] == PARETO_FRONT ? " " : "",
+			 p->front[1] == PARETO_FRONT ? "p99" : "");
+		if (!fr[0])
+			snprintf(fr, sizeof(fr), "-");
+		printf("%-*s %24s %24s %9.1f %9.1f %s\n", namew, p->name, cc, cr,
+		       p->s[M_P50].median, p->s[M_P99].median, fr);
+	}
+	if (nout)
+		printf("%zu point%s without runs in the medians or a CPU time (no "
+		       "cost_cpu_us_per_req) left out of the front\n", nout,
+		       nout == 1 ? "" : "s");
+}
+
 /* A sweep's points, read from its sweep.csv and summarized. */
 struct sweep_sum {
 	struct sweepcsv csv;
@@ -598,6 +668,7 @@ struct sweep_sum {
 	size_t rows, behind, unchecked;	/* ok runs; behind; not checked */
 	size_t *ord;		/* the output's order */
 	int namew;		/* the point column's width */
+	size_t plane_out;	/* points left out of the plane's front */
 };
 
 /* The command line into O; the index of the first positional argument. */
@@ -681,6 +752,34 @@ static void summarize_point(struct point *p, size_t i, double confirm_pct)
 }
 
 /*
+ * The latency-cost plane's front over every point's medians: (CPU cost
+ * per request, p50) and (cost, p99). A point without runs in the medians
+ * or without a CPU time is left out (*NOUT counts them).
+ */
+static void pareto_of(struct point *pts, size_t n, size_t *nout)
+{
+	double *cost = malloc((n ? n : 1) * 2 * sizeof(*cost)), *lat = cost + n;
+	enum pareto_mark *mark = malloc((n ? n : 1) * sizeof(*mark));
+
+	if (!cost || !mark)
+		opt_die(PROG, "out of memory");
+	for (int w = 0; w < NWITHIN; w++) {
+		int m = within_metric[w];
+
+		for (size_t i = 0; i < n; i++) {
+			cost[i] = pts[i].nm[M_COST_CPU] ? pts[i].s[M_COST_CPU].median : NAN;
+			lat[i] = pts[i].nm[m] ? pts[i].s[m].median : NAN;
+		}
+		if (pareto_front(cost, lat, n, mark, nout) < 0)
+			opt_die(PROG, "pareto: bad arguments");
+		for (size_t i = 0; i < n; i++)
+			pts[i].front[w] = mark[i];
+	}
+	free(cost);
+	free(mark);
+}
+
+/*
  * Every point summarized, paired with its baseline, its within-run CIs
  * looked at, and the output's order: pts itself stays in the file's
  * (CONFIRM's seeds, the first baseline found).
@@ -697,6 +796,7 @@ static void summarize(struct sweep_sum *w, const struct stats_opts *o)
 			paired_of(&w->csv, &w->pts[i], b, o->include_behind);
 		within_of(&w->csv, &w->pts[i], o->include_behind);
 	}
+	pareto_of(w->pts, w->npts, &w->plane_out);
 	w->ord = malloc((w->npts ? w->npts : 1) * sizeof(*w->ord));
 	if (!w->ord)
 		opt_die(PROG, "out of memory");
@@ -734,8 +834,34 @@ static void summary_header(struct csv *out)
 	/* issue 31: the paired effect, the within-run CIs */
 	len = paired_header(h, sizeof(h), len);
 	/* issue 35: the costs per request; speedup_* = the baseline's / this */
-	metric_header(h, sizeof(h), len, SWEEPCSV_NCOST_FROM, NMETRICS);
+	len = metric_header(h, sizeof(h), len, SWEEPCSV_NCOST_FROM, NMETRICS);
+	/* issue 35: the latency-cost plane */
+	snprintf(h + len, sizeof(h) - len, ",cost_ratio_cpu,cost_ratio_cpu_lo,"
+		 "cost_ratio_cpu_hi,cost_extra_cpu_us,pareto_p50,pareto_p99");
 	csv_header(out, h);
+}
+
+/*
+ * The plane's columns: the paired CPU cost ratio this / baseline with its
+ * CI (empty without a baseline or a pair with both CPU times), the
+ * difference of the two medians in us, and the front marks.
+ */
+static void plane_cols(struct csv *out, const struct point *p,
+		       const struct point *b)
+{
+	if (p->paired && p->cost_pe.n) {
+		csv_double(out, p->cost_pe.median, 4);
+		csv_double(out, p->cost_pe.lo, 4);
+		csv_double(out, p->cost_pe.hi, 4);
+	} else {
+		csv_empty(out);
+		csv_empty(out);
+		csv_empty(out);
+	}
+	csv_double(out, b && p->nm[M_COST_CPU] && b->nm[M_COST_CPU] ?
+		   p->s[M_COST_CPU].median - b->s[M_COST_CPU].median : NAN, 3);
+	for (int w = 0; w < NWITHIN; w++)
+		csv_str(out, pareto_mark_name(p->front[w]));
 }
 
 /* P's row of summary.csv; B its baseline or NULL */
@@ -787,6 +913,7 @@ static void summary_row(struct csv *out, const struct sweep_sum *w,
 	metric_cols(out, p, b, SWEEPCSV_NLAT_METRICS, SWEEPCSV_NCOST_FROM);
 	paired_cols(out, p, &w->csv);
 	metric_cols(out, p, b, SWEEPCSV_NCOST_FROM, NMETRICS);
+	plane_cols(out, p, b);
 	csv_end_row(out);
 }
 
@@ -857,6 +984,7 @@ static void print_notes(const struct sweep_sum *w, const struct stats_opts *o,
 		       w->unchecked == 1 ? "" : "s");
 	print_within(w->pts, w->ord, w->npts, &w->csv);
 	print_paired(w->pts, w->ord, w->npts, w->namew);
+	print_plane(w->pts, w->ord, w->npts, w->namew, w->plane_out);
 }
 
 static void sweep_sum_free(struct sweep_sum *w)

@@ -3,6 +3,7 @@
 #include <math.h>
 #include "unit.h"
 #include "prng.h"
+#include "pareto.h"
 #include "stats.h"
 
 /* Hand-computed: n = 10, z sqrt(n) = 6.198: floor(1.901) = 1,
@@ -311,6 +312,66 @@ START_TEST(within_run_width)
 }
 END_TEST
 
+/* The latency-cost plane's front (issue 35): ties, one point, chains,
+ * missing costs. */
+START_TEST(pareto_marks)
+{
+	enum pareto_mark m[6];
+	size_t out = 9;
+
+	/* one point: on the front */
+	double c1[] = { 5 }, l1[] = { 100 };
+
+	ck_assert_int_eq(pareto_front(c1, l1, 1, m, &out), 1);
+	ck_assert_int_eq(m[0], PARETO_FRONT);
+	ck_assert_uint_eq(out, 0);
+	/* a dominated chain: each beaten by the one before */
+	double c2[] = { 1, 2, 3, 4 }, l2[] = { 10, 20, 30, 40 };
+
+	ck_assert_int_eq(pareto_front(c2, l2, 4, m, NULL), 1);
+	ck_assert_int_eq(m[0], PARETO_FRONT);
+	for (int i = 1; i < 4; i++)
+		ck_assert_int_eq(m[i], PARETO_BEATEN);
+	/* a trade-off: cheaper but slower, dearer but faster: both on it */
+	double c3[] = { 1, 5, 6 }, l3[] = { 100, 20, 50 };
+
+	ck_assert_int_eq(pareto_front(c3, l3, 3, m, NULL), 2);
+	ck_assert_int_eq(m[0], PARETO_FRONT);
+	ck_assert_int_eq(m[1], PARETO_FRONT);
+	ck_assert_int_eq(m[2], PARETO_BEATEN);
+	/* ties: equal on both -> both on the front; tied on cost and
+	 * slower -> beaten; tied on latency and dearer -> beaten */
+	double c4[] = { 2, 2, 2, 3 }, l4[] = { 10, 10, 11, 10 };
+
+	ck_assert_int_eq(pareto_front(c4, l4, 4, m, NULL), 2);
+	ck_assert_int_eq(m[0], PARETO_FRONT);
+	ck_assert_int_eq(m[1], PARETO_FRONT);
+	ck_assert_int_eq(m[2], PARETO_BEATEN);
+	ck_assert_int_eq(m[3], PARETO_BEATEN);
+	/* a missing cost (NAN, negative) or latency is left out, counted,
+	 * and beats nobody: the dearer point stays on the front */
+	double c5[] = { NAN, 10, -1, 20, 0 }, l5[] = { 1, 50, 1, 40, NAN };
+
+	ck_assert_int_eq(pareto_front(c5, l5, 5, m, &out), 2);
+	ck_assert_uint_eq(out, 3);
+	ck_assert_int_eq(m[0], PARETO_OUT);
+	ck_assert_int_eq(m[2], PARETO_OUT);
+	ck_assert_int_eq(m[4], PARETO_OUT);
+	ck_assert_int_eq(m[1], PARETO_FRONT);
+	ck_assert_int_eq(m[3], PARETO_FRONT);
+	ck_assert_str_eq(pareto_mark_name(m[0]), "");
+	ck_assert_str_eq(pareto_mark_name(PARETO_FRONT), "yes");
+	ck_assert_str_eq(pareto_mark_name(PARETO_BEATEN), "no");
+	/* none, and bad arguments */
+	ck_assert_int_eq(pareto_front(NULL, NULL, 0, NULL, &out), 0);
+	ck_assert_uint_eq(out, 0);
+	ck_assert_int_eq(pareto_front(NULL, l1, 1, m, NULL), -EINVAL);
+	ck_assert_int_eq(pareto_dominates(1, 1, 1, 1), 0);
+	ck_assert_int_eq(pareto_dominates(1, 1, 1, 2), 1);
+	ck_assert_int_eq(pareto_dominates(0, 0, INFINITY, 2), 0);
+}
+END_TEST
+
 Suite *stats_suite(void)
 {
 	Suite *s = suite_create("stats");
@@ -326,6 +387,7 @@ Suite *stats_suite(void)
 	tcase_add_test(tc, paired_ranks_and_verdicts);
 	tcase_add_test(tc, paired_by_rep);
 	tcase_add_test(tc, within_run_width);
+	tcase_add_test(tc, pareto_marks);
 	suite_add_tcase(s, tc);
 	return s;
 }
