@@ -27,6 +27,8 @@ static void plan_die(int ret)
 	if (ret == -ENAMETOOLONG)
 		opt_usage(PROG, "a point's directory name would be longer than %d bytes: shorten its values",
 			  SWEEPPLAN_NAME_MAX);
+	if (ret == -ENOTUNIQ)
+		opt_usage(PROG, "%s", SWEEPPLAN_NOTUNIQ_MSG);
 	opt_die(PROG, "out of memory");
 }
 

@@ -244,8 +244,11 @@ static void check_here(const struct sweepspec *s)
 {
 	struct sweepplan p = { 0 };
 	char err[512];
+	int ret = sweepplan_build(s, 1, 1, &p);
 
-	if (sweepplan_build(s, 1, 1, &p))
+	if (ret == -ENOTUNIQ)
+		opt_usage(PROG, "%s", SWEEPPLAN_NOTUNIQ_MSG);
+	if (ret)
 		opt_die(PROG, "out of memory");
 	for (size_t i = 0; i < p.n; i++)
 		for (int d = 0; d < SWEEPDIM_N; d++)

@@ -446,6 +446,17 @@ static const char *field(const char *v)
 	return strcmp(v, "-") ? v : "";
 }
 
+/* A plan value as a field of sweep.csv: quoted when it holds a ','
+ * (a gap law's parameters, "onoff:20,80"), as lib/csv writes one. */
+static void put_val(FILE *out, const char *v)
+{
+	v = field(v);
+	if (!strchr(v, ','))
+		fprintf(out, ",%s", v);
+	else
+		fprintf(out, ",\"%s\"", v);	/* plan values hold no '"' */
+}
+
 /*
  * The cost columns: the tiers' CPU time per request the window served
  * (the measured ones answered and the point's warm-up: the capture's
@@ -476,14 +487,14 @@ int sweepcollect_row(FILE *out, const struct sweepplan_run *r,
 {
 	fprintf(out, "%s,%lu,%s", r->point, r->rep, run ? run->status : "missing");
 	for (int d = 0; d < SWEEPPLAN_NLEGACY; d++)
-		fprintf(out, ",%s", field(r->val[d]));
+		put_val(out, r->val[d]);
 	fprintf(out, ",%s,%llu", requests, seed + r->rep);
 	for (int k = 0; k < SWEEPCOLLECT_NLEGACY_VALS; k++)
 		fprintf(out, ",%s", run ? run->val[k] : "");
 	fprintf(out, ",%s/rep-%lu,%s,%s", r->point, r->rep, run ? run->behind : "",
 		run ? run->why : "");
 	for (int d = SWEEPPLAN_NLEGACY; d < SWEEPPLAN_NDIMS; d++)
-		fprintf(out, ",%s", field(r->val[d]));
+		put_val(out, r->val[d]);
 	for (int k = SWEEPCOLLECT_NLEGACY_VALS; k < SWEEPCOLLECT_NVALS_BEFORE_MT; k++)
 		fprintf(out, ",%s", run ? run->val[k] : "");
 	for (int k = 0; k < SWEEPCOLLECT_NMT; k++)

@@ -64,8 +64,13 @@
 
 #define SWEEPDIM_FIRST(X)						\
 	X(DIST, "dist", "dist", "dist", LIST, isdist, "exp",		\
-	  "fixed, exp, poisson", "", "-", NULL, NONE, NULL,		\
-	  "fixed exp poisson (default: exp)")				\
+	  "a gap law of the client's --dist: exp, fb-etc, onoff:20,80...", \
+	  "",								\
+	  "-", NULL, NONE, NULL,					\
+	  "gap laws of the client's --dist, parameters included:\n"	\
+	  "fixed exp poisson lognormal:SIGMA pareto:ALPHA gev:XI,SIGMA\n" \
+	  "weibull:K fb-etc onoff:ON_MS,OFF_MS mmpp:R1,R2,T12,T21\n"	\
+	  "(default: exp)")						\
 	X(INTERVAL_US, "interval-us", "interval_us", "int", LIST,	\
 	  isposnum, "1000", "a mean gap in us, above 0", "", "-", NULL,	\
 	  NONE, NULL,							\

@@ -82,6 +82,23 @@ static int in_name(const struct sweepspec *s, int d, const char *v)
 	return strcmp(s->val[t->key], t->def) != 0;
 }
 
+/*
+ * V as a part of a directory name: a gap law's parameters ("onoff:20,80",
+ * "gev:0.1,0.5") would not be a plain name, so ':' reads '-' and ','
+ * reads '_'; other values are copied as they are, so the names of sweeps
+ * made before laws had parameters do not change. Two values that would
+ * read alike are refused by sweepplan_build (-ENOTUNIQ).
+ */
+static size_t name_part(char *b, const char *v)
+{
+	size_t n = 0;
+
+	for (; *v; v++)
+		b[n++] = *v == ':' ? '-' : *v == ',' ? '_' : *v;
+	b[n] = '\0';
+	return n;
+}
+
 /* The point's name and values, in one allocation owned by the plan. */
 static char *point_new(const struct sweepspec *s, const char **v)
 {
@@ -97,8 +114,9 @@ static char *point_new(const struct sweepspec *s, const char **v)
 	for (int d = 0; d < SWEEPPLAN_NDIMS; d++) {
 		if (!in_name(s, d, v[d]))
 			continue;
-		off += (size_t)sprintf(b + off, "%s%s-%s", off ? "_" : "",
-				       sweepdim_table[d].abbr, v[d]);
+		off += (size_t)sprintf(b + off, "%s%s-", off ? "_" : "",
+				       sweepdim_table[d].abbr);
+		off += name_part(b + off, v[d]);
 	}
 	b[off++] = '\0';
 	return b;
@@ -141,6 +159,16 @@ static int by_idx(const void *a, const void *b)
 	const struct point *x = a, *y = b;
 
 	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Whether two points of one name are one point (collapsed alike), not
+ * two values that read alike in a name ("a:b" and "a-b"). */
+static int same_values(const struct point *x, const struct point *y)
+{
+	for (int d = 0; d < SWEEPPLAN_NDIMS; d++)
+		if (strcmp(x->v[d], y->v[d]))
+			return 0;
+	return 1;
 }
 
 /* Each run owns copies of its point's name and values. */
@@ -200,8 +228,13 @@ int sweepplan_build(const struct sweepspec *s, unsigned long from,
 	}
 	/* collapsed duplicates: the first in matrix order stays */
 	qsort(pts, npts, sizeof(*pts), by_name);
-	for (k = 1; k < npts; k++)
+	for (k = 1; k < npts; k++) {
 		pts[k].dup = !strcmp(pts[k].name, pts[k - 1].name);
+		if (pts[k].dup && !same_values(&pts[k], &pts[k - 1])) {
+			ret = -ENOTUNIQ;
+			goto out;
+		}
+	}
 	qsort(pts, npts, sizeof(*pts), by_idx);
 	for (k = 0; k < npts; k++) {
 		if (pts[k].dup)
@@ -361,9 +394,9 @@ static int plain_value(const char *w)
 {
 	size_t n = strlen(w);
 
-	return n && n < 256 && !strpbrk(w, ",\"/\\") &&
+	return n && n < 256 &&
 	       strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			 "0123456789._-=+") == n;
+			 "0123456789._-=+:,") == n;
 }
 
 int sweepplan_parse_line(char *line, struct sweepplan_run *r,
@@ -515,6 +548,8 @@ out:
 	if (ret == -ENAMETOOLONG)
 		errmsg_set(err, errlen, "a point's name would be longer than %d bytes",
 		    SWEEPPLAN_NAME_MAX);
+	if (ret == -ENOTUNIQ)
+		errmsg_set(err, errlen, "%s", SWEEPPLAN_NOTUNIQ_MSG);
 	free(lw);
 	free(lg);
 	free(bw);

@@ -41,6 +41,9 @@ extern const char *const sweepplan_dims[SWEEPPLAN_NDIMS];
 #define SWEEPPLAN_NLEGACY SWEEPDIM_NFIRST
 /* A point's name is a directory name: at most NAME_MAX bytes. */
 #define SWEEPPLAN_NAME_MAX 255
+/* sweepplan_build's -ENOTUNIQ, said to the user */
+#define SWEEPPLAN_NOTUNIQ_MSG \
+	"two values of a dimension give one point name (in names ':' reads '-' and ',' reads '_'): keep one of them"
 
 struct sweepplan_run {
 	char *point;
@@ -58,8 +61,9 @@ struct sweepplan {
  * FROM..TO (inclusive), in matrix order (dimensions in order, the last
  * fastest; repetitions innermost). 0, -E2BIG (more than a million runs
  * or 100000 points), -ENAMETOOLONG (a point name over
- * SWEEPPLAN_NAME_MAX bytes: values too long for a directory name) or
- * -ENOMEM.
+ * SWEEPPLAN_NAME_MAX bytes: values too long for a directory name),
+ * -ENOTUNIQ (two values of a dimension that read alike in a name, where
+ * ':' reads '-' and ',' reads '_') or -ENOMEM.
  */
 int sweepplan_build(const struct sweepspec *s, unsigned long from,
 		    unsigned long to, struct sweepplan *p);

@@ -100,9 +100,9 @@ static int iswdist(const char *w, int ncpus)
 }
 
 /*
- * A law the client's --dist takes (lib/arrival) without parameters
- * (fb-etc too): a point's name is made of its values, and one with ':'
- * or ',' (onoff:5,20) is not a plain name to sweepplan yet.
+ * A law the client's --dist takes (lib/arrival), parameters included
+ * (onoff:5,20): sweepplan writes its ':' and ',' as '-' and '_' in the
+ * point's name.
  */
 static int isdist(const char *w, int ncpus)
 {
@@ -110,8 +110,7 @@ static int isdist(const char *w, int ncpus)
 	char err[256];
 
 	(void)ncpus;
-	return strlen(w) < 64 && !strpbrk(w, ":,") &&
-	       !arrival_law_parse(w, &l, err, sizeof(err));
+	return strlen(w) < 64 && !arrival_law_parse(w, &l, err, sizeof(err));
 }
 
 static int ispq(const char *w, int ncpus)

@@ -83,6 +83,9 @@ START_TEST(collect_rows)
 	ck_assert_str_eq(out, "pt-b,1,missing,exp,500,off,0,on,0,300,8,,,,,,,,,,,,pt-b/rep-1,,"
 			 ",3,no,,,,,1,off,on,on,none,50,20,spin,memcached,,,,,,,,,,,,,,,,,,,,"
 			 ",,,,,,,,,,,,,,,," NOCOST "\n");
+	/* issue 36: a gap law's parameters are one quoted field */
+	row("dist-onoff-20_80 1 dist=onoff:20,80", NULL, out, sizeof(out));
+	ck_assert_ptr_nonnull(strstr(out, "dist-onoff-20_80,1,missing,\"onoff:20,80\",,"));
 	/* issue 31: the within-run CIs go after mt_irq_delta, empty where
 	 * the client could not bound the percentile */
 	ck_assert_int_eq(summary("status,count,lat_p50_us,lat_p50_lo_us,lat_p50_hi_us,"

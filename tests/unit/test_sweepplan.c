@@ -300,6 +300,43 @@ START_TEST(too_many)
 }
 END_TEST
 
+/* issue 36: gap laws with parameters are values; names stay plain */
+START_TEST(law_names)
+{
+	struct sweepspec s;
+	struct sweepplan p, q = { 0 };
+	struct sweepplan_run r;
+	char *text, line[512];
+
+	spec(&s, "dist = exp onoff:20,80 gev:-0.1,0.2\nreps = 1\n");
+	text = plan_text(&s, 1, &p);
+	ck_assert_uint_eq(p.n, 3);
+	ck_assert_str_eq(p.run[0].point, "dist-exp_int-1000_pq-off_wu-0_cs-on_svc-0");
+	ck_assert_str_eq(p.run[1].point, "dist-onoff-20_80_int-1000_pq-off_wu-0_cs-on_svc-0");
+	ck_assert_str_eq(p.run[2].point, "dist-gev--0.1_0.2_int-1000_pq-off_wu-0_cs-on_svc-0");
+	ck_assert_str_eq(val(&p.run[1], "dist"), "onoff:20,80");
+	/* the plan line keeps the value itself, and reads back */
+	ck_assert_ptr_nonnull(strstr(text, " dist=onoff:20,80 "));
+	ck_assert_int_eq(sweepplan_check(&s, text, strlen(text), "plan.txt", err,
+					 sizeof(err)), 0);
+	snprintf(line, sizeof(line), "%s", strchr(text, '\n') + 1);
+	line[strcspn(line, "\n")] = '\0';
+	ck_assert_int_eq(sweepplan_parse_line(line, &r, "plan.txt", 2, err, sizeof(err)), 0);
+	ck_assert_str_eq(r.point, p.run[1].point);
+	ck_assert_str_eq(r.val[sweepplan_dim("dist")], "onoff:20,80");
+	sweepplan_free(&p);
+	/* two values that read alike in a name are refused, not merged */
+	free(s.val[SK_DIST]);
+	s.val[SK_DIST] = strdup("a:b a-b");
+	ck_assert_int_eq(sweepplan_build(&s, 1, 1, &q), -ENOTUNIQ);
+	sweepplan_free(&q);
+	ck_assert_int_eq(sweepplan_check(&s, "x 1\n", 4, "plan.txt", err, sizeof(err)),
+			 -ENOTUNIQ);
+	ck_assert_ptr_nonnull(strstr(err, "one point name"));
+	sweepspec_free(&s);
+}
+END_TEST
+
 START_TEST(parse_lines)
 {
 	struct sweepplan_run r;
@@ -307,7 +344,7 @@ START_TEST(parse_lines)
 	const char *bad[] = {
 		"a 1 exp 1000 off 0 on", "../x 1 dist=exp", "a/b 1 dist=exp",
 		".. 1 dist=exp", "a 01x dist=exp", "a 0 dist=exp", "a x dist=exp",
-		"a 1 dist=1,2", "", "a 1234567890 dist=exp", "a 1 nope=1",
+		"a 1 dist=1;2", "", "a 1234567890 dist=exp", "a 1 nope=1",
 		"a 1 dist=exp dist=fixed", "a 1 dist=exp bare", "a 1 dist=\"x\"",
 		"a 1 dist=a/b", "-a 1 dist=exp",
 	};
@@ -517,6 +554,7 @@ Suite *sweepplan_suite(void)
 	tcase_add_test(t, too_many);
 	tcase_add_test(t, unpinned);
 	tcase_add_test(t, parse_lines);
+	tcase_add_test(t, law_names);
 	tcase_add_test(t, irq_deltas);
 	tcase_add_test(t, irq_bad);
 	tcase_add_test(t, colnames);

@@ -172,8 +172,9 @@ START_TEST(invalid_values)
 		{ "rate", "0", "invalid rate '0' (requests per second, above 0)" },
 		{ "warmup", "1.5", "invalid warmup '1.5'" },
 		{ "dist", "", "invalid dist '' (an empty list)" },
-		/* issue 36: a law with parameters makes no plain point name */
-		{ "dist", "exp onoff:5,20", "invalid dist 'onoff:5,20'" },
+		/* issue 36: laws with parameters, checked as the client does */
+		{ "dist", "exp onoff:5", "invalid dist 'onoff:5'" },
+		{ "dist", "pareto:1", "invalid dist 'pareto:1'" },
 		{ "warmup-dist", "fb-etc", "invalid warmup_dist 'fb-etc'" },
 		{ "prequery", " ", "invalid prequery ' ' (an empty list)" },
 		{ "server-exec", "ssh x # y", "invalid server_exec 'ssh x # y'" },
@@ -208,7 +209,7 @@ START_TEST(valid_values)
 	struct sweepspec s;
 	const char *const cli[] = {
 		"cstates", "on off system-off max-latency-us=10 system-max-latency-us=0",
-		"prequery", "off adaptive 20 2.5", "dist", "fixed exponential poisson fb-etc",
+		"prequery", "off adaptive 20 2.5", "dist", "fixed exponential poisson fb-etc onoff:5,20 mmpp:1,10,5,50",
 		"server-addr", "fe80::1", "server-port", "65534", "seed", "0",
 		"server-exec", "ip netns\texec  srv", NULL,
 	};
