@@ -506,6 +506,149 @@ static void print_governor(FILE *f, const struct govstat_delta *g)
 		fprintf(f, "governor counters: %s\n", g->note);
 }
 
+/* The three tables of the latencies, or why there are none. */
+static void print_tables(FILE *f, const struct client_opts *o,
+			 const struct summary *s)
+{
+	if (!s->lat.n) {
+		fprintf(f, "latency: no replies (%llu measured requests sent, none answered with a reply)\n",
+			(unsigned long long)s->meas.sent);
+		return;
+	}
+	fprintf(f, "%-16s %10s %10s %10s %10s %10s %10s %10s\n", "(us)", "min",
+		"avg", "p50", "p90", "p99", "p99.9", "max");
+	print_dist(f, "latency", &s->lat);
+	print_dist(f, "service latency", &s->svc);
+	print_dist(f, "pacing error", &s->pace);
+	fprintf(f, "%-16s %10s %10s %10s\n", "(us)", "p95", "p99.99", "stddev");
+	print_more(f, "latency", &s->lat);
+	print_more(f, "service latency", &s->svc);
+	print_more(f, "pacing error", &s->pace);
+	fprintf(f, "%-16s %21s %21s %21s %21s\n", "95 % CI (us)", "p50",
+		"p90", "p99", "p99.9");
+	print_ci(f, "latency", &s->lat);
+	print_ci(f, "service latency", &s->svc);
+	print_ci_note(f, &s->lat);
+	if (s->exact)
+		fprintf(f, "percentiles: exact (%s over every sample)\n",
+			rule_name(o));
+	else
+		fprintf(f, "percentiles: %sfrom the histogram (more than %llu samples), within %.2f %% of the exact value\n",
+			s->lat.exact && s->svc.exact ?
+			"latencies exact, the pacing error's " : "",
+			(unsigned long long)o->exact_samples, HIST_REL_ERROR * 100);
+}
+
+/* The key-value protocol's counts, or the service time asked and capped. */
+static void print_service(FILE *f, const struct run *r, const struct summary *s)
+{
+	const struct client_opts *o = r->o;
+
+	if (keyed(r)) {
+		char kd[32];
+
+		keydist_name(&o->key_dist, kd, sizeof(kd));
+		fprintf(f, "%s: gets %llu (misses %llu) sets %llu; get ratio %.3f, %llu keys %s, key %llu B, value %llu B",
+			o->wire->name, (unsigned long long)s->gets,
+			(unsigned long long)s->misses, (unsigned long long)s->sets,
+			o->get_ratio, (unsigned long long)o->keys, kd,
+			(unsigned long long)o->key_size,
+			(unsigned long long)o->value_size);
+		if (r->preloaded)
+			fprintf(f, "; preloaded %llu keys in %.1f ms",
+				(unsigned long long)r->preloaded, r->preload_ns / 1e6);
+		fputc('\n', f);
+	} else {
+		fprintf(f, "service: asked %.3f us; capped by the server (applied less) in %llu replies",
+			o->service_ns / 1e3, (unsigned long long)s->service_capped);
+		if (s->service_capped)
+			fprintf(f, " (applied down to %.3f us: raise its --max-service-us)",
+				s->min_applied_ns / 1e3);
+		fputc('\n', f);
+	}
+}
+
+/* The pre-queries sent and their lead, and their replies dropped. */
+static void print_prequeries(FILE *f, const struct run *r,
+			     const struct summary *s)
+{
+	const struct client_opts *o = r->o;
+
+	fprintf(f, "prequeries: sent %llu skipped %llu late %llu missed %llu",
+		(unsigned long long)s->meas.prequeries_sent,
+		(unsigned long long)s->meas.prequeries_skipped,
+		(unsigned long long)s->meas.prequeries_late,
+		(unsigned long long)s->meas.prequeries_missed);
+	if (o->adaptive)
+		fprintf(f, " (adaptive lead: now %.3f us, best %.3f us, %llu windows)",
+			r->hc.value_us, r->hc.best_us,
+			(unsigned long long)r->hc.windows);
+	else if (o->prequery)
+		fprintf(f, " (lead %.3f us%s%s%s)", o->lead_us,
+			o->prequery_at != PQPLAN_AT_LEAD ? ", at " : "",
+			o->prequery_at != PQPLAN_AT_LEAD ?
+			pqplan_at_name((enum pqplan_at)o->prequery_at) : "",
+			o->prequery_port ? ", pre-query port" : "");
+	else
+		fprintf(f, " (off)");
+	fputc('\n', f);
+	if (o->prequery_ack)
+		fprintf(f, "pre-query replies read and dropped: %llu\n",
+			(unsigned long long)r->prequery_acks);
+}
+
+/* What the run cost: energy, the governor's counters, the wire. */
+static void print_costs(FILE *f, const struct run *r, const struct summary *s)
+{
+	double j, w, per, m, b;
+
+	if (energy_figures(r, s, &j, &w, &per))
+		fprintf(f, "energy (RAPL packages, measured requests%s): %.3f J, %.3f W, %.1f uJ per request\n",
+			r->energy.source == ENERGY_PERF ?
+			", perf power/energy-pkg/" : "", j, w, per);
+	else
+		fprintf(f, "energy: not measured (%s)\n", r->energy_note[0] ?
+			r->energy_note : "no measured request");
+	print_governor(f, &r->gov);
+	if (wire_per_req(r, s, &m, &b))
+		fprintf(f, "on the wire per request: %.3f messages, %.1f bytes (request, reply, pre-query and its reply, at the protocol's sizes)\n",
+			m, b);
+}
+
+/*
+ * The notes that end it: warm-up pre-queries, the rows requests.csv
+ * kept, behind schedule, how the run ended, and the spectrum.
+ */
+static void print_notes(FILE *f, const struct run *r, const struct summary *s,
+			int term)
+{
+	const struct client_opts *o = r->o;
+
+	if (o->prequery && r->warmup)
+		fprintf(f, "warm-up prequeries (not counted above): sent %llu skipped %llu\n",
+			(unsigned long long)s->warm.prequeries_sent,
+			(unsigned long long)s->warm.prequeries_skipped);
+	if (o->raw.mode != RAW_ALL && o->out_dir) {
+		if (o->raw.mode == RAW_NONE)
+			fprintf(f, "requests.csv: not written (--raw none)\n");
+		else
+			fprintf(f, "requests.csv: every %llu-th measured request (--raw sample:%llu): %llu rows\n",
+				(unsigned long long)o->raw.every,
+				(unsigned long long)o->raw.every,
+				(unsigned long long)r->acc.rows);
+	}
+	if (s->behind)
+		fprintf(f, "WARNING: behind schedule: %s; these are not the results of the workload it claims\n",
+			s->behind_reason);
+	if (r->status == RUN_FAILED && !term)
+		fprintf(f, "error: %s\n", r->err);
+	else if (r->status == RUN_INTERRUPTED)
+		fprintf(f, "interrupted: partial results (%llu requests of the schedule drawn)\n",
+			(unsigned long long)s->drawn);
+	if (o->latency_spectrum)
+		print_spectrum(f, r, s);
+}
+
 /*
  * The text summary: summary.txt, and on the terminal (term) after the
  * start line and the lines of the run, so without the start line again
@@ -536,124 +679,16 @@ static void print_text(FILE *f, const struct run *r, const struct summary *s,
 		o->warmup_mode == WARMUP_BURST ? " (a burst of pre-queries)" : "",
 		(unsigned long long)s->errors,
 		(unsigned long long)s->unanswered);
-	if (!s->lat.n) {
-		fprintf(f, "latency: no replies (%llu measured requests sent, none answered with a reply)\n",
-			(unsigned long long)s->meas.sent);
-		goto after_tables;
-	}
-	fprintf(f, "%-16s %10s %10s %10s %10s %10s %10s %10s\n", "(us)", "min",
-		"avg", "p50", "p90", "p99", "p99.9", "max");
-	print_dist(f, "latency", &s->lat);
-	print_dist(f, "service latency", &s->svc);
-	print_dist(f, "pacing error", &s->pace);
-	fprintf(f, "%-16s %10s %10s %10s\n", "(us)", "p95", "p99.99", "stddev");
-	print_more(f, "latency", &s->lat);
-	print_more(f, "service latency", &s->svc);
-	print_more(f, "pacing error", &s->pace);
-	fprintf(f, "%-16s %21s %21s %21s %21s\n", "95 % CI (us)", "p50",
-		"p90", "p99", "p99.9");
-	print_ci(f, "latency", &s->lat);
-	print_ci(f, "service latency", &s->svc);
-	print_ci_note(f, &s->lat);
-	if (s->exact)
-		fprintf(f, "percentiles: exact (%s over every sample)\n",
-			rule_name(o));
-	else
-		fprintf(f, "percentiles: %sfrom the histogram (more than %llu samples), within %.2f %% of the exact value\n",
-			s->lat.exact && s->svc.exact ?
-			"latencies exact, the pacing error's " : "",
-			(unsigned long long)o->exact_samples, HIST_REL_ERROR * 100);
-after_tables:
+	print_tables(f, o, s);
 	fprintf(f, "rate: target %.1f/s achieved %.1f/s; late sends (> %.1f us): %llu\n",
 		s->rate_target, s->rate_achieved, o->late_ns / 1e3,
 		(unsigned long long)s->late);
 	print_validity(f, s, o);
 	print_schedule(f, s);
-	if (keyed(r)) {
-		char kd[32];
-
-		keydist_name(&o->key_dist, kd, sizeof(kd));
-		fprintf(f, "%s: gets %llu (misses %llu) sets %llu; get ratio %.3f, %llu keys %s, key %llu B, value %llu B",
-			o->wire->name, (unsigned long long)s->gets,
-			(unsigned long long)s->misses, (unsigned long long)s->sets,
-			o->get_ratio, (unsigned long long)o->keys, kd,
-			(unsigned long long)o->key_size,
-			(unsigned long long)o->value_size);
-		if (r->preloaded)
-			fprintf(f, "; preloaded %llu keys in %.1f ms",
-				(unsigned long long)r->preloaded, r->preload_ns / 1e6);
-		fputc('\n', f);
-	} else {
-		fprintf(f, "service: asked %.3f us; capped by the server (applied less) in %llu replies",
-			o->service_ns / 1e3, (unsigned long long)s->service_capped);
-		if (s->service_capped)
-			fprintf(f, " (applied down to %.3f us: raise its --max-service-us)",
-				s->min_applied_ns / 1e3);
-		fputc('\n', f);
-	}
-	fprintf(f, "prequeries: sent %llu skipped %llu late %llu missed %llu",
-		(unsigned long long)s->meas.prequeries_sent,
-		(unsigned long long)s->meas.prequeries_skipped,
-		(unsigned long long)s->meas.prequeries_late,
-		(unsigned long long)s->meas.prequeries_missed);
-	if (o->adaptive)
-		fprintf(f, " (adaptive lead: now %.3f us, best %.3f us, %llu windows)",
-			r->hc.value_us, r->hc.best_us,
-			(unsigned long long)r->hc.windows);
-	else if (o->prequery)
-		fprintf(f, " (lead %.3f us%s%s%s)", o->lead_us,
-			o->prequery_at != PQPLAN_AT_LEAD ? ", at " : "",
-			o->prequery_at != PQPLAN_AT_LEAD ?
-			pqplan_at_name((enum pqplan_at)o->prequery_at) : "",
-			o->prequery_port ? ", pre-query port" : "");
-	else
-		fprintf(f, " (off)");
-	fputc('\n', f);
-	if (o->prequery_ack)
-		fprintf(f, "pre-query replies read and dropped: %llu\n",
-			(unsigned long long)r->prequery_acks);
-	{
-		double j, w, per;
-
-		if (energy_figures(r, s, &j, &w, &per))
-			fprintf(f, "energy (RAPL packages, measured requests%s): %.3f J, %.3f W, %.1f uJ per request\n",
-				r->energy.source == ENERGY_PERF ?
-				", perf power/energy-pkg/" : "", j, w, per);
-		else
-			fprintf(f, "energy: not measured (%s)\n", r->energy_note[0] ?
-				r->energy_note : "no measured request");
-	}
-	print_governor(f, &r->gov);
-	{
-		double m, b;
-
-		if (wire_per_req(r, s, &m, &b))
-			fprintf(f, "on the wire per request: %.3f messages, %.1f bytes (request, reply, pre-query and its reply, at the protocol's sizes)\n",
-				m, b);
-	}
-	if (o->prequery && r->warmup)
-		fprintf(f, "warm-up prequeries (not counted above): sent %llu skipped %llu\n",
-			(unsigned long long)s->warm.prequeries_sent,
-			(unsigned long long)s->warm.prequeries_skipped);
-	if (o->raw.mode != RAW_ALL && o->out_dir) {
-		if (o->raw.mode == RAW_NONE)
-			fprintf(f, "requests.csv: not written (--raw none)\n");
-		else
-			fprintf(f, "requests.csv: every %llu-th measured request (--raw sample:%llu): %llu rows\n",
-				(unsigned long long)o->raw.every,
-				(unsigned long long)o->raw.every,
-				(unsigned long long)r->acc.rows);
-	}
-	if (s->behind)
-		fprintf(f, "WARNING: behind schedule: %s; these are not the results of the workload it claims\n",
-			s->behind_reason);
-	if (r->status == RUN_FAILED && !term)
-		fprintf(f, "error: %s\n", r->err);
-	else if (r->status == RUN_INTERRUPTED)
-		fprintf(f, "interrupted: partial results (%llu requests of the schedule drawn)\n",
-			(unsigned long long)s->drawn);
-	if (o->latency_spectrum)
-		print_spectrum(f, r, s);
+	print_service(f, r, s);
+	print_prequeries(f, r, s);
+	print_costs(f, r, s);
+	print_notes(f, r, s, term);
 }
 
 static const char *status_name(enum run_status st)
@@ -721,19 +756,19 @@ static void csv_dist(struct csv *c, const struct dist_summary *d)
 	csv_double(c, d->max, 3);
 }
 
-static int write_summary_csv(const char *path, const struct run *r,
-			     const struct summary *s)
+/*
+ * summary.csv's header; GOV (LEN bytes) the governor's columns, "" where
+ * there are none.
+ */
+static void csv_summary_header(struct csv *c, const struct run *r, char *gov,
+			       size_t len)
 {
-	const struct client_opts *o = r->o;
-	struct csv *c = csv_open(path);
 	char lat[256], svc[256], pace[256], lat_ci[256], svc_ci[256];
-	char hdr[2560 + 4096], gov[4096];
+	char hdr[2560 + 4096];
 
-	if (!c)
-		return -errno;
 	/* appended (issue 33): the governor's counters, where there are
 	 * idle states (none without a cpuidle driver) */
-	if (govstat_csv_header(&r->gov, gov, sizeof(gov)))
+	if (govstat_csv_header(&r->gov, gov, len))
 		gov[0] = '\0';
 	csv_ci_header(lat_ci, sizeof(lat_ci), "lat");
 	csv_ci_header(svc_ci, sizeof(svc_ci), "svc");
@@ -757,18 +792,13 @@ static int write_summary_csv(const char *path, const struct run *r,
 		 ",msgs_per_req,bytes_per_req",
 		 lat, svc, pace, lat_ci, svc_ci, gov);
 	csv_header(c, hdr);
-	csv_str(c, status_name(r->status));
-	csv_u64(c, s->count);
-	csv_u64(c, s->errors);
-	csv_u64(c, s->unanswered);
-	csv_dist(c, &s->lat);
-	csv_dist(c, &s->svc);
-	csv_dist(c, &s->pace);
-	csv_double(c, s->rate_target, 3);
-	csv_double(c, s->rate_achieved, 3);
-	csv_u64(c, s->late);
-	csv_u64(c, s->meas.prequeries_sent);
-	csv_u64(c, s->meas.prequeries_skipped);
+}
+
+/* The run's configuration: dist to prequery_port. */
+static void csv_config(struct csv *c, const struct run *r)
+{
+	const struct client_opts *o = r->o;
+
 	csv_str(c, client_dist_name(o));
 	csv_double(c, o->interval_ns / 1e3, 3);
 	csv_str(c, clock_wait_name(o->wait));
@@ -795,6 +825,83 @@ static int write_summary_csv(const char *path, const struct run *r,
 		csv_u64(c, o->prequery_port);
 	else
 		csv_empty(c);
+}
+
+/* gets to key_dist: empty without a key-value protocol. */
+static void csv_keyed(struct csv *c, const struct run *r, const struct summary *s)
+{
+	const struct client_opts *o = r->o;
+	char kd[32];
+
+	if (!keyed(r)) {
+		for (int i = 0; i < 8; i++)
+			csv_empty(c);
+		return;
+	}
+	csv_u64(c, s->gets);
+	csv_u64(c, s->sets);
+	csv_u64(c, s->misses);
+	csv_double(c, o->get_ratio, 3);
+	csv_u64(c, o->keys);
+	csv_u64(c, o->key_size);
+	csv_u64(c, o->value_size);
+	keydist_name(&o->key_dist, kd, sizeof(kd));
+	csv_str(c, kd);
+}
+
+/* energy_j, power_w, energy_per_request_uj: empty when not measured. */
+static void csv_energy(struct csv *c, const struct run *r, const struct summary *s)
+{
+	double j, w, per;
+
+	if (energy_figures(r, s, &j, &w, &per)) {
+		csv_double(c, j, 6);
+		csv_double(c, w, 3);
+		csv_double(c, per, 3);
+	} else {
+		csv_empty(c);
+		csv_empty(c);
+		csv_empty(c);
+	}
+}
+
+/* msgs_per_req, bytes_per_req: empty without a measured request. */
+static void csv_wire(struct csv *c, const struct run *r, const struct summary *s)
+{
+	double m, b;
+
+	if (wire_per_req(r, s, &m, &b)) {
+		csv_double(c, m, 3);
+		csv_double(c, b, 3);
+	} else {
+		csv_empty(c);
+		csv_empty(c);
+	}
+}
+
+static int write_summary_csv(const char *path, const struct run *r,
+			     const struct summary *s)
+{
+	const struct client_opts *o = r->o;
+	struct csv *c = csv_open(path);
+	char gov[4096], raw[32];
+
+	if (!c)
+		return -errno;
+	csv_summary_header(c, r, gov, sizeof(gov));
+	csv_str(c, status_name(r->status));
+	csv_u64(c, s->count);
+	csv_u64(c, s->errors);
+	csv_u64(c, s->unanswered);
+	csv_dist(c, &s->lat);
+	csv_dist(c, &s->svc);
+	csv_dist(c, &s->pace);
+	csv_double(c, s->rate_target, 3);
+	csv_double(c, s->rate_achieved, 3);
+	csv_u64(c, s->late);
+	csv_u64(c, s->meas.prequeries_sent);
+	csv_u64(c, s->meas.prequeries_skipped);
+	csv_config(c, r);
 	csv_u64(c, s->meas.prequeries_late);
 	csv_u64(c, s->warm.prequeries_sent);
 	csv_u64(c, s->warm.prequeries_skipped);
@@ -803,44 +910,13 @@ static int write_summary_csv(const char *path, const struct run *r,
 	csv_u64(c, s->service_capped);
 	for (int i = 0; i < NMORE; i++)
 		csv_double(c, s->lat.more[i], 3);
-	if (keyed(r)) {
-		char kd[32];
-
-		csv_u64(c, s->gets);
-		csv_u64(c, s->sets);
-		csv_u64(c, s->misses);
-		csv_double(c, o->get_ratio, 3);
-		csv_u64(c, o->keys);
-		csv_u64(c, o->key_size);
-		csv_u64(c, o->value_size);
-		keydist_name(&o->key_dist, kd, sizeof(kd));
-		csv_str(c, kd);
-	} else {
-		for (int i = 0; i < 8; i++)
-			csv_empty(c);
-	}
-	{
-		double j, w, per;
-
-		if (energy_figures(r, s, &j, &w, &per)) {
-			csv_double(c, j, 6);
-			csv_double(c, w, 3);
-			csv_double(c, per, 3);
-		} else {
-			csv_empty(c);
-			csv_empty(c);
-			csv_empty(c);
-		}
-	}
-	{
-		char raw[32];
-
-		csv_u64(c, o->threads);
-		csv_str(c, raw_name(o, raw, sizeof(raw)));
-		csv_u64(c, r->acc.rows);
-		csv_u64(c, (uint64_t)s->exact);
-		csv_double(c, pct_error(s), 8);
-	}
+	csv_keyed(c, r, s);
+	csv_energy(c, r, s);
+	csv_u64(c, o->threads);
+	csv_str(c, raw_name(o, raw, sizeof(raw)));
+	csv_u64(c, r->acc.rows);
+	csv_u64(c, (uint64_t)s->exact);
+	csv_double(c, pct_error(s), 8);
 	/* appended (issue 18): the spread of each, and service latency's
 	 * and pacing error's p95 and p99.99 as latency's above */
 	csv_double(c, s->lat.sd, 3);
@@ -855,17 +931,7 @@ static int write_summary_csv(const char *path, const struct run *r,
 	if (gov[0])
 		govstat_csv_row(c, &r->gov);
 	csv_arrivals(c, o);
-	{
-		double m, b;
-
-		if (wire_per_req(r, s, &m, &b)) {
-			csv_double(c, m, 3);
-			csv_double(c, b, 3);
-		} else {
-			csv_empty(c);
-			csv_empty(c);
-		}
-	}
+	csv_wire(c, r, s);
 	csv_end_row(c);
 	return csv_close(c);
 }
@@ -931,34 +997,51 @@ static void json_validity(struct json *j, const struct summary *s)
 	json_obj_end(j);
 }
 
-static int write_summary_json(const char *path, const struct run *r,
-			      const struct summary *s)
+/* The key-value protocol's settings in "config". */
+static void json_config_keyed(struct json *j, const struct client_opts *o)
+{
+	char kd[32];
+
+	keydist_name(&o->key_dist, kd, sizeof(kd));
+	json_double(j, "get_ratio", o->get_ratio);
+	json_u64(j, "keys", o->keys);
+	json_u64(j, "key_size", o->key_size);
+	json_u64(j, "value_size", o->value_size);
+	json_str(j, "key_dist", kd);
+	json_bool(j, "preload", o->preload);
+}
+
+/* "config"'s threads and their CPUs, the rows kept and the start time. */
+static void json_config_threads(struct json *j, const struct client_opts *o)
+{
+	char raw[32], cpus[CLIENT_MAX_THREADS * 6] = "";
+	size_t off = 0;
+
+	json_u64(j, "threads", o->threads);
+	for (int i = 0; i < o->cpus.n && off < sizeof(cpus); i++)
+		off += (size_t)snprintf(cpus + off, sizeof(cpus) - off,
+					"%s%d", i ? "," : "", o->cpus.cpu[i]);
+	json_str(j, "cpus", o->cpus.n ? cpus : NULL);
+	json_str(j, "raw", raw_name(o, raw, sizeof(raw)));
+	json_u64(j, "exact_samples", o->exact_samples);
+	if (o->start_at_ns)
+		json_u64(j, "start_at_ns", o->start_at_ns);
+	else
+		json_str(j, "start_at_ns", NULL);
+}
+
+/* "config": the run as it was asked for. */
+static void json_config(struct json *j, const struct run *r,
+			const struct summary *s)
 {
 	const struct client_opts *o = r->o;
-	struct json *j = json_open(path);
 
-	if (!j)
-		return -errno;
-	json_obj_begin(j, NULL);
-	json_str(j, "status", status_name(r->status));
-	json_str(j, "error", r->status == RUN_FAILED ? r->err : NULL);
-	json_str(j, "version", WB_VERSION);
-	json_str(j, "command", o->cmdline);
 	json_obj_begin(j, "config");
 	json_str(j, "server", o->server.host);
 	json_u64(j, "port", o->server.port);
 	json_str(j, "proto", proto_label(o));
-	if (keyed(r)) {
-		char kd[32];
-
-		keydist_name(&o->key_dist, kd, sizeof(kd));
-		json_double(j, "get_ratio", o->get_ratio);
-		json_u64(j, "keys", o->keys);
-		json_u64(j, "key_size", o->key_size);
-		json_u64(j, "value_size", o->value_size);
-		json_str(j, "key_dist", kd);
-		json_bool(j, "preload", o->preload);
-	}
+	if (keyed(r))
+		json_config_keyed(j, o);
 	json_str(j, "dist", client_dist_name(o));
 	json_double(j, "interval_us", o->interval_ns / 1e3);
 	/* a duration's schedule is known once drawn to its end: one cut
@@ -992,22 +1075,7 @@ static int write_summary_json(const char *path, const struct run *r,
 	} else {
 		json_str(j, "cstates", NULL);
 	}
-	{
-		char raw[32], cpus[CLIENT_MAX_THREADS * 6] = "";
-		size_t off = 0;
-
-		json_u64(j, "threads", o->threads);
-		for (int i = 0; i < o->cpus.n && off < sizeof(cpus); i++)
-			off += (size_t)snprintf(cpus + off, sizeof(cpus) - off,
-						"%s%d", i ? "," : "", o->cpus.cpu[i]);
-		json_str(j, "cpus", o->cpus.n ? cpus : NULL);
-		json_str(j, "raw", raw_name(o, raw, sizeof(raw)));
-		json_u64(j, "exact_samples", o->exact_samples);
-		if (o->start_at_ns)
-			json_u64(j, "start_at_ns", o->start_at_ns);
-		else
-			json_str(j, "start_at_ns", NULL);
-	}
+	json_config_threads(j, o);
 	/* appended (issue 36) */
 	json_str(j, "rate_profile", o->rate_profile);
 	json_str(j, "arrivals", o->arrivals);
@@ -1015,6 +1083,66 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_double(j, "arrivals_scale", o->arrivals ? (o->have_arrivals_scale ?
 		    o->arrivals_scale : 1) : NAN);
 	json_obj_end(j);
+}
+
+/* "energy": RAPL's figures and zones, or why there are none. */
+static void json_energy(struct json *j, const struct run *r,
+			const struct summary *s)
+{
+	double ej = NAN, w = NAN, per = NAN;
+	int ok = energy_figures(r, s, &ej, &w, &per);
+
+	json_obj_begin(j, "energy");
+	json_str(j, "source", ok ? energy_source_name(&r->energy) : "none");
+	json_str(j, "note", ok ? NULL : r->energy_note);
+	json_double(j, "energy_j", ok ? ej : NAN);
+	json_double(j, "power_w", ok ? w : NAN);
+	json_double(j, "energy_per_request_uj", ok ? per : NAN);
+	json_obj_begin(j, "zones_j");
+	for (unsigned i = 0; ok && i < r->energy.n; i++)
+		json_double(j, r->energy.z[i].path, r->energy.z[i].joules);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+/* "prequery": the policy, and the adaptive lead's climb. */
+static void json_prequery(struct json *j, const struct run *r)
+{
+	const struct client_opts *o = r->o;
+
+	json_obj_begin(j, "prequery");
+	json_str(j, "policy", !o->prequery ? "off" : o->adaptive ? "adaptive" :
+		 "fixed");
+	json_double(j, "lead_us", o->prequery ? o->lead_us : NAN);
+	json_u64(j, "port", o->prequery_port);
+	json_str(j, "at", pqplan_at_name((enum pqplan_at)o->prequery_at));
+	json_bool(j, "ack", o->prequery_ack);
+	if (o->adaptive) {
+		json_u64(j, "window", o->hc.window);
+		json_double(j, "step_us", o->hc.step_us);
+		json_double(j, "min_step_us", o->hc.min_step_us);
+		json_double(j, "max_lead_us", o->hc.max_us);
+		json_u64(j, "windows", r->hc.windows);
+		json_double(j, "final_lead_us", r->hc.value_us);
+		json_double(j, "best_lead_us", r->hc.best_us);
+	}
+	json_obj_end(j);
+}
+
+static int write_summary_json(const char *path, const struct run *r,
+			      const struct summary *s)
+{
+	const struct client_opts *o = r->o;
+	struct json *j = json_open(path);
+
+	if (!j)
+		return -errno;
+	json_obj_begin(j, NULL);
+	json_str(j, "status", status_name(r->status));
+	json_str(j, "error", r->status == RUN_FAILED ? r->err : NULL);
+	json_str(j, "version", WB_VERSION);
+	json_str(j, "command", o->cmdline);
+	json_config(j, r, s);
 	json_u64(j, "count", s->count);
 	json_u64(j, "errors", s->errors);
 	json_u64(j, "unanswered", s->unanswered);
@@ -1037,45 +1165,14 @@ static int write_summary_json(const char *path, const struct run *r,
 	json_u64(j, "behind_schedule", (uint64_t)s->behind);
 	json_str(j, "behind_reason", s->behind_reason);
 	json_u64(j, "service_capped", s->service_capped);
-	{
-		double ej = NAN, w = NAN, per = NAN;
-		int ok = energy_figures(r, s, &ej, &w, &per);
-
-		json_obj_begin(j, "energy");
-		json_str(j, "source", ok ? energy_source_name(&r->energy) : "none");
-		json_str(j, "note", ok ? NULL : r->energy_note);
-		json_double(j, "energy_j", ok ? ej : NAN);
-		json_double(j, "power_w", ok ? w : NAN);
-		json_double(j, "energy_per_request_uj", ok ? per : NAN);
-		json_obj_begin(j, "zones_j");
-		for (unsigned i = 0; ok && i < r->energy.n; i++)
-			json_double(j, r->energy.z[i].path, r->energy.z[i].joules);
-		json_obj_end(j);
-		json_obj_end(j);
-	}
+	json_energy(j, r, s);
 	if (keyed(r)) {
 		json_u64(j, "gets", s->gets);
 		json_u64(j, "sets", s->sets);
 		json_u64(j, "misses", s->misses);
 		json_u64(j, "preloaded", r->preloaded);
 	}
-	json_obj_begin(j, "prequery");
-	json_str(j, "policy", !o->prequery ? "off" : o->adaptive ? "adaptive" :
-		 "fixed");
-	json_double(j, "lead_us", o->prequery ? o->lead_us : NAN);
-	json_u64(j, "port", o->prequery_port);
-	json_str(j, "at", pqplan_at_name((enum pqplan_at)o->prequery_at));
-	json_bool(j, "ack", o->prequery_ack);
-	if (o->adaptive) {
-		json_u64(j, "window", o->hc.window);
-		json_double(j, "step_us", o->hc.step_us);
-		json_double(j, "min_step_us", o->hc.min_step_us);
-		json_double(j, "max_lead_us", o->hc.max_us);
-		json_u64(j, "windows", r->hc.windows);
-		json_double(j, "final_lead_us", r->hc.value_us);
-		json_double(j, "best_lead_us", r->hc.best_us);
-	}
-	json_obj_end(j);
+	json_prequery(j, r);
 	json_obj_begin(j, "percentiles");
 	json_bool(j, "exact", s->exact);
 	json_double(j, "rel_error", pct_error(s));
