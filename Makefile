@@ -45,14 +45,15 @@ TRACE_LIBS = $(call cached,TRACE_LIBS,pkg-config --libs libtracecmd libtracefs l
 CHECK_CFLAGS = $(call cached,CHECK_CFLAGS,pkg-config --cflags check)
 CHECK_LIBS = $(call cached,CHECK_LIBS,pkg-config --libs check)
 CPPFLAGS += $(TRACE_CFLAGS)
-LDLIBS += $(TRACE_LIBS) -lcpupower -lm -lpthread
+LDLIBS += $(TRACE_LIBS) -lcpupower -lm -lpthread -lz
 
 # Debian 12 packages: build, test and peer tools.
 DEB_PKGS := build-essential pkg-config check libsubunit-dev libcpupower-dev \
 	libtracefs-dev libtraceevent-dev libtracecmd-dev linux-cpupower gnuplot-nox \
 	sockperf trace-cmd iproute2 procps util-linux python3 time clang \
 	libclang-rt-dev man-db groff-base bsdextrautils memcached redis-server \
-	linux-perf chromium openssh-server bash-completion rt-tests
+	linux-perf chromium openssh-server bash-completion rt-tests \
+	zlib1g-dev libhdrhistogram-java default-jre-headless
 
 LIB_SRC := $(wildcard lib/*/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)

@@ -26,6 +26,7 @@ int main(void)
 		proccpu_suite,
 		datfile_suite,
 		rateprof_suite,
+		hdrlog_suite,
 	};
 	SRunner *sr;
 	int failed;

@@ -56,5 +56,6 @@ Suite *govstat_suite(void);
 Suite *proccpu_suite(void);
 Suite *datfile_suite(void);
 Suite *rateprof_suite(void);
+Suite *hdrlog_suite(void);
 
 #endif
