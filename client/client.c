@@ -328,6 +328,13 @@ static const struct cli_opt client_options[] = {
 		  "10 when the run is expected longer than 10 s; 0:\n"
 		  "none)",
 	  .off = AT(report_interval_s), .seen = AT(have_report_interval) },
+	{ .name = "hdr-log", .kind = CLI_STRING, .arg = "FILE",
+	  .help = "write an HdrHistogram interval log (.hlog, V2\n"
+		  "compressed): per --report-interval (or the whole\n"
+		  "run) a histogram of latency (Tag=lat) and service\n"
+		  "latency (Tag=svc) in ns, from the interval\n"
+		  "histograms (within 0.4 %)",
+	  .off = AT(hdr_log) },
 	{ .name = "latency-spectrum", .kind = CLI_FLAG,
 	  .help = "print the latency percentile spectrum at the end\n"
 		  "(wrk2 style: p50, p75, ... up to p99.999 as far as\n"
@@ -422,7 +429,8 @@ static void check_report(struct client_opts *o)
 			secs += (double)o->warmup * wgap / 1e9;
 		o->report_interval_s = secs > REPORT_DEFAULT_S ? REPORT_DEFAULT_S : 0;
 	}
-	if (o->quiet)
+	/* -q: no lines; --hdr-log still logs each interval */
+	if (o->quiet && !o->hdr_log)
 		o->report_interval_s = 0;
 }
 
@@ -670,6 +678,8 @@ int main(int argc, char **argv)
 	if (o.out_dir &&
 	    outdir_prepare(o.out_dir, client_out_files, o.force, err, sizeof(err)))
 		opt_die(PROG, "--out: %s", err);
+	if (o.hdr_log && client_hdr_open(&o, err, sizeof(err)))
+		opt_die(PROG, "--hdr-log %s", err);
 	/*
 	 * What the run is, at once (a long schedule may be counted through
 	 * first, a --start-at awaited), flushed: a pipe or a file gets it
@@ -722,6 +732,10 @@ int main(int argc, char **argv)
 	ret = output_write(&r, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "%s: %s\n", PROG, err);
+	if (client_hdr_close(&o, &r, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", PROG, err);
+		ret = -EIO;
+	}
 	if (r.status == RUN_FAILED)
 		fprintf(stderr, "%s: %s\n", PROG, r.err);
 	else if (r.status == RUN_INTERRUPTED)

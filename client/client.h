@@ -115,6 +115,8 @@ struct client_opts {
 	double report_interval_s;
 	int have_report_interval;
 	int latency_spectrum;	/* --latency-spectrum */
+	const char *hdr_log;	/* --hdr-log FILE, or NULL */
+	FILE *hdr_file;		/* it, open while the client runs */
 };
 
 /* --proto: indexed as its names */
@@ -268,6 +270,17 @@ void reporter_go(struct reporter *rep, uint64_t start_ns);
 /* The run is over (every sending thread done): prints what the last
  * stretch counted, stops the thread, frees. NULL is a no-op. */
 void reporter_end(struct reporter *rep);
+
+/*
+ * --hdr-log: client_hdr_open opens o->hdr_log for writing (0, or -errno
+ * with the file named in err); the reporter writes an HdrHistogram log
+ * line per interval and tag (lat, svc: lib/hdrlog); client_hdr_close
+ * writes the whole run as one interval when there were no intervals, and
+ * closes (0, or -errno with err). No file: both do nothing.
+ */
+int client_hdr_open(struct client_opts *o, char *err, size_t errlen);
+int client_hdr_close(struct client_opts *o, const struct run *r, char *err,
+		     size_t errlen);
 
 /* The signals that stop a run (read through a signalfd, or blocked in a
  * thread that must leave them to the others). */

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "cpu.h"
 #include "cpuset.h"
+#include "hdrlog.h"
 #include "hist.h"
 #include "ivstat.h"
 
@@ -34,23 +35,62 @@ struct reporter {
 	pthread_cond_t cv;	/* on CLOCK_MONOTONIC */
 	int go, end;		/* under lock */
 	uint64_t start_ns;
+	struct hdrh hdr;	/* --hdr-log: an interval's, reused */
+	int hdr_err;		/* -errno of the first failed hdr line */
 };
+
+/* The wall-clock time (s since the epoch) of CLOCK_MONOTONIC t. */
+static double wall_s(uint64_t t)
+{
+	struct timespec ts;
+	uint64_t now = clock_now_ns();
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9 - ((double)now - (double)t) / 1e9;
+}
+
+/* One --hdr-log line: src's counts, tagged, from start_s for len_s. */
+static int hdr_line(FILE *f, struct hdrh *h, const char *tag,
+		    const struct hist *src, double start_s, double len_s)
+{
+	hdrh_reset(h);
+	hdrh_add_hist(h, src);
+	return hdrlog_line(f, tag, start_s, len_s, h);
+}
+
+/* Both tags of one interval: latency and service latency. */
+static int hdr_lines(FILE *f, struct hdrh *h, const struct hist *lat,
+		     const struct hist *svc, double start_s, double len_s)
+{
+	int ret = hdr_line(f, h, "lat", lat, start_s, len_s);
+
+	return ret ? ret : hdr_line(f, h, "svc", svc, start_s, len_s);
+}
 
 /* Takes every thread's counts since the last call and prints them as the
  * interval ending at now_ns, span_ns long (0: no rate); an empty one only
  * when always. */
-static void report(struct reporter *rep, uint64_t now_ns, uint64_t span_ns,
-		   int always)
+static void report(struct reporter *rep, uint64_t from_ns, uint64_t now_ns,
+		   uint64_t span_ns, int always)
 {
 	char line[512];
+	FILE *hl = rep->o->hdr_file;
 
 	for (unsigned int k = 0; k < rep->n; k++)
 		ivstat_collect(&rep->iv[k], &rep->acc);
 	if (always || rep->acc.meas.sent || rep->acc.warm) {
-		ivstat_line(line, sizeof(line), (double)(now_ns - rep->start_ns) / 1e9,
-			    (double)span_ns / 1e9, &rep->acc);
-		puts(line);
-		fflush(stdout);
+		if (!rep->o->quiet) {
+			ivstat_line(line, sizeof(line),
+				    (double)(now_ns - rep->start_ns) / 1e9,
+				    (double)span_ns / 1e9, &rep->acc);
+			puts(line);
+			fflush(stdout);
+		}
+		if (hl && !rep->hdr_err)
+			rep->hdr_err = hdr_lines(hl, &rep->hdr, rep->acc.lat,
+						 rep->acc.svc,
+						 (double)(from_ns - rep->start_ns) / 1e9,
+						 (double)(now_ns - from_ns) / 1e9);
 	}
 	ivstat_slot_reset(&rep->acc);
 }
@@ -87,12 +127,14 @@ static void *reporter_thread(void *arg)
 		return NULL;
 	}
 	last = rep->start_ns;
+	if (rep->o->hdr_file)
+		rep->hdr_err = hdrlog_header(rep->o->hdr_file, wall_s(last));
 	for (;;) {
 		next = last + rep->period_ns;
 		if (wait_until(rep, next))
 			break;
 		pthread_mutex_unlock(&rep->lock);
-		report(rep, next, rep->period_ns, 1);
+		report(rep, last, next, rep->period_ns, 1);
 		pthread_mutex_lock(&rep->lock);
 		last = next;
 	}
@@ -108,7 +150,7 @@ static void *reporter_thread(void *arg)
 
 		if (span < rep->period_ns / 10)
 			span = 0;
-		report(rep, now, span, 0);
+		report(rep, last, now, span, 0);
 	}
 	return NULL;
 }
@@ -144,6 +186,7 @@ static void reporter_free(struct reporter *rep, unsigned int made)
 	for (unsigned int k = 0; k < made; k++)
 		ivstat_free(&rep->iv[k]);
 	ivstat_slot_free(&rep->acc);
+	hdrh_free(&rep->hdr);
 	free(rep->iv);
 	free(rep);
 }
@@ -158,7 +201,8 @@ struct reporter *reporter_new(const struct client_opts *o, unsigned int n,
 	int ret;
 
 	if (!rep || !(rep->iv = calloc(n, sizeof(*rep->iv))) ||
-	    ivstat_slot_init(&rep->acc))
+	    ivstat_slot_init(&rep->acc) ||
+	    (o->hdr_file && hdrh_init(&rep->hdr)))
 		goto nomem;
 	for (; made < n; made++)
 		if (ivstat_init(&rep->iv[made]))
@@ -221,4 +265,52 @@ void reporter_end(struct reporter *rep)
 	pthread_cond_destroy(&rep->cv);
 	pthread_mutex_destroy(&rep->lock);
 	reporter_free(rep, rep->n);
+}
+
+int client_hdr_open(struct client_opts *o, char *err, size_t errlen)
+{
+	o->hdr_file = fopen(o->hdr_log, "w");
+	if (!o->hdr_file) {
+		snprintf(err, errlen, "%s: %s", o->hdr_log, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Without --report-interval: the whole run as one interval. */
+static int hdr_whole_run(FILE *f, const struct run *r)
+{
+	struct hdrh h;
+	int ret;
+
+	if (!r->start_ns || r->end_ns < r->start_ns)
+		return 0;	/* the run never started: the file stays empty */
+	ret = hdrh_init(&h);
+	if (ret)
+		return ret;
+	ret = hdrlog_header(f, wall_s(r->start_ns));
+	if (!ret)
+		ret = hdr_lines(f, &h, r->acc.lat, r->acc.svc, 0,
+				(double)(r->end_ns - r->start_ns) / 1e9);
+	hdrh_free(&h);
+	return ret;
+}
+
+int client_hdr_close(struct client_opts *o, const struct run *r, char *err,
+		     size_t errlen)
+{
+	int ret = 0;
+
+	if (!o->hdr_file)
+		return 0;
+	if (o->report_interval_s <= 0)
+		ret = hdr_whole_run(o->hdr_file, r);
+	if (ferror(o->hdr_file) && !ret)
+		ret = -EIO;
+	if (fclose(o->hdr_file) && !ret)
+		ret = -errno;
+	o->hdr_file = NULL;
+	if (ret)
+		snprintf(err, errlen, "--hdr-log %s: %s", o->hdr_log, strerror(-ret));
+	return ret;
 }

@@ -12,13 +12,20 @@ int ivstat_slot_init(struct ivstat_slot *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->lat = hist_new(0);
-	return s->lat ? 0 : -ENOMEM;
+	s->svc = hist_new(0);
+	if (!s->lat || !s->svc) {
+		ivstat_slot_free(s);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void ivstat_slot_free(struct ivstat_slot *s)
 {
 	hist_free(s->lat);
+	hist_free(s->svc);
 	s->lat = NULL;
+	s->svc = NULL;
 }
 
 void ivstat_slot_reset(struct ivstat_slot *s)
@@ -26,6 +33,7 @@ void ivstat_slot_reset(struct ivstat_slot *s)
 	memset(&s->meas, 0, sizeof(s->meas));
 	s->warm = 0;
 	hist_reset(s->lat);
+	hist_reset(s->svc);
 }
 
 void ivstat_slot_merge(struct ivstat_slot *dst, struct ivstat_slot *src)
@@ -35,6 +43,7 @@ void ivstat_slot_merge(struct ivstat_slot *dst, struct ivstat_slot *src)
 	/* histograms only: the merge adds the buckets, allocates nothing
 	 * and cannot fail; src keeps its counts (it is reset apart) */
 	hist_merge(dst->lat, src->lat);
+	hist_merge(dst->svc, src->svc);
 }
 
 int ivstat_init(struct ivstat *v)
@@ -66,8 +75,10 @@ void ivstat_add(struct ivstat *v, const struct req_rec *q, int measured,
 	s = &v->slot[atomic_load(&v->cur) & 1];
 	if (measured) {
 		tally_add(&s->meas, q, late_ns);
-		if (q->recv_ns && !q->error)
+		if (q->recv_ns && !q->error) {
 			hist_add(s->lat, q->recv_ns - q->intended_ns);
+			hist_add(s->svc, q->recv_ns - q->sent_ns);
+		}
 	} else {
 		s->warm++;
 	}

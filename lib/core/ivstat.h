@@ -35,6 +35,7 @@ struct ivstat_slot {
 	uint64_t warm;		/* warm-up requests done in it */
 	struct hist *lat;	/* latency (recv - intended) of the answered
 				 * measured ones: histogram only */
+	struct hist *svc;	/* their service latency (recv - sent) */
 };
 
 struct ivstat {

@@ -47,6 +47,10 @@ START_TEST(collect_moves_counts)
 	ck_assert_uint_eq(acc.meas.late, 25);
 	ck_assert_uint_eq(hist_count(acc.lat), 97);
 	ck_assert_uint_eq(hist_min(acc.lat), 1000);
+	/* service latency (recv - sent) of the same answered ones */
+	ck_assert_uint_eq(hist_count(acc.svc), 97);
+	ck_assert_uint_eq(hist_min(acc.svc), 997);
+	ck_assert_uint_eq(hist_max(acc.svc), 1097);
 	/* nothing since: the next collect adds nothing */
 	ivstat_collect(&v, &acc);
 	ck_assert_uint_eq(acc.meas.sent, 100);
@@ -63,6 +67,8 @@ START_TEST(collect_moves_counts)
 	ck_assert_uint_eq(acc.warm, 0);
 	ck_assert_uint_eq(hist_count(acc.lat), 10);
 	ck_assert_uint_eq(hist_min(acc.lat), 1100);
+	ck_assert_uint_eq(hist_count(acc.svc), 10);
+	ck_assert_uint_eq(hist_min(acc.svc), 1097);
 	ivstat_slot_free(&acc);
 	ivstat_free(&v);
 }
