@@ -4,7 +4,8 @@
 # width in each panel's title.
 # fig4.dat: per panel a target block then one block per series,
 # "BIN_CENTRE_US SHARE"; fig4.vars: npanels, ptitle[], pfirst[] (block
-# index of the target), pcount[], names[] (per block, from 1).
+# index of the target), pcount[], pnolaw[] (no single target law),
+# names[] (per block, from 1).
 load d.'/fig4.vars'
 cols = npanels > 1 ? 2 : 1
 rows = int((npanels + 1) / 2)
@@ -21,9 +22,18 @@ set style fill transparent solid 0.25 border
 do for [p = 1:npanels] {
 	set title ptitle[p]
 	t = pfirst[p]
-	plot for [s = 1:pcount[p]] d.'/fig4.dat' index t + s using 1:2 with histeps lw 2 \
-		lc rgb col(s) title names[t + s + 1], \
-	     d.'/fig4.dat' index t using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 dt 2 \
-		lc rgb '#444444' title names[t + 1]
+	# bursts, a rate profile, a replayed trace: no single law to draw,
+	# a note says so (the target's name)
+	if (pnolaw[p]) {
+		set label 1 names[t + 1] at graph 0.97, graph 0.8 right font ',10'
+		plot for [s = 1:pcount[p]] d.'/fig4.dat' index t + s using 1:2 with histeps lw 2 \
+			lc rgb col(s) title names[t + s + 1]
+		unset label 1
+	} else {
+		plot for [s = 1:pcount[p]] d.'/fig4.dat' index t + s using 1:2 with histeps lw 2 \
+			lc rgb col(s) title names[t + s + 1], \
+		     d.'/fig4.dat' index t using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 dt 2 \
+			lc rgb '#444444' title names[t + 1]
+	}
 }
 unset multiplot

@@ -593,6 +593,46 @@ static int law_log_cdf(const struct arrival *a, double x, double *lnf,
 	}
 }
 
+/* Poisson(LAM): the share of whole k below Y, summed over the +-40 sd
+ * around LAM that hold all of its mass a double can tell from 0. */
+static double poisson_below(double lam, double y)
+{
+	double w = 40 * sqrt(lam) + 40, k0 = fmax(0, floor(lam - w));
+	double top = ceil(y) - 1, s = 0;
+
+	if (top < k0)
+		return 0;
+	if (top >= ceil(lam + w))
+		return 1;
+	for (double k = k0; k <= top; k++)
+		s += exp(-lam + k * log(lam) - lgamma(k + 1));
+	return fmin(s, 1);
+}
+
+double arrival_law_cdf(const struct arrival *a, double x)
+{
+	double lnf, lnsf;
+
+	switch (a->dist) {
+	case ARRIVAL_FIXED:
+		return x > a->mean_ns ? 1 : 0;
+	case ARRIVAL_POISSON:
+		return poisson_below(a->lambda, x / 1e3);
+	case ARRIVAL_PARETO:
+		return x <= a->scale ? 0 : -expm1(a->shape * log(a->scale / x));
+	case ARRIVAL_ONOFF:
+	case ARRIVAL_MMPP:
+		return NAN;
+	default:
+		if (x <= 0)
+			return 0;
+		if (law_log_cdf(a, x, &lnf, &lnsf))
+			return NAN;
+		/* the side that keeps its digits */
+		return lnf < -M_LN2 ? exp(lnf) : -expm1(lnsf);
+	}
+}
+
 int arrival_log_cdf(const struct arrival *a, double x, double *lnf,
 		    double *lnsf)
 {

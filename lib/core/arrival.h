@@ -140,6 +140,12 @@ uint64_t arrival_next_ns(struct arrival *a);
 int arrival_log_cdf(const struct arrival *a, double x, double *lnf,
 		    double *lnsf);
 
+/*
+ * The share of a's gaps below X ns, P(gap < X) (for the report's
+ * target law): every law with independent gaps, poisson's whole us
+ * included; NAN for onoff and mmpp, whose gaps follow no single law.
+ */
+double arrival_law_cdf(const struct arrival *a, double x);
 /* Exact Poisson(lambda) variate: inversion for lambda < 10, PTRS above. */
 uint64_t arrival_poisson(struct prng *p, double lambda);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrival.h"
 #include "csvread.h"
 #include "csvtable.h"
 #include "errmsg.h"
@@ -171,6 +172,7 @@ struct series {
 	char **paths;		/* requests.csv of each repetition */
 	size_t npaths;
 	int behind;		/* drawn from runs behind their schedule */
+	int varying;		/* a client run with --rate-profile */
 };
 
 struct set {
@@ -338,6 +340,8 @@ static int add_run(struct set *st, const struct figdist_src *src, int side,
 			figcfg_from_client_row(&s->cfg, &t, 0);
 			s->behind = !strcmp(csvtable_get(&t, 0,
 					csvtable_col(&t, "behind_schedule")), "1");
+			s->varying = *csvtable_get(&t, 0,
+					csvtable_col(&t, "rate_profile")) != '\0';
 		}
 		csvtable_free(&t);
 	}
@@ -538,31 +542,28 @@ out:
 	return ret;
 }
 
-/* Poisson(lambda) probability of k, through logs (lambda up to 1e7). */
-static double poisson_pmf(double lambda, double k)
+/*
+ * DIST of mean MEAN us as the client draws it (lib/arrival); -EINVAL for
+ * what has no single law: a burst (onoff, mmpp), a replayed trace, a
+ * name the client does not know.
+ */
+static int target_law(const char *dist, double mean, struct arrival *a)
 {
-	return exp(-lambda + k * log(lambda) - lgamma(k + 1));
+	struct arrival_law l;
+	char e[160];
+
+	if (arrival_law_parse(dist, &l, e, sizeof(e)) || !arrival_law_renewal(l.dist))
+		return -EINVAL;
+	return arrival_init_law(a, &l, mean * 1e3, 1);
 }
 
 double figdist_expected(const char *dist, double mean, double a, double b)
 {
-	if (!strcmp(dist, "exp")) {
-		if (b <= 0)
-			return 0;
-		if (a < 0)
-			a = 0;
-		return exp(-a / mean) - exp(-b / mean);
-	}
-	if (!strcmp(dist, "fixed"))
-		return a <= mean && mean < b ? 1 : 0;
-	if (!strcmp(dist, "poisson")) {
-		double e = 0;
+	struct arrival law;
 
-		for (double k = ceil(a < 0 ? 0 : a); k < b; k++)
-			e += poisson_pmf(mean, k);
-		return e;
-	}
-	return NAN;
+	if (target_law(dist, mean, &law))
+		return NAN;
+	return arrival_law_cdf(&law, b * 1e3) - arrival_law_cdf(&law, a * 1e3);
 }
 
 /* A bin width of 1, 2, 2.5 or 5 times a power of ten, at least W. */
@@ -573,10 +574,11 @@ static double nice(double w)
 	return e * (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10);
 }
 
-/* Panels: series of one distribution and mean. */
+/* Panels: series of one distribution and mean (and rate, varying or not). */
 struct panel {
 	const char *dist;
 	double mean;
+	int varying;		/* a rate profile: no single law */
 	size_t *idx, n;		/* series */
 };
 
@@ -594,11 +596,13 @@ static int make_panels(const struct set *st, struct panel *pn, size_t *npn)
 		if (csvtable_num(c->v[FIGCFG_INTERVAL], &m) || m <= 0)
 			continue;
 		for (k = 0; k < *npn; k++)
-			if (!strcmp(pn[k].dist, c->v[FIGCFG_DIST]) && pn[k].mean == m)
+			if (!strcmp(pn[k].dist, c->v[FIGCFG_DIST]) && pn[k].mean == m &&
+			    pn[k].varying == st->s[i].varying)
 				break;
 		if (k == *npn) {
 			pn[*npn].dist = c->v[FIGCFG_DIST];
 			pn[*npn].mean = m;
+			pn[*npn].varying = st->s[i].varying;
 			pn[*npn].idx = calloc(st->n, sizeof(size_t));
 			if (!pn[(*npn)++].idx)
 				return -ENOMEM;
@@ -670,8 +674,11 @@ static int panel_axis(const struct panel *p, double *const *g, const size_t *gn,
 	} else if (!strcmp(p->dist, "poisson")) {
 		lo = p->mean - 5 * sqrt(p->mean);
 		hi = p->mean + 5 * sqrt(p->mean);
-	} else {
+	} else if (!strcmp(p->dist, "fixed")) {
 		lo = hi = p->mean;
+	} else {		/* another law, or none: what was sent */
+		lo = 0;
+		hi = p->mean;
 	}
 	lo = fmin(lo, q0);
 	hi = fmax(hi, q1);
@@ -697,31 +704,53 @@ static int panel_axis(const struct panel *p, double *const *g, const size_t *gn,
 	return 0;
 }
 
+/*
+ * Why panel P has no target law, or NULL when it has one: its gaps
+ * follow a burst, a rate that changes or a recorded trace.
+ */
+static const char *no_law(const struct panel *p)
+{
+	struct arrival law;
+
+	if (p->varying)
+		return "a rate profile";
+	if (!target_law(p->dist, p->mean, &law))
+		return NULL;
+	return !strcmp(p->dist, "replay") ? "a replayed trace" :
+	       !strncmp(p->dist, "onoff:", 6) || !strncmp(p->dist, "mmpp:", 5) ?
+	       "bursts" : "an unknown law";
+}
+
 /* "exp, mean 1 ms: bins of 50 us", and the gaps off the axis. */
 static void panel_title(const struct panel *p, const struct gap_axis *ax, char *t,
 			size_t len)
 {
+
 	char m[32], b[32], us[64], lab[1024];
 
 	snprintf(m, sizeof(m), "%.10g", p->mean);
 	figcfg_us_words(m, us, sizeof(us));
 	snprintf(b, sizeof(b), "%.10g", ax->w);
 	figcfg_us_words(b, lab, sizeof(lab));
-	snprintf(t, len, "%s, mean %s: bins of %s", p->dist, us, lab);
+	snprintf(t, len, "%s%s, mean %s: bins of %s", p->dist,
+		 p->varying ? " (rate profile)" : "", us, lab);
 	if (ax->outside)
 		snprintf(t + strlen(t), len - strlen(t),
 			 " (%zu gaps outside the axis)", ax->outside);
 }
 
-/* The target block: the share of the law's gaps in each bin. */
+/* The target block: the share of the law's gaps in each bin (NaN where
+ * the panel has no single law). */
 static void write_target(FILE *dat, const struct panel *p, const struct gap_axis *ax)
 {
+	int nolaw = no_law(p) != NULL;
+
 	for (size_t b = 0; b < ax->nb; b++) {
 		double a = ax->lo + (double)b * ax->w;
 
 		figgp_num(dat, a + ax->w / 2);
 		fputc(' ', dat);
-		figgp_num(dat, figdist_expected(p->dist, p->mean, a, a + ax->w));
+		figgp_num(dat, nolaw ? NAN : figdist_expected(p->dist, p->mean, a, a + ax->w));
 		fputc('\n', dat);
 	}
 }
@@ -777,10 +806,14 @@ static int gaps_panel(const struct set *st, const struct panel *p, size_t k,
 	figgp_elem_num(vars, "pfirst", k + 1, (double)*nblocks);
 	figgp_elem_num(vars, "pcount", k + 1, (double)p->n);
 	figgp_elem_num(vars, "pbinw", k + 1, ax.w);
+	figgp_elem_num(vars, "pnolaw", k + 1, no_law(p) != NULL);
 	if (*nblocks)
 		fputs("\n\n", dat);
 	write_target(dat, p, &ax);
-	snprintf(t, sizeof(t), "target: %s", p->dist);
+	if (no_law(p))
+		snprintf(t, sizeof(t), "no single target law (%s)", no_law(p));
+	else
+		snprintf(t, sizeof(t), "target: %s", p->dist);
 	figgp_elem_str(vars, "names", ++*nblocks, t);
 	for (size_t i = 0; i < p->n; i++) {
 		ret = write_series(dat, g[i], gn[i], &ax);
@@ -826,6 +859,7 @@ int figdist_gaps(const struct figdist_src *src, size_t nsrc, int include_behind,
 	figgp_array(vars, "pfirst", npn);
 	figgp_array(vars, "pcount", npn);
 	figgp_array(vars, "pbinw", npn);
+	figgp_array(vars, "pnolaw", npn);
 	figgp_array(vars, "names", st.n + npn);
 	for (size_t k = 0; k < npn; k++) {
 		ret = gaps_panel(&st, &pn[k], k, mask, dat, vars, &nblocks, &maxlab,

@@ -66,8 +66,10 @@ int figdist_cdf(const struct figdist_src *src, size_t nsrc, int include_behind,
 		FILE *dat, FILE *vars, char *err, size_t errlen);
 
 /*
- * Expected share of gaps in [A, B) µs for DIST ("exp", "fixed",
- * "poisson") of mean MEAN µs. NAN for another distribution.
+ * Expected share of gaps in [A, B) µs for DIST, any law of the client's
+ * --dist with independent gaps ("exp", "lognormal:1", "fb-etc"...), of
+ * mean MEAN µs (lib/arrival's arrival_law_cdf). NAN for the bursts
+ * (onoff, mmpp), "replay" and what the client does not know.
  */
 double figdist_expected(const char *dist, double mean, double a, double b);
 
@@ -76,8 +78,10 @@ double figdist_expected(const char *dist, double mean, double a, double b);
  * centre), then one block per series ("X SHARE": share of that series'
  * gaps per bin). VARS: npanels, ptitle[] ("exp, mean 5 ms: bins of 250
  * µs[, N gaps beyond]"), pfirst[] (the panel's target block index, from
- * 0), pcount[] (its series), pbinw[], nblocks, names[] (per block, from
- * 1), maxlab. Returns the number of panels, or -errno.
+ * 0), pcount[] (its series), pbinw[], pnolaw[] (1: no single target
+ * law, a burst, a rate profile or a replayed trace, whose target block
+ * is NaN and named so), nblocks, names[] (per block, from 1), maxlab.
+ * Returns the number of panels, or -errno.
  */
 int figdist_gaps(const struct figdist_src *src, size_t nsrc, int include_behind,
 		 FILE *dat, FILE *vars, char *err, size_t errlen);

@@ -434,6 +434,65 @@ START_TEST(laws_cdf_scipy)
 }
 END_TEST
 
+/*
+ * arrival_law_cdf at 0.1, 0.7, 1 and 3 ms for the laws above (mean 1 ms):
+ * scipy 1.10.1's .cdf of the same laws (with expon(scale=1e6) for exp).
+ */
+static const struct law_cdf_ref {
+	const char *spec;
+	double f[4];
+} law_cdf_refs[] = {
+	{ "lognormal:1", { 0.035726699943311013, 0.55698326588071523, 0.69146246127401334, 0.94504661124016331 } },
+	{ "pareto:2.5", { 0, 0.31980564098343167, 0.72114519907306596, 0.98211145618000173 } },
+	{ "gev:0.2,0.3", { 2.5433510586203538e-08, 0.30126395329455158, 0.62654987435363096, 0.98976270640949826 } },
+	{ "gev:-0.3,0.2", { 3.4834053253139256e-07, 0.067052145542786434, 0.49794287884982069, 1 } },
+	{ "weibull:0.5", { 0.36059268083810286, 0.69370786919817062, 0.75688326556578578, 0.91366237033963793 } },
+	{ "fb-etc", { 0.11065238529412483, 0.54129875209081368, 0.66262284637248947, 0.94091065670930896 } },
+	{ "exp", { 0.095162581964040441, 0.50341469620859047, 0.63212055882855767, 0.95021293163213605 } },
+};
+
+START_TEST(laws_cdf_values)
+{
+	static const double x[4] = { 1e5, 7e5, 1e6, 3e6 };
+	/* scipy poisson(1000).cdf(949, 999, 1000, 1049): gaps below
+	 * 949.5, 999.5, 1000.5 and 1049.5 us */
+	static const double pf[4] = { 0.054206673889018606, 0.49579475581978449,
+				      0.50840936716850604, 0.94037167123152288 };
+	static const double px[4] = { 949.5e3, 999.5e3, 1000.5e3, 1049.5e3 };
+	struct arrival_law l;
+	struct arrival a;
+	char err[160];
+
+	for (size_t k = 0; k < sizeof(law_cdf_refs) / sizeof(*law_cdf_refs); k++) {
+		const struct law_cdf_ref *r = &law_cdf_refs[k];
+
+		ck_assert_int_eq(arrival_law_parse(r->spec, &l, err, sizeof(err)), 0);
+		ck_assert_int_eq(arrival_init_law(&a, &l, 1e6, 1), 0);
+		for (int i = 0; i < 4; i++)
+			ck_assert_msg(fabs(arrival_law_cdf(&a, x[i]) - r->f[i]) <
+				      1e-9 * fmax(r->f[i], 1e-3), "%s: F(%g) = %.17g, scipy %.17g",
+				      r->spec, x[i], arrival_law_cdf(&a, x[i]), r->f[i]);
+		ck_assert(arrival_law_cdf(&a, 0) == 0);
+	}
+	ck_assert_int_eq(arrival_init(&a, ARRIVAL_POISSON, 1e6, 1), 0);
+	for (int i = 0; i < 4; i++)
+		ck_assert_msg(fabs(arrival_law_cdf(&a, px[i]) - pf[i]) < 1e-12,
+			      "poisson: F(%g) = %.17g", px[i], arrival_law_cdf(&a, px[i]));
+	/* gaps are whole us: none below 949 us, all of 949 below 949.001 */
+	ck_assert(arrival_law_cdf(&a, 949e3) == arrival_law_cdf(&a, 948.5e3));
+	ck_assert(arrival_law_cdf(&a, 1e7) == 1);
+	ck_assert_int_eq(arrival_init(&a, ARRIVAL_FIXED, 1e6, 1), 0);
+	ck_assert(arrival_law_cdf(&a, 1e6) == 0 && arrival_law_cdf(&a, 1e6 + 1) == 1);
+	/* bursts: no single law */
+	ck_assert_int_eq(arrival_law_parse("onoff:20,80", &l, err, sizeof(err)), 0);
+	ck_assert_int_eq(arrival_init_law(&a, &l, 1e6, 1), 0);
+	ck_assert(isnan(arrival_law_cdf(&a, 1e6)));
+	ck_assert_int_eq(arrival_law_parse("mmpp:10,1,5,50", &l, err, sizeof(err)), 0);
+	ck_assert_int_eq(arrival_init_law(&a, &l, 1e6, 1), 0);
+	ck_assert(isnan(arrival_law_cdf(&a, 1e6)));
+}
+END_TEST
+
 START_TEST(laws_parse)
 {
 	static const char *const bad[] = {
@@ -617,6 +676,7 @@ Suite *arrival_suite(void)
 	tcase_add_test(tc, laws_fit_scipy);
 	tcase_add_test(tc, laws_parse);
 	tcase_add_test(tc, laws_cdf_scipy);
+	tcase_add_test(tc, laws_cdf_values);
 	tcase_add_test(tc, laws_same_seed_same_gaps);
 	tcase_add_test(tc, onoff_periods_and_rate);
 	tcase_add_test(tc, mmpp_rate_and_stays);

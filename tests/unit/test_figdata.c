@@ -746,6 +746,60 @@ START_TEST(figdist_sent_gaps)
 }
 END_TEST
 
+/* issue 36: every law with independent gaps has its target (the CDF
+ * values are scipy's, as in test_arrival.c); a burst, a rate profile or
+ * a replayed trace has none, and the panel says so. */
+START_TEST(figdist_law_targets)
+{
+	struct figdist_src src[1];
+	struct mem d, v;
+	char *dt, *vt;
+	static const char *const sum[] = {
+		"status,dist,interval_us,prequery\nok,lognormal:1,100.000,off\n",
+		"status,dist,interval_us,prequery\nok,\"onoff:20,80\",100.000,off\n",
+		"status,dist,interval_us,prequery,rate_profile\nok,exp,100.000,off,r.profile\n",
+	};
+	static const char *const title[] = {
+		"ptitle[1] = 'lognormal:1, mean 100 µs: bins of",
+		"ptitle[1] = 'onoff:20,80, mean 100 µs: bins of 5 µs'",
+		"ptitle[1] = 'exp (rate profile), mean 100 µs: bins of",
+	};
+
+	/* lognorm(s=1, scale=e^-0.5 m).cdf(m), genpareto's at 0.7 m - 0.1 m */
+	ck_assert(fabs(figdist_expected("lognormal:1", 100, 0, 100) -
+		       0.69146246127401334) < 1e-12);
+	ck_assert(fabs(figdist_expected("fb-etc", 1000, 100, 700) -
+		       (0.54129875209081368 - 0.11065238529412483)) < 1e-12);
+	ck_assert(isnan(figdist_expected("onoff:20,80", 100, 0, 100)));
+	ck_assert(isnan(figdist_expected("mmpp:10,1,5,50", 100, 0, 100)));
+	ck_assert(isnan(figdist_expected("replay", 100, 0, 100)));
+	for (int i = 0; i < 3; i++) {
+		mkscratch();
+		put("run/requests.csv", REQ_HDR
+		    "0,1000000,1000000,1050000,50000,ok\n"
+		    "1,1100000,1100000,1150000,50000,ok\n"
+		    "2,1200000,1230000,1280000,80000,ok\n");
+		put("run/summary.csv", sum[i]);
+		src[0] = (struct figdist_src){ "x", "run", path_of("run"), 0 };
+		mopen(&d);
+		mopen(&v);
+		ck_assert_int_eq(figdist_gaps(src, 1, 0, d.f, v.f, err, sizeof(err)), 1);
+		dt = mtext(&d);
+		vt = mtext(&v);
+		ck_assert_msg(strstr(vt, title[i]) != NULL, "%s", vt);
+		ck_assert_ptr_nonnull(strstr(vt, i ? "pnolaw[1] = 1" : "pnolaw[1] = 0"));
+		ck_assert_ptr_nonnull(strstr(vt, i == 1 ? "names[1] = 'no single target law (bursts)'" :
+					     i ? "names[1] = 'no single target law (a rate profile)'" :
+					     "names[1] = 'target: lognormal:1'"));
+		/* the target's block comes first: NaN where there is no law */
+		ck_assert_int_eq(!strncmp(strchr(dt, ' '), " NaN\n", 5), i > 0);
+		free(dt);
+		free(vt);
+		ck_assert_int_eq(unit_rmtree(dir), 0);
+	}
+}
+END_TEST
+
 /* Figure 3 for a sweep: a curve per point, every point, from its runs. */
 START_TEST(figdist_sweep_curves)
 {
@@ -1327,6 +1381,7 @@ Suite *figdata_suite(void)
 	tcase_add_test(tc, figdist_ranks_and_curve);
 	tcase_add_test(tc, figdist_targets);
 	tcase_add_test(tc, figdist_sent_gaps);
+	tcase_add_test(tc, figdist_law_targets);
 	tcase_add_test(tc, figdist_sweep_curves);
 	tcase_add_test(tc, figtrace_timeline_rows);
 	tcase_add_test(tc, figtrace_residency_rows);
