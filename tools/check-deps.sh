@@ -17,7 +17,8 @@ build)
 	need_pc libtracefs libtracefs-dev
 	need_pc libtraceevent libtraceevent-dev
 	need_pc libtracecmd libtracecmd-dev
-	need_hdr cpuidle.h libcpupower-dev ;;
+	need_hdr cpuidle.h libcpupower-dev
+	need_hdr zlib.h zlib1g-dev ;;
 check)
 	need_pc check check
 	need_pc libsubunit libsubunit-dev ;;
