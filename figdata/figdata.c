@@ -27,6 +27,7 @@
 #include "csv.h"
 #include "csvtable.h"
 #include "figdist.h"
+#include "figplane.h"
 #include "figref.h"
 #include "figsum.h"
 #include "figtable.h"
@@ -87,6 +88,7 @@ static const struct cli_cmd figures_cmd = {
 "  trace SIDE LABEL DIR      a trace directory (timeline and attribution)\n"
 "  traj SIDE LABEL FILE      an adaptive trajectory\n"
 "  wake SIDE LABEL DIR       a 'wakebench wake' result (figures 12, 13)\n"
+"Figure 14 (the latency-cost plane) is drawn from the sweeps' summaries.\n"
 "SIDE names the directory given to the report it was found under. Writes\n"
 "DIR/figN.dat (figure 5: fig5-ivs.dat, fig5-marks.dat) and DIR/figN.vars\n"
 "(gnuplot assignments; figures 1 and 2 share fig1.vars) and prints one\n"
@@ -318,6 +320,7 @@ struct figures_run {
 	struct figures_opts o;
 	struct figtrace_window w;
 	struct figsum sum;
+	struct figplane plane;	/* figure 14, from the sweeps */
 	struct figref ref;
 	struct figdist_src *ds;
 	struct figtrace_src *ts;
@@ -390,6 +393,9 @@ static void figures_source(struct figures_run *s, const char *kind, const char *
 		if (ret < 0)
 			printf("note sweep %s: %s\n", path, s->err);
 		s->nsum += ret == 0;
+		if (!ret && figplane_add_sweep(&s->plane, arg, side, s->err,
+					       sizeof(s->err)))
+			printf("note sweep %s: figure 14: %s\n", path, s->err);
 	} else if (!strcmp(kind, "trace")) {
 		/* an earlier trace's timeline is not this one's */
 		if (traceout_check_fresh(path, s->err, sizeof(s->err)))
@@ -554,12 +560,38 @@ static void draw_wakes(struct figures_run *s)
 	       "states: wakebench wake cannot tell how long the CPU idled)", s->err);
 }
 
+/* 14: the latency-cost plane; said only when the report found a sweep */
+static void draw_plane(struct figures_run *s)
+{
+	FILE *a, *b, *v;
+	size_t nout = 0;
+	int n;
+
+	if (!s->plane.nsrc)
+		return;
+	a = create(&s->out, "fig14.dat");
+	b = create(&s->out, "fig14-front.dat");
+	v = create(&s->out, "fig14.vars");
+	n = figplane_write(&s->plane, a, b, v, &nout);
+	done(&s->out, a);
+	done(&s->out, b);
+	done(&s->out, v);
+	if (n < 0)
+		opt_die(PROG, "out of memory");
+	if (n > 0 && nout)
+		printf("note figure 14: %zu sweep point%s without a cost (no CPU time or "
+		       "energy in its summary) left out\n", nout, nout == 1 ? "" : "s");
+	status(14, n, "no sweep point has a cost (cost_cpu_per_req or energy_per_request "
+	       "in its summary.csv: a sweep from before issue 35, or no tier PID)", "");
+}
+
 static int figures(int argc, char **argv)
 {
 	struct figures_run s = { .o = { .requests = 3 } };
 	int first = figures_parse(&s, argc, argv);
 
 	figsum_init(&s.sum);
+	figplane_init(&s.plane);
 	/* a bad reference file stops the report before anything is drawn */
 	if (s.o.reference) {
 		if (figref_read(s.o.reference, &s.ref, s.err, sizeof(s.err)))
@@ -573,7 +605,9 @@ static int figures(int argc, char **argv)
 	draw_traces(&s);
 	draw_trajectories(&s);
 	draw_wakes(&s);
+	draw_plane(&s);
 	figsum_free(&s.sum);
+	figplane_free(&s.plane);
 	if (s.o.reference)
 		figref_free(&s.ref);
 	free(s.ds);

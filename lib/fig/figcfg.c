@@ -10,8 +10,9 @@
 enum {
 	P_WARMUP = 3, P_CSTATES, P_SERVICE, P_REQUESTS, P_TIERS, P_CLOSED,
 	P_AT, P_ACK, P_RCV, P_WUMODE, P_SLACK, P_SCS, P_CCS, P_MCS, P_CPU,
-	P_DELAY, P_WORK, P_HW, P_BACKEND,
+	P_DELAY, P_WORK, P_HW, P_BACKEND, P_SBP, P_SOBP, P_GOV,
 };
+_Static_assert(P_GOV < FIGCFG_NPARAMS, "figcfg's parameters are sweepcsv's");
 
 /* Sets a value: numbers in their shortest form ("200.000" is "200"), so
  * that a run's summary and a sweep's parameters compare equal. */
@@ -202,6 +203,8 @@ size_t figcfg_words(const struct figcfg *c, const unsigned char *mask,
 		[P_SCS] = "server C-states %s", [P_CCS] = "client C-states %s",
 		[P_MCS] = "midtier C-states %s", [P_CPU] = "cpu %s",
 		[P_HW] = "helper %s", [P_BACKEND] = "%s",
+		[P_SOBP] = "SO_BUSY_POLL %s µs",
+		[P_GOV] = "governor %s",
 	};
 	int pq = figcfg_pq_param(c);
 	char us[48], gap[2 * FIGCFG_VLEN + 48];
@@ -233,6 +236,10 @@ size_t figcfg_words(const struct figcfg *c, const unsigned char *mask,
 		case P_CLOSED:
 			off = add(buf, len, off, "%s", strcmp(v, "yes") ? "open loop" :
 				  "closed loop");
+			break;
+		case P_SBP:
+			off = add(buf, len, off, "%s", strcmp(v, "yes") ?
+				  "blocking server" : "busy-polling server");
 			break;
 		case P_ACK:
 			off = add(buf, len, off, "%s", strcmp(v, "yes") ?

@@ -12,8 +12,14 @@ FX="$WB_TOP/tests/fixtures/report"
 "$WB" report "$FX" --out "$TMP/r" > /dev/null 2> "$TMP/r.err" || fail "report: $(cat "$TMP/r.err")"
 cp -r "$FX/run" "$TMP/A"
 cp -r "$FX/run" "$TMP/B"
-"$WB" report "$TMP/A" "$TMP/B" "$FX/sweep2" --out "$TMP/m" > /dev/null 2> "$TMP/m.err" ||
+# the sweep with a CPU cost per run (issue 35): figure 14, the plane
+cp -r "$FX/sweep2" "$TMP/S"
+awk 'NR == 1 { print $0 ",cost_cpu_us_per_req"; next } { print $0 "," 30 + NR % 7 }' \
+	"$FX/sweep2/sweep.csv" > "$TMP/S/sweep.csv"
+"$WB" report "$TMP/A" "$TMP/B" "$TMP/S" --out "$TMP/m" > /dev/null 2> "$TMP/m.err" ||
 	fail "multi-directory report: $(cat "$TMP/m.err")"
+[ -s "$TMP/m/fig14-latency-cost.png" ] || fail "no figure 14: $(cat "$TMP/m.err")"
+grep -q 'fig14-latency-cost.png' "$TMP/m/index.html" || fail "figure 14 not in index.html"
 
 # A copy of the page with a script that, once every image is in, writes
 # what it found into the document; chromium prints the document.

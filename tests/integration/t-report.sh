@@ -32,7 +32,9 @@ mkdir "$TMP/fd"
 	trace fx trace2 "$FX/trace2" trace fx trace "$FX/trace" \
 	traj fx run "$FX/run/prequery-trajectory.csv" traj fx run2 "$FX/run2/prequery-trajectory.csv" \
 	> "$TMP/fd.out" 2>&1 || fail "figdata: $(cat "$TMP/fd.out")"
-[ "$(grep -c ' ok$' "$TMP/fd.out")" = 11 ] || fail "not every figure has data: $(cat "$TMP/fd.out")"
+[ "$(grep -c ' ok$' "$TMP/fd.out")" = 12 ] || fail "not every figure has data: $(cat "$TMP/fd.out")"
+# figure 14, the plane: no CPU time in the crafted sweep, its energy on x
+grep -q "^xlabel = 'energy per request" "$TMP/fd/fig14.vars" || fail "figure 14's axis: $(cat "$TMP/fd/fig14.vars")"
 diff -r "$FX/expected" "$TMP/fd" > "$TMP/fd.diff" || fail "figure data differ from tests/fixtures/report/expected: $(head -30 "$TMP/fd.diff")"
 E=$TMP/fd
 # 1: p50 beside avg and p99 (22 fields), labels in words, min-max said
@@ -82,7 +84,7 @@ grep -q '^1 "haltpoll idle, none (n=108)" 1.2 6.5 24.3 32 108$' "$E/fig10.dat" |
 
 # ---- the report of every fixture -------------------------------------------
 "$WB" report "$FX" --out "$TMP/fx" > "$TMP/fx.out" 2> "$TMP/fx.err" || fail "report on fixtures: $(cat "$TMP/fx.err")"
-grep -q '11 figures' "$TMP/fx.out" || fail "not every figure from the fixtures: $(cat "$TMP/fx.out" "$TMP/fx.err")"
+grep -q '12 figures' "$TMP/fx.out" || fail "not every figure from the fixtures: $(cat "$TMP/fx.out" "$TMP/fx.err")"
 valid "$TMP/fx" 1 2 3 4 5 6 7 8 9 10 11
 f9=$(ls "$TMP"/fx/fig9-*.svg)
 grep -q 'haltpoll idle, pre-query none (n=110)' "$f9" || fail "fig 9: state name with a space not drawn whole"

@@ -26,6 +26,7 @@
 #include "figtraj.h"
 #include "figwake.h"
 #include "jsonflat.h"
+#include "figplane.h"
 
 static char err[2048];
 static char dir[64];
@@ -527,6 +528,84 @@ START_TEST(figsum_pairs_from_a_sweep)
 	free(bt);
 	free(mtext(&v));
 	figsum_free(&s);
+	ck_assert_int_eq(unit_rmtree(dir), 0);
+}
+END_TEST
+
+/* Figure 14 (issue 35): the points by cost, each sweep's own fronts, a
+ * point without a cost left out, labels from what varies (the new
+ * dimensions named), the energy on x when no point has a CPU time. */
+#define PLANE_HDR "point,dist,interval_us,prequery,server_busy_poll,n,ci_label," \
+	"p50_median_us,p50_ci_lo_us,p50_ci_hi_us,p99_median_us,p99_ci_lo_us,p99_ci_hi_us," \
+	"cost_cpu_per_req_median_us,cost_cpu_per_req_ci_lo_us,cost_cpu_per_req_ci_hi_us," \
+	"energy_per_request_median_uj,energy_per_request_ci_lo_uj,energy_per_request_ci_hi_uj\n"
+START_TEST(figplane_front_and_labels)
+{
+	struct figplane fp;
+	struct mem d, f, v;
+	char *dt, *ft, *vt;
+	size_t nout = 9;
+
+	mkscratch();
+	put("a.csv", PLANE_HDR
+	    "off,exp,1000,off,no,5,93.8 % CI,100,90,110,1000,900,1100,30,28,32,,,\n"
+	    "bp,exp,1000,off,yes,5,93.8 % CI,60,50,70,2000,1500,2500,600,500,700,,,\n"
+	    "pq,exp,1000,100,no,5,93.8 % CI,50,45,55,900,800,950,50,45,55,,,\n"
+	    "nocost,exp,1000,100,yes,5,93.8 % CI,10,9,11,90,80,95,,,,,,\n"
+	    "none,exp,1000,100,yes,0,,,,,,,,,,,,,\n");
+	put("b.csv", PLANE_HDR
+	    "x,exp,1000,off,no,3,75.0 % CI,100,90,110,1000,900,1100,,,,7,6,8\n");
+	figplane_init(&fp);
+	ck_assert_int_eq(figplane_add_sweep(&fp, path_of("a.csv"), "A", err, sizeof(err)), 0);
+	ck_assert_uint_eq(fp.n, 4);
+	mopen(&d);
+	mopen(&f);
+	mopen(&v);
+	ck_assert_int_eq(figplane_write(&fp, d.f, f.f, v.f, &nout), 3);
+	dt = mtext(&d);
+	ft = mtext(&f);
+	vt = mtext(&v);
+	ck_assert_uint_eq(nout, 1);
+	/* by cost; off (the cheapest) and pq on both fronts, bp dearer and
+	 * slower than pq on both; labels: what varies */
+	ck_assert_str_eq(dt,
+		"30 28 32 100 90 110 1000 900 1100 1 1 \"blocking server, no pre-query\" 0\n"
+		"50 45 55 50 45 55 900 800 950 1 1 \"blocking server, lead 100 µs\" 1\n"
+		"600 500 700 60 50 70 2000 1500 2500 0 0 \"busy-polling server, no pre-query\" 0\n");
+	ck_assert_str_eq(ft, "30 100\n50 50\n\n\n30 1000\n50 900\n");
+	ck_assert_ptr_nonnull(strstr(vt, "nsrc = 1\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "sname[1] = 'A'\n"));
+	/* 600 / 30 = 20: not more than 20, a linear axis */
+	ck_assert_ptr_nonnull(strstr(vt, "xlog = 0\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "xlabel = 'server-side CPU time per request (µs)'\n"));
+	free(dt);
+	free(ft);
+	free(vt);
+	figplane_free(&fp);
+	/* no CPU time anywhere: the energy */
+	figplane_init(&fp);
+	ck_assert_int_eq(figplane_add_sweep(&fp, path_of("b.csv"), "B", err, sizeof(err)), 0);
+	mopen(&d);
+	mopen(&f);
+	mopen(&v);
+	ck_assert_int_eq(figplane_write(&fp, d.f, f.f, v.f, &nout), 1);
+	dt = mtext(&d);
+	free(mtext(&f));
+	vt = mtext(&v);
+	ck_assert_str_eq(dt, "7 6 8 100 90 110 1000 900 1100 1 1 \"no pre-query\" 0\n");
+	ck_assert_ptr_nonnull(strstr(vt, "xlabel = 'energy per request (µJ, RAPL)'\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "xlog = 0\n"));
+	free(dt);
+	free(vt);
+	figplane_free(&fp);
+	/* not a summary; a malformed number names the file and line */
+	put("c.csv", "a,b\n1,2\n");
+	ck_assert_int_eq(figplane_add_sweep(&fp, path_of("c.csv"), "C", err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not a wakebench stats summary"));
+	put("d.csv", PLANE_HDR "x,exp,1000,off,no,3,,1x,,,,,,,,,,,\n");
+	ck_assert_int_eq(figplane_add_sweep(&fp, path_of("d.csv"), "D", err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "d.csv:2"));
+	figplane_free(&fp);
 	ck_assert_int_eq(unit_rmtree(dir), 0);
 }
 END_TEST
@@ -1376,6 +1455,7 @@ Suite *figdata_suite(void)
 	tcase_add_test(tc, figref_parse);
 	tcase_add_test(tc, figsum_reference);
 	tcase_add_test(tc, figsum_pairs_collapsed);
+	tcase_add_test(tc, figplane_front_and_labels);
 	tcase_add_test(tc, figsum_load_series);
 	tcase_add_test(tc, figsum_runs_and_sides);
 	tcase_add_test(tc, figdist_ranks_and_curve);
