@@ -105,12 +105,83 @@ static ssize_t next_line(FILE *f, char **line, size_t *cap, const char *name,
 	return n;
 }
 
+/* The row's status column: a word. */
+static int summary_status(char **h, char **v, int nh, const char *name,
+			  struct sweepcollect_run *run, char *err, size_t errlen)
+{
+	int c = csvr_col(h, nh, "status");
+
+	if (c < 0)
+		return bad(err, errlen, name, 1, "no status column");
+	if (!v[c][0] || strlen(v[c]) >= sizeof(run->status) ||
+	    strspn(v[c], "abcdefghijklmnopqrstuvwxyz_-") != strlen(v[c]))
+		return bad(err, errlen, name, 2, "status '%.40s' is not a word", v[c]);
+	strcpy(run->status, v[c]);
+	return 0;
+}
+
+/* The numbers kept (an older client's missing columns left empty). */
+static int summary_numbers(char **h, char **v, int nh, const char *name,
+			   struct sweepcollect_run *run, char *err, size_t errlen)
+{
+	int c;
+
+	for (int k = 0; k < SWEEPCOLLECT_NVALS; k++) {
+		c = csvr_col(h, nh, sweepcollect_vals[k]);
+		if (c < 0)
+			continue;	/* an older client: left empty */
+		if (!numtext(v[c]) || strlen(v[c]) >= sizeof(run->val[k]))
+			return bad(err, errlen, name, 2, "column %s: '%.40s' is not a number",
+				   sweepcollect_vals[k], v[c]);
+		strcpy(run->val[k], v[c]);
+	}
+	/* issue 35: messages and bytes per request, where the client has them */
+	for (int k = 0; k < 2; k++) {
+		const char *name_k = k ? "bytes_per_req" : "msgs_per_req";
+		char *dst = k ? run->bytes : run->msgs;
+
+		c = csvr_col(h, nh, name_k);
+		if (c < 0)
+			continue;
+		if (!numtext(v[c]) || strlen(v[c]) >= sizeof(run->msgs))
+			return bad(err, errlen, name, 2, "column %s: '%.40s' is not a number",
+				   name_k, v[c]);
+		strcpy(dst, v[c]);
+	}
+	return 0;
+}
+
+/* behind_schedule (0, 1 or empty) and its reason, made safe for sweep.csv. */
+static int summary_behind(char **h, char **v, int nh, const char *name,
+			  struct sweepcollect_run *run, char *err, size_t errlen)
+{
+	int c = csvr_col(h, nh, "behind_schedule");
+
+	if (c >= 0) {
+		if (v[c][0] && strcmp(v[c], "0") && strcmp(v[c], "1"))
+			return bad(err, errlen, name, 2,
+				   "column behind_schedule: '%.40s' is not 0 or 1", v[c]);
+		strcpy(run->behind, v[c]);
+	}
+	c = csvr_col(h, nh, "behind_reason");
+	if (c >= 0) {
+		/* sweep.csv is read naively: no quotes, no commas */
+		size_t o = 0;
+
+		for (const char *p = v[c]; *p && o + 1 < sizeof(run->why); p++)
+			if (*p != '"')
+				run->why[o++] = *p == ',' ? ';' : *p;
+		run->why[o] = '\0';
+	}
+	return 0;
+}
+
 int sweepcollect_summary(FILE *f, const char *name, struct sweepcollect_run *run,
 			 char *err, size_t errlen)
 {
 	char *hline = NULL, *line = NULL, *h[MAXCOL], *v[MAXCOL];
 	size_t hcap = 0, cap = 0;
-	int nh, nv, c, ret = 0;
+	int nh, nv, ret = 0;
 	ssize_t got;
 
 	memset(run, 0, sizeof(*run));
@@ -143,62 +214,13 @@ int sweepcollect_summary(FILE *f, const char *name, struct sweepcollect_run *run
 		ret = bad(err, errlen, name, 2, "%d fields, the header has %d", nv, nh);
 		goto out;
 	}
-	c = csvr_col(h, nh, "status");
-	if (c < 0) {
-		ret = bad(err, errlen, name, 1, "no status column");
+	ret = summary_status(h, v, nh, name, run, err, errlen);
+	if (!ret)
+		ret = summary_numbers(h, v, nh, name, run, err, errlen);
+	if (!ret)
+		ret = summary_behind(h, v, nh, name, run, err, errlen);
+	if (ret)
 		goto out;
-	}
-	if (!v[c][0] || strlen(v[c]) >= sizeof(run->status) ||
-	    strspn(v[c], "abcdefghijklmnopqrstuvwxyz_-") != strlen(v[c])) {
-		ret = bad(err, errlen, name, 2, "status '%.40s' is not a word", v[c]);
-		goto out;
-	}
-	strcpy(run->status, v[c]);
-	for (int k = 0; k < SWEEPCOLLECT_NVALS; k++) {
-		c = csvr_col(h, nh, sweepcollect_vals[k]);
-		if (c < 0)
-			continue;	/* an older client: left empty */
-		if (!numtext(v[c]) || strlen(v[c]) >= sizeof(run->val[k])) {
-			ret = bad(err, errlen, name, 2, "column %s: '%.40s' is not a number",
-				  sweepcollect_vals[k], v[c]);
-			goto out;
-		}
-		strcpy(run->val[k], v[c]);
-	}
-	/* issue 35: messages and bytes per request, where the client has them */
-	for (int k = 0; k < 2; k++) {
-		const char *name_k = k ? "bytes_per_req" : "msgs_per_req";
-		char *dst = k ? run->bytes : run->msgs;
-
-		c = csvr_col(h, nh, name_k);
-		if (c < 0)
-			continue;
-		if (!numtext(v[c]) || strlen(v[c]) >= sizeof(run->msgs)) {
-			ret = bad(err, errlen, name, 2, "column %s: '%.40s' is not a number",
-				  name_k, v[c]);
-			goto out;
-		}
-		strcpy(dst, v[c]);
-	}
-	c = csvr_col(h, nh, "behind_schedule");
-	if (c >= 0) {
-		if (v[c][0] && strcmp(v[c], "0") && strcmp(v[c], "1")) {
-			ret = bad(err, errlen, name, 2,
-				  "column behind_schedule: '%.40s' is not 0 or 1", v[c]);
-			goto out;
-		}
-		strcpy(run->behind, v[c]);
-	}
-	c = csvr_col(h, nh, "behind_reason");
-	if (c >= 0) {
-		/* sweep.csv is read naively: no quotes, no commas */
-		size_t o = 0;
-
-		for (const char *p = v[c]; *p && o + 1 < sizeof(run->why); p++)
-			if (*p != '"')
-				run->why[o++] = *p == ',' ? ';' : *p;
-		run->why[o] = '\0';
-	}
 	got = next_line(f, &line, &cap, name, 3, err, errlen);
 	if (got > 0 && line[strspn(line, "\r\n")])
 		ret = bad(err, errlen, name, 3, "more than one row");
