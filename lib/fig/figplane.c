@@ -201,6 +201,33 @@ static int by_src_cost(const void *a, const void *b, void *arg)
 	return (x->med[m] > y->med[m]) - (x->med[m] < y->med[m]);
 }
 
+/*
+ * A tier's C-states that follow the cstates list (no list of its own)
+ * say nothing more: not named, so "C-states off" is not said three times.
+ */
+static void same_as_cstates(const struct figcfg *c, size_t n, unsigned char *mask)
+{
+	static const char *const tier[] = {
+		"server_cstates", "client_cstates", "midtier_cstates",
+	};
+	int cs = -1;
+
+	for (int k = 0; k < FIGCFG_NPARAMS; k++)
+		if (!strcmp(sweepcsv_params[k], "cstates"))
+			cs = k;
+	for (size_t t = 0; t < sizeof(tier) / sizeof(tier[0]) && cs >= 0; t++)
+		for (int k = 0; k < FIGCFG_NPARAMS; k++) {
+			size_t i = 0;
+
+			if (strcmp(sweepcsv_params[k], tier[t]))
+				continue;
+			while (i < n && (!c[i].v[k][0] || !strcmp(c[i].v[k], c[i].v[cs])))
+				i++;
+			if (i == n)
+				mask[k] = 0;
+		}
+}
+
 /* P's label: the parameters that vary in its series, else its name */
 static void label_of(const struct figplane *fp, const struct figplane_pt *p,
 		     char *buf, size_t len)
@@ -216,6 +243,7 @@ static void label_of(const struct figplane *fp, const struct figplane_pt *p,
 			if (fp->p[i].src == p->src)
 				c[k++] = fp->p[i].cfg;
 		figcfg_varying(c, k, mask);
+		same_as_cstates(c, k, mask);
 		free(c);
 		if (!mask[FIGCFG_DIST] && !mask[FIGCFG_INTERVAL])
 			flags |= FIGCFG_W_NOGAP;
@@ -227,7 +255,7 @@ static void label_of(const struct figplane *fp, const struct figplane_pt *p,
 
 /* one row of DAT */
 static void write_row(const struct figplane *fp, const struct figplane_pt *p,
-		      int x, int odd, FILE *dat)
+		      int x, int odd, int num, FILE *dat)
 {
 	const int m[3] = { x, FIGPLANE_P50, FIGPLANE_P99 };
 	char lab[320];
@@ -243,7 +271,7 @@ static void write_row(const struct figplane *fp, const struct figplane_pt *p,
 	fprintf(dat, "%d %d ", p->front[0] == PARETO_FRONT, p->front[1] == PARETO_FRONT);
 	label_of(fp, p, lab, sizeof(lab));
 	figgp_label(dat, lab);
-	fprintf(dat, " %d\n", odd);
+	fprintf(dat, " %d %d\n", odd, num);
 }
 
 /* FRONT's two blocks of series S (ORD: the points by series and cost) */
@@ -281,6 +309,31 @@ static void write_vars(const struct figplane *fp, int x, double lo, double hi,
 	figgp_var_str(vars, "cilabel", fp->cilabel[0] ? fp->cilabel : "CI");
 }
 
+/* VARS: npts, plab[] (the label of each point by its number), pmax
+ * (the longest label's characters): the figure's numbered key */
+static void write_key(const struct figplane *fp, const size_t *ord, size_t nord,
+		      FILE *vars)
+{
+	char lab[320], num[340];
+	size_t k = 0, longest = 0;
+
+	figgp_var_num(vars, "npts", (double)nord);
+	figgp_array(vars, "plab", nord);
+	for (int s = 0; s < fp->nsrc; s++)
+		for (size_t i = 0; i < nord; i++) {
+			if (fp->p[ord[i]].src != s)
+				continue;
+			label_of(fp, &fp->p[ord[i]], lab, sizeof(lab));
+			snprintf(num, sizeof(num), "%zu %s%s", ++k, fp->nsrc > 1 ? fp->src[s] : "",
+				 fp->nsrc > 1 ? ": " : "");
+			snprintf(num + strlen(num), sizeof(num) - strlen(num), "%s", lab);
+			figgp_elem_str(vars, "plab", k, num);
+			if (figgp_chars(num) > longest)
+				longest = figgp_chars(num);
+		}
+	figgp_var_num(vars, "pmax", (double)longest);
+}
+
 int figplane_write(struct figplane *fp, FILE *dat, FILE *front, FILE *vars,
 		   size_t *nout)
 {
@@ -310,12 +363,12 @@ int figplane_write(struct figplane *fp, FILE *dat, FILE *front, FILE *vars,
 			fprintf(dat, "\n\n");
 		for (size_t i = 0; i < nord; i++)
 			if (fp->p[ord[i]].src == s) {
-				write_row(fp, &fp->p[ord[i]], x, k++ % 2, dat);
-				drawn++;
+				write_row(fp, &fp->p[ord[i]], x, k++ % 2, ++drawn, dat);
 			}
 		write_fronts(fp, ord, nord, s, x, front);
 	}
 	write_vars(fp, x, lo, hi, vars);
+	write_key(fp, ord, nord, vars);
 	free(ord);
 	return drawn;
 }

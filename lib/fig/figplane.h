@@ -53,12 +53,15 @@ int figplane_add_sweep(struct figplane *fp, const char *path, const char *name,
 /*
  * Figure 14. DAT: per series a block (blocks apart by two blank lines),
  * rows sorted by cost:
- *   COST LO HI  P50 LO HI  P99 LO HI  FRONT_P50 FRONT_P99 "LABEL" ODD
- * (ODD: 1 on every other row, whose label goes below its marker so that
- * neighbours' labels do not print over each other)
+ *   COST LO HI  P50 LO HI  P99 LO HI  FRONT_P50 FRONT_P99 "LABEL" ODD NUM
+ * (ODD: 1 on every other row, whose number goes below its marker so that
+ * neighbours' numbers do not print over each other; NUM: the point's
+ * number in the key, from 1 across the series)
  * FRONT: per series two blocks, its p50 front then its p99 front, rows
  * "COST LATENCY" sorted by cost (the front joined). VARS: nsrc, sname[],
- * xlabel, xlog (1: the costs span more than a factor 20), cilabel.
+ * xlabel, xlog (1: the costs span more than a factor 20), cilabel, and
+ * the key: npts, plab[NUM] ("NUM LABEL", the series named when several),
+ * pmax (the longest one's characters).
  * *NOUT: points left out without a cost. Returns the points drawn, or
  * -ENOMEM.
  */

@@ -569,15 +569,18 @@ START_TEST(figplane_front_and_labels)
 	/* by cost; off (the cheapest) and pq on both fronts, bp dearer and
 	 * slower than pq on both; labels: what varies */
 	ck_assert_str_eq(dt,
-		"30 28 32 100 90 110 1000 900 1100 1 1 \"blocking server, no pre-query\" 0\n"
-		"50 45 55 50 45 55 900 800 950 1 1 \"blocking server, lead 100 µs\" 1\n"
-		"600 500 700 60 50 70 2000 1500 2500 0 0 \"busy-polling server, no pre-query\" 0\n");
+		"30 28 32 100 90 110 1000 900 1100 1 1 \"blocking server, no pre-query\" 0 1\n"
+		"50 45 55 50 45 55 900 800 950 1 1 \"blocking server, lead 100 µs\" 1 2\n"
+		"600 500 700 60 50 70 2000 1500 2500 0 0 \"busy-polling server, no pre-query\" 0 3\n");
 	ck_assert_str_eq(ft, "30 100\n50 50\n\n\n30 1000\n50 900\n");
 	ck_assert_ptr_nonnull(strstr(vt, "nsrc = 1\n"));
 	ck_assert_ptr_nonnull(strstr(vt, "sname[1] = 'A'\n"));
 	/* 600 / 30 = 20: not more than 20, a linear axis */
 	ck_assert_ptr_nonnull(strstr(vt, "xlog = 0\n"));
 	ck_assert_ptr_nonnull(strstr(vt, "xlabel = 'server-side CPU time per request (µs)'\n"));
+	/* the numbered key */
+	ck_assert_ptr_nonnull(strstr(vt, "npts = 3\n"));
+	ck_assert_ptr_nonnull(strstr(vt, "plab[3] = '3 busy-polling server, no pre-query'\n"));
 	free(dt);
 	free(ft);
 	free(vt);
@@ -592,10 +595,27 @@ START_TEST(figplane_front_and_labels)
 	dt = mtext(&d);
 	free(mtext(&f));
 	vt = mtext(&v);
-	ck_assert_str_eq(dt, "7 6 8 100 90 110 1000 900 1100 1 1 \"no pre-query\" 0\n");
+	ck_assert_str_eq(dt, "7 6 8 100 90 110 1000 900 1100 1 1 \"no pre-query\" 0 1\n");
 	ck_assert_ptr_nonnull(strstr(vt, "xlabel = 'energy per request (µJ, RAPL)'\n"));
 	ck_assert_ptr_nonnull(strstr(vt, "xlog = 0\n"));
 	free(dt);
+	free(vt);
+	figplane_free(&fp);
+	/* the tiers' C-states that follow cstates are not said again */
+	put("e.csv", "point,dist,interval_us,prequery,cstates,server_cstates,client_cstates,n,"
+	    "p50_median_us,cost_cpu_per_req_median_us\n"
+	    "a,exp,1000,off,on,on,on,5,10,30\n"
+	    "b,exp,1000,off,off,off,off,5,9,31\n");
+	figplane_init(&fp);
+	ck_assert_int_eq(figplane_add_sweep(&fp, path_of("e.csv"), "E", err, sizeof(err)), 0);
+	mopen(&d);
+	mopen(&f);
+	mopen(&v);
+	ck_assert_int_eq(figplane_write(&fp, d.f, f.f, v.f, &nout), 2);
+	free(mtext(&d));
+	free(mtext(&f));
+	vt = mtext(&v);
+	ck_assert_ptr_nonnull(strstr(vt, "plab[2] = '2 C-states off, no pre-query'\n"));
 	free(vt);
 	figplane_free(&fp);
 	/* not a summary; a malformed number names the file and line */
