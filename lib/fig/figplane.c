@@ -50,17 +50,6 @@ static struct figplane_pt *new_point(struct figplane *fp)
 	return p;
 }
 
-/* Column NAME of row R as a number into *V (NAN when empty); -EINVAL */
-static int num(const struct csvtable *t, size_t r, const char *name, double *v,
-	       char *err, size_t errlen)
-{
-	int ret = csvtable_getnum(t, r, csvtable_col(t, name), v, err, errlen);
-
-	if (ret <= 0)
-		*v = NAN;
-	return ret < 0 ? ret : 0;
-}
-
 /* Row R's medians and CIs into P */
 static int read_values(const struct csvtable *t, size_t r, struct figplane_pt *p,
 		       char *err, size_t errlen)
@@ -75,7 +64,7 @@ static int read_values(const struct csvtable *t, size_t r, struct figplane_pt *p
 		for (int k = 0; k < 3 && !ret; k++) {
 			snprintf(c, sizeof(c), "%s_%s_%s", col_metric[m], what[k],
 				 col_unit[m]);
-			ret = num(t, r, c, dst[k], err, errlen);
+			ret = csvtable_getnum_nan(t, r, c, dst[k], err, errlen);
 		}
 	}
 	return ret;
@@ -118,7 +107,7 @@ int figplane_add_sweep(struct figplane *fp, const char *path, const char *name,
 		struct figplane_pt *p;
 		double n;
 
-		ret = num(&t, r, "n", &n, err, errlen);
+		ret = csvtable_getnum_nan(&t, r, "n", &n, err, errlen);
 		if (ret || !(n > 0))	/* nothing in its medians: nothing to draw */
 			continue;
 		p = new_point(fp);

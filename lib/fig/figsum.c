@@ -78,16 +78,6 @@ static struct figsum_point *new_point(struct figsum *s)
 	return p;
 }
 
-static int num(const struct csvtable *t, size_t r, const char *name, double *v,
-	       char *err, size_t errlen)
-{
-	int ret = csvtable_getnum(t, r, csvtable_col(t, name), v, err, errlen);
-
-	if (ret <= 0)
-		*v = NAN;
-	return ret < 0 ? ret : 0;
-}
-
 /*
  * Row R's paired effect into P (n = 0 without one). Only against the
  * baseline figure 2 pairs with (pre-query off, delay off with three
@@ -103,17 +93,17 @@ static int read_paired(const struct csvtable *t, size_t r, struct figsum_paired 
 	memset(p, 0, sizeof(*p));
 	if (strcmp(bl, "prequery=off") && strcmp(bl, "delay=off"))
 		return 0;
-	ret = num(t, r, "paired_n", &p->n, err, errlen);
-	ret = ret ? ret : num(t, r, "paired_ci_coverage", &p->coverage, err, errlen);
+	ret = csvtable_getnum_nan(t, r, "paired_n", &p->n, err, errlen);
+	ret = ret ? ret : csvtable_getnum_nan(t, r, "paired_ci_coverage", &p->coverage, err, errlen);
 	for (int m = FIGSUM_AVG; m <= FIGSUM_P99 && !ret; m++) {
 		char c[64];
 
 		snprintf(c, sizeof(c), "paired_speedup_%s", sweep_metric[m]);
-		ret = num(t, r, c, &p->med[m], err, errlen);
+		ret = csvtable_getnum_nan(t, r, c, &p->med[m], err, errlen);
 		snprintf(c, sizeof(c), "paired_speedup_%s_lo", sweep_metric[m]);
-		ret = ret ? ret : num(t, r, c, &p->lo[m], err, errlen);
+		ret = ret ? ret : csvtable_getnum_nan(t, r, c, &p->lo[m], err, errlen);
 		snprintf(c, sizeof(c), "paired_speedup_%s_hi", sweep_metric[m]);
-		ret = ret ? ret : num(t, r, c, &p->hi[m], err, errlen);
+		ret = ret ? ret : csvtable_getnum_nan(t, r, c, &p->hi[m], err, errlen);
 		snprintf(c, sizeof(c), "paired_verdict_%s", sweep_metric[m]);
 		p->verdict[m] = stats_verdict_parse(csvtable_get(t, r, csvtable_col(t, c)));
 	}
@@ -143,14 +133,14 @@ int figsum_add_sweep(struct figsum *s, const char *path, int side, char *err,
 		double n;
 		char c[80];
 
-		ret = num(&t, r, "n", &n, err, errlen);
+		ret = csvtable_getnum_nan(&t, r, "n", &n, err, errlen);
 		if (ret)
 			goto out;
 		/* a point without a run in its medians has nothing to draw */
 		if (n == 0) {
 			double nb = 0;
 
-			ret = num(&t, r, "n_behind", &nb, err, errlen);
+			ret = csvtable_getnum_nan(&t, r, "n_behind", &nb, err, errlen);
 			if (ret)
 				goto out;
 			s->behind_points += nb > 0;
@@ -175,15 +165,15 @@ int figsum_add_sweep(struct figsum *s, const char *path, int side, char *err,
 		p->side = side;
 		p->src = s->nsrc;
 		p->n = n;
-		ret = num(&t, r, "n_behind", &p->n_behind, err, errlen);
+		ret = csvtable_getnum_nan(&t, r, "n_behind", &p->n_behind, err, errlen);
 		ret = ret ? ret : read_paired(&t, r, &p->paired, err, errlen);
 		for (int m = 0; m < FIGSUM_NM && !ret; m++) {
 			snprintf(c, sizeof(c), "%s_median_%s", sweep_metric[m], sweep_unit[m]);
-			ret = num(&t, r, c, &p->med[m], err, errlen);
+			ret = csvtable_getnum_nan(&t, r, c, &p->med[m], err, errlen);
 			snprintf(c, sizeof(c), "%s_ci_lo_%s", sweep_metric[m], sweep_unit[m]);
-			ret = ret ? ret : num(&t, r, c, &p->lo[m], err, errlen);
+			ret = ret ? ret : csvtable_getnum_nan(&t, r, c, &p->lo[m], err, errlen);
 			snprintf(c, sizeof(c), "%s_ci_hi_%s", sweep_metric[m], sweep_unit[m]);
-			ret = ret ? ret : num(&t, r, c, &p->hi[m], err, errlen);
+			ret = ret ? ret : csvtable_getnum_nan(&t, r, c, &p->hi[m], err, errlen);
 		}
 		if (ret)
 			goto out;
@@ -249,7 +239,7 @@ int figsum_add_run(struct figsum *s, const char *path, int side,
 	/* kept all the same: marked as a sweep's point is */
 	p->n_behind = behind;
 	for (int m = 0; m < FIGSUM_NM && !ret; m++) {
-		ret = num(&t, 0, run_col[m], &p->med[m], err, errlen);
+		ret = csvtable_getnum_nan(&t, 0, run_col[m], &p->med[m], err, errlen);
 		p->lo[m] = p->hi[m] = p->med[m];
 	}
 	if (ret)

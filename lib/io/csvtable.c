@@ -239,3 +239,13 @@ int csvtable_getnum(const struct csvtable *t, size_t r, int c, double *out,
 	}
 	return 1;
 }
+
+int csvtable_getnum_nan(const struct csvtable *t, size_t r, const char *name,
+			double *out, char *err, size_t errlen)
+{
+	int ret = csvtable_getnum(t, r, csvtable_col(t, name), out, err, errlen);
+
+	if (ret <= 0)
+		*out = NAN;
+	return ret < 0 ? ret : 0;
+}

@@ -51,5 +51,11 @@ int csvtable_num(const char *s, double *out);
  */
 int csvtable_getnum(const struct csvtable *t, size_t r, int c, double *out,
 		    char *err, size_t errlen);
+/*
+ * Column NAME of row R as a number, NAN when the field is empty or the
+ * column absent: 0, or -EINVAL as csvtable_getnum says it.
+ */
+int csvtable_getnum_nan(const struct csvtable *t, size_t r, const char *name,
+			double *out, char *err, size_t errlen);
 
 #endif
