@@ -36,6 +36,7 @@
 #include "spool.h"
 #include "stage.h"
 #include "sysfs.h"
+#include "topology.h"
 #include "timeline.h"
 #include "tracefile.h"
 #include "wake.h"
@@ -136,11 +137,13 @@ static int parse_states(const char *arg, void *dest)
 static const struct cli_opt wake_options[] = {
 	{ .name = "cpu", .short_name = 'c', .kind = CLI_CPU, .arg = "N",
 	  .help = "the measured CPU: the sleeper runs there\n"
-		  "(default the last CPU)",
+		  "(default the sweep's server CPU: placed by\n"
+		  "topology, CPU 0 on a small host)",
 	  .off = AT(cpu), .seen = AT(cpu_seen) },
 	{ .name = "sender-cpu", .kind = CLI_CPU, .arg = "N",
 	  .help = "the CPU of the ipi and packet sender\n"
-		  "(default the CPU below --cpu, or 1 for CPU 0)",
+		  "(default the sweep's client CPU: off the\n"
+		  "measured CPU's core, on its package)",
 	  .off = AT(sender_cpu), .seen = AT(sender_seen) },
 	{ .name = "source", .short_name = 's', .kind = CLI_CUSTOM,
 	  .arg = "timer|ipi|packet",
@@ -803,10 +806,19 @@ static int parse_args(struct session *s, int argc, char **argv)
 		opt_usage(PROG, "--trace needs --out DIR (the trace goes to DIR/trace)");
 	if (o->trace && geteuid())
 		opt_usage(PROG, "--trace records in a tracefs instance: it needs root");
-	if (!o->cpu_seen)
-		o->cpu = s->ncpu - 1;
-	if (!o->sender_seen)
-		o->sender_cpu = o->cpu > 0 ? o->cpu - 1 : 1;
+	/* the sweep's server and client CPUs (lib/sys/topology): the
+	 * measured CPU is a server's, and on some VMs the last CPU's idle
+	 * loop emits no power:cpu_idle and no switch from idle to trace */
+	if (!o->cpu_seen || !o->sender_seen) {
+		int cpu = o->cpu_seen ? o->cpu : -1;
+		int sender = o->sender_seen ? o->sender_cpu : -1;
+		char err[256];
+
+		if (topology_pick(s->ncpu, 0, &cpu, &sender, err, sizeof(err)))
+			opt_die(PROG, "%s", err);
+		o->cpu = cpu;
+		o->sender_cpu = sender;
+	}
 	if ((o->sources & ~(1u << WAKE_SRC_TIMER))) {
 		if (o->sender_cpu == o->cpu)
 			opt_usage(PROG, "--sender-cpu %d is the measured CPU: ipi and packet wakes come from another CPU",
