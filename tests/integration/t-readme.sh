@@ -28,9 +28,11 @@
 #   a document, by free ports; sweeps get a free --server-port.
 # - Scaled down so that the whole test takes a couple of minutes (the
 #   command actually run is printed): a client's --requests is capped at
-#   WB_README_REQUESTS (200) and its --duration at WB_README_DURATION (2)
-#   seconds; a sweep runs WB_README_SWEEP_REPS (1)
-#   repetitions of WB_README_SWEEP_REQUESTS (50) requests a run.
+#   WB_README_REQUESTS (100) and its --duration at WB_README_DURATION (1)
+#   seconds, a wake's --count at the same cap (given to one that has
+#   neither --count nor --duration) and its --duration likewise; a sweep
+#   runs WB_README_SWEEP_REPS (1)
+#   repetitions of WB_README_SWEEP_REQUESTS (30) requests a run.
 # - Needs root: trace record/timeline/attribute/export and trace-cmd
 #   report (of the export) (and tracefs with
 #   power:cpu_idle), cstate disable/enable/limit/hold/restore, network
@@ -63,10 +65,10 @@
 . "$(dirname "$0")/lib.sh"
 
 TIMEOUT=${WB_README_TIMEOUT:-90}
-MAXREQ=${WB_README_REQUESTS:-200}
-MAXDUR=${WB_README_DURATION:-2}
+MAXREQ=${WB_README_REQUESTS:-100}
+MAXDUR=${WB_README_DURATION:-1}
 SWREPS=${WB_README_SWEEP_REPS:-1}
-SWREQ=${WB_README_SWEEP_REQUESTS:-50}
+SWREQ=${WB_README_SWEEP_REQUESTS:-30}
 DEMOPAIRS=${WB_README_DEMO_PAIRS:-6}
 DEMOREQ=${WB_README_DEMO_REQUESTS:-50}
 ROOT=0; [ "$(id -u)" = 0 ] && ROOT=1
@@ -186,6 +188,13 @@ rewrite() {	# FILE: prints the rewritten command
 		# and --duration
 		s{(wakebench client\b(?:[^\n;&|]|\\\n)*?--duration )(\d+)}{
 			$1 . ($2 > $ENV{MAXDUR} ? $ENV{MAXDUR} : $2) }ge;
+		# wake: --count capped like the requests (its default is 1000),
+		# --duration like a client
+		s{(wakebench wake\b(?:[^\n;&|]|\\\n)*?--count )(\d+)}{
+			$1 . ($2 > $ENV{MAXREQ} ? $ENV{MAXREQ} : $2) }ge;
+		s{(wakebench wake\b(?:[^\n;&|]|\\\n)*?--duration )(\d+)}{
+			$1 . ($2 > $ENV{MAXDUR} ? $ENV{MAXDUR} : $2) }ge;
+		s{(wakebench wake\b)(?!(?:[^\n;&|]|\\\n)*?--(?:count|duration)\b)}{$1 --count $ENV{MAXREQ}}g;
 		# sweeps: repetitions and requests scaled, a free server port
 		s{(wakebench sweep\b(?:\\\n|[^\n#])*)}{
 			my $c = $1;
