@@ -266,7 +266,8 @@ struct obuf {
 
 static void put(struct obuf *b, const void *data, size_t len)
 {
-	if (b->oom)
+	/* nothing to add (an empty section, whose data may be NULL) */
+	if (b->oom || !len)
 		return;
 	if (b->len + len > b->cap) {
 		size_t cap = b->cap ? b->cap : 65536;
