@@ -911,7 +911,7 @@ int verb_sweep_ready(int nargs, char **args, void *opts)
 	struct sweepspec s;
 	uint64_t pid;
 	size_t len = 0;
-	int kv = !strcmp(kind, "kv"), trace = !strcmp(kind, "trace");
+	int kv = !strcmp(kind, "kv"), trace = !strcmp(kind, "trace"), ret = 1;
 
 	(void)nargs;
 	(void)opts;
@@ -927,18 +927,24 @@ int verb_sweep_ready(int nargs, char **args, void *opts)
 		argv = prefixed(&pre, ss);
 	}
 	for (int t = 0; t < 500; t++) {
-		if (trace && contains(ready, want))
-			return 0;
+		if (trace && contains(ready, want)) {
+			ret = 0;
+			goto out;
+		}
 		if (kill((pid_t)pid, 0))
 			break;
 		if (!trace && (kv ? (output(argv, 0, text, sizeof(text)), *text != '\0') :
-				    holds(ready, want) && !kill((pid_t)pid, 0)))
-			return 0;
+				    holds(ready, want) && !kill((pid_t)pid, 0))) {
+			ret = 0;
+			goto out;
+		}
 		usleep(20000);
 	}
 	/* a recording that has not said so in 10 s is used as it is */
-	if (trace)
-		return kill((pid_t)pid, 0) ? 1 : 0;
+	if (trace) {
+		ret = kill((pid_t)pid, 0) ? 1 : 0;
+		goto out;
+	}
 	if (internal_slurp(args[8], &err, &len, 1 << 20))
 		len = 0;
 	while (len && err[len - 1] == '\n')
@@ -952,7 +958,12 @@ int verb_sweep_ready(int nargs, char **args, void *opts)
 			kv ? " (" : "", kv ? want : "", kv ? ")" : "", args[6], args[7],
 			(int)(len - b), err ? err + b : "");
 	}
-	return 1;
+out:
+	free(err);
+	free(argv);
+	words_free(&pre);
+	sweepspec_free(&s);
+	return ret;
 }
 
 /*
