@@ -18,7 +18,10 @@ const char *const sweepcmd_kinds[SWEEPCMD_NKINDS] = {
 	[SWEEPCMD_CLIENT] = "client", [SWEEPCMD_AGENT] = "agent",
 };
 
-/* Appends one word, formatted; -ENOMEM. */
+/*
+ * Appends one word, formatted; -ENOMEM. The list stays NULL-terminated
+ * (w[n] == NULL), so it can be handed to execvp as it is.
+ */
 static int __attribute__((format(printf, 2, 3)))
 add(struct sweepcmd_words *w, const char *fmt, ...)
 {
@@ -26,7 +29,7 @@ add(struct sweepcmd_words *w, const char *fmt, ...)
 	char *s;
 	int n;
 
-	if (w->n == w->cap) {
+	if (w->n + 1 >= w->cap) {
 		size_t cap = w->cap ? 2 * w->cap : 32;
 		char **nw = realloc(w->w, cap * sizeof(*nw));
 
@@ -41,6 +44,7 @@ add(struct sweepcmd_words *w, const char *fmt, ...)
 	if (n < 0)
 		return -ENOMEM;
 	w->w[w->n++] = s;
+	w->w[w->n] = NULL;
 	return 0;
 }
 

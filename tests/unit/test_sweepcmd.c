@@ -324,6 +324,9 @@ START_TEST(write_read)
 		ck_assert_int_eq(d.step[i].kind, c.step[i].kind);
 		ck_assert_str_eq(d.step[i].pattern, c.step[i].pattern);
 		ck_assert_str_eq(joined(&d.step[i].argv), joined(&c.step[i].argv));
+		/* run-agents hands the list to execvp as it is */
+		if (d.step[i].argv.n)
+			ck_assert_ptr_null(d.step[i].argv.w[d.step[i].argv.n]);
 	}
 	sweepcmd_free(&d);
 	/* a truncated list is refused, not half-read */
@@ -353,6 +356,7 @@ START_TEST(missing_value)
 	ck_assert_str_eq(err, "plan line for dist-exp_int-1000_pq-off_wu-0_cs-on_svc-0 has no tiers");
 	ck_assert_int_eq(sweepcmd_split("  ssh\t-p 22  host ", &w), 0);
 	ck_assert_str_eq(joined(&w), "ssh -p 22 host");
+	ck_assert_ptr_null(w.w[w.n]);
 	for (size_t i = 0; i < w.n; i++)
 		free(w.w[i]);
 	free(w.w);
