@@ -313,27 +313,43 @@ static void wakeup_fields(uint8_t *p, uint32_t pid, const char *comm, int32_t pr
 	put4(p + 32, target_cpu);
 }
 
+/*
+ * Reserves event ID with FIXED bytes after the common header, then E's
+ * string as a __data_loc field at the end: the loc word (the string's
+ * length, its NUL counted, in the high half; its offset in the event in
+ * the low one) goes at LOC. WHAT names the string in an error.
+ */
+static uint8_t *reserve_data_loc(struct tracewrite *w, const struct tl_event *e,
+				 int32_t pid, int id, size_t fixed, size_t loc,
+				 const char *what, int *ret)
+{
+	const char *s = e->str ? e->str : "";
+	size_t slen = strlen(s) + 1, at = COMMON + fixed;
+	uint8_t *p;
+
+	if (slen > 0xffff) {
+		*ret = fail(w, -EMSGSIZE, "cpu %u: %s of %zu bytes", e->cpu, what, slen - 1);
+		return NULL;
+	}
+	p = reserve(w, e->cpu, e->ts, at + slen, ret);
+	if (!p)
+		return NULL;
+	common(p, id, pid);
+	put4(p + loc, (uint32_t)(slen << 16) | (uint32_t)at);
+	memcpy(p + at, s, slen);
+	return p;
+}
+
 /* irq:irq_handler_entry: the IRQ and its name (__data_loc) */
 static int ev_irq_entry(struct tracewrite *w, const struct tl_event *e, int32_t pid)
 {
-	const char *s = e->str ? e->str : "";
-	size_t slen;
 	uint8_t *p;
 	int ret;
 
-	/* __data_loc: the string's length (its NUL counted) in the
-	 * high half, its offset in the event in the low one */
-	slen = strlen(s) + 1;
-	if (slen > 0xffff)
-		return fail(w, -EMSGSIZE, "cpu %u: an IRQ name of %zu bytes", e->cpu,
-			    slen - 1);
-	p = reserve(w, e->cpu, e->ts, COMMON + 8 + slen, &ret);
+	p = reserve_data_loc(w, e, pid, ID_IRQ_ENTRY, 8, 12, "an IRQ name", &ret);
 	if (!p)
 		return ret;
-	common(p, ID_IRQ_ENTRY, pid);
 	put4(p + 8, e->arg);
-	put4(p + 12, (uint32_t)(slen << 16) | (COMMON + 8));
-	memcpy(p + 16, s, slen);
 	return 0;
 }
 
@@ -424,24 +440,16 @@ static int ev_idle_miss(struct tracewrite *w, const struct tl_event *e, int32_t 
 /* net:netif_receive_skb: the length and the device (__data_loc) */
 static int ev_netrx(struct tracewrite *w, const struct tl_event *e, int32_t pid)
 {
-	const char *s = e->str ? e->str : "";
-	size_t slen;
 	uint8_t *p;
 	int ret;
 
 	/* void *skbaddr, len (arg), __data_loc name (str: device) */
-	slen = strlen(s) + 1;
-	if (slen > 0xffff)
-		return fail(w, -EMSGSIZE, "cpu %u: a device name of %zu bytes", e->cpu,
-			    slen - 1);
-	p = reserve(w, e->cpu, e->ts, COMMON + LONG + 8 + slen, &ret);
+	p = reserve_data_loc(w, e, pid, ID_NETRX, LONG + 8, COMMON + LONG + 4,
+			     "a device name", &ret);
 	if (!p)
 		return ret;
-	common(p, ID_NETRX, pid);
 	memset(p + COMMON, 0, LONG);
 	put4(p + COMMON + LONG, e->arg);
-	put4(p + COMMON + LONG + 4, (uint32_t)(slen << 16) | (COMMON + LONG + 8));
-	memcpy(p + COMMON + LONG + 8, s, slen);
 	return 0;
 }
 
