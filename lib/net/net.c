@@ -60,6 +60,21 @@ int net_busy_poll(int fd, unsigned int us)
 	return got == v ? 0 : -EIO;
 }
 
+/*
+ * Resolves HOST:PORT into *SS and opens a non-blocking socket of its
+ * family: the fd, -EADDRNOTAVAIL or -errno.
+ */
+static int resolved_socket(enum net_proto proto, const char *host, uint16_t port,
+			   struct sockaddr_storage *ss, socklen_t *len)
+{
+	int fd;
+
+	if (opt_resolve(host, port, net_socktype(proto), ss, len))
+		return -EADDRNOTAVAIL;
+	fd = socket(ss->ss_family, net_socktype(proto) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	return fd < 0 ? -errno : fd;
+}
+
 int net_listen(enum net_proto proto, const char *host, uint16_t port,
 	       int backlog, uint16_t *bound)
 {
@@ -67,12 +82,9 @@ int net_listen(enum net_proto proto, const char *host, uint16_t port,
 	socklen_t len;
 	int fd, one = 1, err;
 
-	if (opt_resolve(host, port, net_socktype(proto), &ss, &len))
-		return -EADDRNOTAVAIL;
-	fd = socket(ss.ss_family, net_socktype(proto) | SOCK_NONBLOCK |
-		    SOCK_CLOEXEC, 0);
+	fd = resolved_socket(proto, host, port, &ss, &len);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, len))
 		goto fail;
@@ -98,12 +110,9 @@ static int connect_start(enum net_proto proto, const char *host,
 	socklen_t len;
 	int fd, one = 1, err;
 
-	if (opt_resolve(host, port, net_socktype(proto), &ss, &len))
-		return -EADDRNOTAVAIL;
-	fd = socket(ss.ss_family, net_socktype(proto) | SOCK_NONBLOCK |
-		    SOCK_CLOEXEC, 0);
+	fd = resolved_socket(proto, host, port, &ss, &len);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (proto == NET_TCP)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	*done = 1;
