@@ -61,6 +61,39 @@ START_TEST(counters_on_fake_sysfs)
 }
 END_TEST
 
+/* After a wake only what moved is read: every usage, and time, above and
+ * below of the state entered (issue 34: 4n reads a datapoint limited the
+ * rate at short launch distances); the result is a full read's. */
+START_TEST(counters_update_reads_what_moved)
+{
+	struct wake_cpuidle ci;
+	struct wake_counters c = { 0 }, full = { 0 };
+	char err[256];
+
+	fake_sysfs_create(2, 3);
+	ck_assert_int_eq(wake_cpuidle_open(&ci, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(wake_cpuidle_read(&ci, &c), 0);
+	ck_assert_uint_eq(c.reads, 12);
+	/* the sleeper never idled: the usage counters only */
+	ck_assert_int_eq(wake_cpuidle_update(&ci, &c), 0);
+	ck_assert_uint_eq(c.reads, 15);
+	/* one idle period in C6, 250 us */
+	fake_sysfs_set(1, 2, "usage", "11");
+	fake_sysfs_set(1, 2, "time", "350");
+	ck_assert_int_eq(wake_cpuidle_update(&ci, &c), 0);
+	ck_assert_uint_eq(c.reads, 15 + 3 + 3);
+	ck_assert_uint_eq(c.usage[2], 11);
+	ck_assert_uint_eq(c.time_us[2], 350);
+	ck_assert_int_eq(wake_cpuidle_read(&ci, &full), 0);
+	ck_assert_mem_eq(c.usage, full.usage, sizeof(full.usage));
+	ck_assert_mem_eq(c.time_us, full.time_us, sizeof(full.time_us));
+	ck_assert_mem_eq(c.above, full.above, sizeof(full.above));
+	ck_assert_mem_eq(c.below, full.below, sizeof(full.below));
+	wake_cpuidle_close(&ci);
+	fake_sysfs_destroy();
+}
+END_TEST
+
 START_TEST(no_cpuidle_states)
 {
 	struct wake_cpuidle ci;
@@ -363,6 +396,7 @@ Suite *wake_suite(void)
 	tcase_add_test(tc, attribute_from_usage);
 	tcase_add_test(tc, counters_on_fake_sysfs);
 	tcase_add_test(tc, no_cpuidle_states);
+	tcase_add_test(tc, counters_update_reads_what_moved);
 	tcase_add_test(tc, parse_lists);
 	tcase_add_test(tc, summary_groups);
 	tcase_add_test(tc, stats_and_cost);
