@@ -62,5 +62,8 @@ int verb_sweep_ports(int nargs, char **args, void *opts);
 int verb_sweep_ready(int nargs, char **args, void *opts);
 int verb_sweep_plan(int nargs, char **args, void *opts);
 int verb_sweep_exec(int nargs, char **args, void *opts);
+/* search.c: sweep --search */
+int verb_sweep_search(int nargs, char **args, void *opts);
+int verb_sweep_search_report(int nargs, char **args, void *opts);
 
 #endif

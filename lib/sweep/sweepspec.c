@@ -19,6 +19,7 @@
 #include "idlestate.h"
 #include "net.h"
 #include "proto.h"
+#include "sweepsearch.h"
 #include "sweepspec.h"
 #include "topology.h"
 
@@ -178,6 +179,31 @@ static int isgov(const char *w, int ncpus)
 				   strspn(w, "abcdefghijklmnopqrstuvwxyz0123456789_") == n);
 }
 
+/* sweep --search's target, range and tolerance (lib/sweepsearch) */
+static int issearch(const char *w, int ncpus)
+{
+	struct sweepsearch_target t;
+
+	(void)ncpus;
+	return !sweepsearch_parse(w, &t, NULL, 0);
+}
+
+static int isrange(const char *w, int ncpus)
+{
+	double lo, hi;
+
+	(void)ncpus;
+	return !sweepsearch_range(w, &lo, &hi, NULL, 0);
+}
+
+static int istol(const char *w, int ncpus)
+{
+	double pct;
+
+	(void)ncpus;
+	return !sweepsearch_tol(w, &pct, NULL, 0);
+}
+
 static int isleaves(const char *w, int ncpus)
 {
 	return ispos(w, ncpus) && atol(w) <= KVKEY_BACKENDS_MAX;
@@ -308,6 +334,11 @@ static const struct keydef keys[SK_NKEYS] = {
 	[SK_ORDER] = { "order", K_ONE, "shuffle", isorder, "shuffle or pairs" },
 	[SK_PLACEMENT] = { "placement", K_ONE, "socket", isplacement,
 			   "socket or cross-socket" },
+	[SK_SEARCH] = { "search", K_OPTONE, "", issearch, SWEEPSEARCH_HINT },
+	[SK_SEARCH_RANGE] = { "search-range", K_OPTONE, "", isrange,
+			      "LO,HI requests per second, 0 < LO < HI" },
+	[SK_SEARCH_TOL] = { "search-tol", K_ONE, SWEEPSEARCH_TOL_DEF, istol,
+			    "a tolerance in percent of the rate, 0.1 to 50" },
 };
 
 /*
@@ -846,7 +877,8 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 			   s->val[SK_REQUESTS], sweepspec_agents(s));
 		return -EINVAL;
 	}
-	return check_cstates(s, err, errlen);
+	ret = check_cstates(s, err, errlen);
+	return ret ? ret : sweepsearch_resolve(s, err, errlen);
 }
 
 /* whether A and B have the same words */

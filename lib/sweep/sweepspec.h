@@ -47,6 +47,8 @@ enum sweepspec_key {
 	SK_ORDER,
 	/* where the default CPUs go on a big host (issue 33): one value */
 	SK_PLACEMENT,
+	/* sweep --search (issue 36, lib/sweepsearch): one value each */
+	SK_SEARCH, SK_SEARCH_RANGE, SK_SEARCH_TOL,
 #define SWEEPSPEC_KEY_(id, ...) SK_##id,
 	SWEEPDIM_ADDED(SWEEPSPEC_KEY_)
 #undef SWEEPSPEC_KEY_

@@ -27,6 +27,7 @@ int main(void)
 		datfile_suite,
 		rateprof_suite,
 		hdrlog_suite,
+		sweepsearch_suite,
 	};
 	SRunner *sr;
 	int failed;

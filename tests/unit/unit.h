@@ -57,5 +57,6 @@ Suite *proccpu_suite(void);
 Suite *datfile_suite(void);
 Suite *rateprof_suite(void);
 Suite *hdrlog_suite(void);
+Suite *sweepsearch_suite(void);
 
 #endif
