@@ -84,6 +84,8 @@ static const struct cli_cmd cstate_cmd = {
 "       wakebench cstate hold --max-latency-us N [--cpus LIST | --system] [--force]\n"
 "                             [-- COMMAND...]\n"
 "       wakebench cstate governor [NAME] [--force] [--persist] [-- COMMAND...]\n"
+"       wakebench cstate haltpoll [NS] [--force] [--persist] [-- COMMAND...]\n"
+"       wakebench cstate busy-poll [US] [--force] [--persist] [-- COMMAND...]\n"
 "       wakebench cstate restore [STATEFILE...]",
 	.about =
 "STATE is an index (2) or the kernel's name ('haltpoll idle', C1E;\n"
@@ -99,8 +101,13 @@ static const struct cli_cmd cstate_cmd = {
 "A setting another live session holds at another value is refused unless\n"
 "--force. 'restore' with no file undoes every state file left by a dead\n"
 "process. governor shows the available and current cpuidle governors, or\n"
-"sets NAME (one of them) the same way. disable, enable, limit, hold and\n"
-"governor NAME change the machine: on the real /sys they need root.\n"
+"sets NAME (one of them) the same way. haltpoll shows or sets the guest\n"
+"haltpoll driver's poll window (module/haltpoll/parameters/\n"
+"guest_halt_poll_ns), busy-poll the sysctls net.core.busy_read and\n"
+"busy_poll (socket busy polling in us; /proc/sys or $WAKEBENCH_PROCSYS),\n"
+"each held and restored the same way. disable, enable, limit, hold and\n"
+"governor NAME, haltpoll NS, busy-poll US change the machine: on the\n"
+"real /sys (/proc/sys) they need root.\n"
 "hold --latency-us is the old spelling of --max-latency-us.\n",
 	.footer =
 "Exit status: COMMAND's, or 0; 1 on runtime errors; 2 on usage errors.\n",
@@ -657,6 +664,110 @@ static int run_governor(struct cmd_opts *o, char *cmdline)
 	return hold_and_restore(s, o);
 }
 
+/*
+ * haltpoll [NS], busy-poll [US]: one machine-wide number, shown, or set
+ * for the session (held, restored on exit and by 'restore').
+ */
+struct number_setting {
+	const char *verb, *what, *unit;
+	uint64_t max;
+	int (*read)(char *buf, size_t len);
+	int (*set)(struct cstate_session *s, uint64_t v);
+	int (*real)(void);	/* whether it is the real machine's */
+	void (*check)(void);	/* warns or dies before a change */
+};
+
+static int run_number(struct cmd_opts *o, char *cmdline,
+		      const struct number_setting *ns)
+{
+	char cur[64], what[160];
+	struct cstate_session *s;
+	uint64_t v;
+	int ret;
+
+	if (o->nstates > 1)
+		opt_usage(PROG, "%s takes one number", ns->verb);
+	if (o->cpus || o->system || o->have_latency)
+		opt_usage(PROG, "%s is machine-wide: no --cpus, --system or --max-latency-us",
+			  ns->verb);
+	ret = ns->read(cur, sizeof(cur));
+	if (!o->nstates) {
+		if (o->cmd || o->persist)
+			opt_usage(PROG, "%s: a COMMAND or --persist needs a value", ns->verb);
+		if (ret < 0)
+			opt_die(PROG, "%s: %s", ns->what, strerror(-ret));
+		printf("%s: %s %s\n", ns->what, cur, ns->unit);
+		return 0;
+	}
+	if (opt_u64(o->states[0], 0, ns->max, &v))
+		opt_usage(PROG, "%s: '%s' is not a whole number of %s up to %llu",
+			  ns->verb, o->states[0], ns->unit, (unsigned long long)ns->max);
+	if (ret < 0)
+		opt_die(PROG, "cannot read %s: %s; nothing changed", ns->what, strerror(-ret));
+	if (geteuid() != 0 && ns->real())
+		opt_die(PROG, "%s changes the machine's settings: needs root", ns->verb);
+	ns->check();
+	s = begin(o, cmdline);
+	ret = ns->set(s, v);
+	if (ret) {
+		snprintf(what, sizeof(what), "set %s to %s", ns->what, o->states[0]);
+		die_change(s, what, ret);
+	}
+	return hold_and_restore(s, o);
+}
+
+static int read_haltpoll(char *buf, size_t len)
+{
+	return sysfs_read(buf, len, CSTATE_HALTPOLL_FILE);
+}
+
+/* The window acts only under the haltpoll cpuidle driver: said, not refused. */
+static void check_haltpoll(void)
+{
+	char drv[64];
+
+	idlestate_driver(drv, sizeof(drv));
+	if (strcmp(drv, "haltpoll"))
+		fprintf(stderr, "%s: warning: the cpuidle driver is %s, not haltpoll: guest_halt_poll_ns is set but nothing reads it\n",
+			PROG, drv);
+}
+
+static int read_busy_poll(char *buf, size_t len)
+{
+	char a[32], b[32];
+	int ret = procsys_read(a, sizeof(a), "net/core/busy_read");
+
+	if (ret >= 0)
+		ret = procsys_read(b, sizeof(b), "net/core/busy_poll");
+	if (ret >= 0)
+		snprintf(buf, len, "%s (busy_read), %s (busy_poll)", a, b);
+	return ret;
+}
+
+static void check_nothing(void)
+{
+}
+
+static int run_haltpoll(struct cmd_opts *o, char *cmdline)
+{
+	static const struct number_setting hp = {
+		"haltpoll", "guest_halt_poll_ns", "ns", UINT32_MAX, read_haltpoll,
+		cstate_set_haltpoll_ns, sysfs_is_real, check_haltpoll,
+	};
+
+	return run_number(o, cmdline, &hp);
+}
+
+static int run_busy_poll(struct cmd_opts *o, char *cmdline)
+{
+	static const struct number_setting bp = {
+		"busy-poll", "net.core.busy_read and busy_poll", "us", INT32_MAX,
+		read_busy_poll, cstate_set_busy_poll, procsys_is_real, check_nothing,
+	};
+
+	return run_number(o, cmdline, &bp);
+}
+
 static int run_list(struct cmd_opts *o, char *cmdline)
 {
 	(void)cmdline;
@@ -697,6 +808,8 @@ static const struct cstate_verb {
 	{ "hold", run_hold, 1 },
 	{ "restore", run_restore, 0 },	/* fails where it has work and no right */
 	{ "governor", run_governor, 0 },	/* checks root itself: NAME only */
+	{ "haltpoll", run_haltpoll, 0 },	/* the same */
+	{ "busy-poll", run_busy_poll, 0 },
 };
 
 int main(int argc, char **argv)

@@ -27,8 +27,16 @@
 #define GOVERNOR_FILE "devices/system/cpu/cpuidle/current_governor"
 #define VAL_LEN 24
 
-/* K_GOVERNOR: the machine's cpuidle governor (cpu 0, one per machine) */
-enum kind { K_STATE, K_RESUME, K_GOVERNOR };
+/*
+ * K_GOVERNOR: the machine's cpuidle governor (cpu 0, one per machine);
+ * K_HALTPOLL: the guest haltpoll driver's poll window (one per machine);
+ * K_SYSCTL: a sysctl of sysctls[] (idx: which).
+ */
+enum kind { K_STATE, K_RESUME, K_GOVERNOR, K_HALTPOLL, K_SYSCTL };
+
+/* The sysctls a session may hold: socket busy polling (issue 35). */
+static const char *const sysctls[] = { "net.core.busy_read", "net.core.busy_poll" };
+#define NSYSCTLS (sizeof(sysctls) / sizeof(*sysctls))
 
 /* One setting and the values around a change of it. */
 struct change {
@@ -267,6 +275,32 @@ static int valid_governor(const char *v)
 	return 1;
 }
 
+/* A plain decimal number (the haltpoll window, a sysctl's value). */
+static int valid_num(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n && n < VAL_LEN && strspn(v, "0123456789") == n;
+}
+
+/* K_SYSCTL's index of NAME ("net.core.busy_read"), or -1. */
+static int sysctl_index(const char *name)
+{
+	for (size_t i = 0; i < NSYSCTLS; i++)
+		if (!strcmp(name, sysctls[i]))
+			return (int)i;
+	return -1;
+}
+
+/* "net/core/busy_read": a sysctl's file under the sysctl root */
+static void sysctl_rel(unsigned int idx, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", sysctls[idx]);
+	for (char *p = buf; *p; p++)
+		if (*p == '.')
+			*p = '/';
+}
+
 static int valid_resume(const char *v)
 {
 	if (!strcmp(v, "n/a"))
@@ -322,6 +356,10 @@ static const char *setting_desc(const struct change *c, char *buf,
 		snprintf(buf, len, "cpu%u pm_qos_resume_latency_us", c->cpu);
 	else if (c->kind == K_GOVERNOR)
 		snprintf(buf, len, "cpuidle governor");
+	else if (c->kind == K_HALTPOLL)
+		snprintf(buf, len, "haltpoll guest_halt_poll_ns");
+	else if (c->kind == K_SYSCTL)
+		snprintf(buf, len, "sysctl %s", sysctls[c->idx]);
 	else if (c->name[0])
 		snprintf(buf, len, "cpu%u state%u (%s)", c->cpu, c->idx,
 			 c->name);
@@ -363,8 +401,16 @@ static int setting_get(const struct change *c, char *val, size_t len)
 		err = sysfs_read(val, len, RESUME_FILE, c->cpu);
 		return err < 0 ? err : 0;
 	}
-	if (c->kind == K_GOVERNOR) {
-		err = sysfs_read(val, len, GOVERNOR_FILE);
+	if (c->kind == K_GOVERNOR || c->kind == K_HALTPOLL) {
+		err = sysfs_read(val, len, c->kind == K_GOVERNOR ? GOVERNOR_FILE :
+				 CSTATE_HALTPOLL_FILE);
+		return err < 0 ? err : 0;
+	}
+	if (c->kind == K_SYSCTL) {
+		char rel[64];
+
+		sysctl_rel(c->idx, rel, sizeof(rel));
+		err = procsys_read(val, len, rel);
 		return err < 0 ? err : 0;
 	}
 	err = idlestate_get(c->cpu, c->idx, &st);
@@ -380,13 +426,21 @@ static int setting_put(const struct change *c, const char *val)
 		return sysfs_write(val, RESUME_FILE, c->cpu);
 	if (c->kind == K_GOVERNOR)
 		return sysfs_write(val, GOVERNOR_FILE);
+	if (c->kind == K_HALTPOLL)
+		return sysfs_write(val, CSTATE_HALTPOLL_FILE);
+	if (c->kind == K_SYSCTL) {
+		char rel[64];
+
+		sysctl_rel(c->idx, rel, sizeof(rel));
+		return procsys_write(val, rel);
+	}
 	return idlestate_set_disabled(c->cpu, c->idx, !strcmp(val, "1"));
 }
 
 static int same_setting(const struct change *a, const struct change *b)
 {
 	return a->kind == b->kind && a->cpu == b->cpu &&
-	       (a->kind != K_STATE || a->idx == b->idx);
+	       ((a->kind != K_STATE && a->kind != K_SYSCTL) || a->idx == b->idx);
 }
 
 static struct change *changes_add(struct changes *cs)
@@ -429,6 +483,31 @@ static void chomp(char *line)
 
 	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 		line[--n] = '\0';
+}
+
+/* "haltpoll ORIG SET", "sysctl NAME ORIG SET"; -EBADMSG otherwise */
+static int parse_mitigation(struct record *r, const char *line)
+{
+	char a[VAL_LEN], b[VAL_LEN], name[32];
+	struct change *c;
+	int n = -1, idx = 0;
+
+	if (sscanf(line, "haltpoll %23s %23s%n", a, b, &n) != 2) {
+		n = -1;
+		if (sscanf(line, "sysctl %31s %23s %23s%n", name, a, b, &n) != 3)
+			return -EBADMSG;
+		idx = sysctl_index(name);
+	}
+	if (n != (int)strlen(line) || idx < 0 || !valid_num(a) || !valid_num(b))
+		return -EBADMSG;
+	c = changes_add(&r->ch);
+	if (!c)
+		return -ENOMEM;
+	c->kind = line[0] == 'h' ? K_HALTPOLL : K_SYSCTL;
+	c->idx = (unsigned int)idx;
+	snprintf(c->orig, sizeof(c->orig), "%s", a);
+	snprintf(c->set, sizeof(c->set), "%s", b);
+	return 0;
 }
 
 static int parse_line(struct record *r, char *line)
@@ -505,7 +584,7 @@ static int parse_line(struct record *r, char *line)
 		snprintf(c->set, sizeof(c->set), "%s", b);
 		return 0;
 	}
-	return -EBADMSG;
+	return parse_mitigation(r, line);
 }
 
 /* 0, -errno, or -EINVAL when it is not a wakebench state file. */
@@ -652,6 +731,11 @@ static int save(struct cstate_session *s)
 			fprintf(f, "resume %u %s %s\n", c->cpu, c->orig, c->set);
 		else if (c->kind == K_GOVERNOR)
 			fprintf(f, "governor %s %s\n", c->orig, c->set);
+		else if (c->kind == K_HALTPOLL)
+			fprintf(f, "haltpoll %s %s\n", c->orig, c->set);
+		else if (c->kind == K_SYSCTL)
+			fprintf(f, "sysctl %s %s %s\n", sysctls[c->idx], c->orig,
+				c->set);
 		else if (c->name[0])
 			fprintf(f, "state %u %u %s %s %s\n", c->cpu, c->idx,
 				c->orig, c->set, c->name);
@@ -794,6 +878,29 @@ int cstate_set_governor(struct cstate_session *s, const char *name)
 	if (!valid_governor(name))
 		return -EINVAL;
 	return take_locked(s, &key, name);
+}
+
+int cstate_set_haltpoll_ns(struct cstate_session *s, uint64_t ns)
+{
+	struct change key = { .kind = K_HALTPOLL };
+	char val[VAL_LEN];
+
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)ns);
+	return take_locked(s, &key, val);
+}
+
+int cstate_set_busy_poll(struct cstate_session *s, uint64_t us)
+{
+	char val[VAL_LEN];
+	int err = 0;
+
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)us);
+	for (unsigned int i = 0; i < NSYSCTLS && !err; i++) {
+		struct change key = { .kind = K_SYSCTL, .idx = i };
+
+		err = take_locked(s, &key, val);
+	}
+	return err;
 }
 
 int cstate_set_resume(struct cstate_session *s, unsigned int cpu,
@@ -1260,12 +1367,9 @@ int cstate_restore_file(const char *path, void (*report)(const char *msg))
 			snprintf(msg, sizeof(msg), "%s: %s", desc, strerror(-err));
 			if (!ret)
 				ret = err;
-		} else if (c->kind == K_RESUME) {
-			snprintf(msg, sizeof(msg), "cpu%u pm_qos_resume_latency_us %s",
-				 c->cpu, c->orig);
-			restored++;
-		} else if (c->kind == K_GOVERNOR) {
-			snprintf(msg, sizeof(msg), "cpuidle governor %s", c->orig);
+		} else if (c->kind != K_STATE) {
+			/* "cpu1 pm_qos_resume_latency_us 0", "cpuidle governor menu" */
+			snprintf(msg, sizeof(msg), "%s %s", desc, c->orig);
 			restored++;
 		} else {
 			/* "cpuN stateI disabled (name)" */

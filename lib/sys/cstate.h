@@ -3,7 +3,10 @@
  * cstate: changing CPU idle settings safely.
  *
  * Settings are per CPU: an idle state's "disable" flag, and the CPU's
- * PM QoS resume latency limit (cpuN/power/pm_qos_resume_latency_us).
+ * PM QoS resume latency limit (cpuN/power/pm_qos_resume_latency_us);
+ * or per machine: the cpuidle governor, the haltpoll driver's
+ * guest_halt_poll_ns, the busy-polling sysctls net.core.busy_read and
+ * busy_poll (what a sweep's mitigations change, issue 35).
  * The system-wide /dev/cpu_dma_latency is held only when asked for
  * explicitly (spec.system, `cstate hold`), never implied by a CPU.
  *
@@ -81,6 +84,21 @@ int cstate_set(struct cstate_session *s, unsigned int cpu, unsigned int idx,
  * restored like every other setting. 0 or -errno.
  */
 int cstate_set_governor(struct cstate_session *s, const char *name);
+/*
+ * The guest haltpoll driver's poll window, in ns
+ * (module/haltpoll/parameters/guest_halt_poll_ns under the sysfs root),
+ * recorded and restored like every other setting. The caller checks the
+ * driver reads it. 0 or -errno (-ENOENT: no haltpoll module).
+ */
+int cstate_set_haltpoll_ns(struct cstate_session *s, uint64_t ns);
+#define CSTATE_HALTPOLL_FILE "module/haltpoll/parameters/guest_halt_poll_ns"
+/*
+ * The kernel's socket busy polling for sockets that do not set
+ * SO_BUSY_POLL themselves (memcached, redis): net.core.busy_read and
+ * net.core.busy_poll (under /proc/sys or $WAKEBENCH_PROCSYS) both set to
+ * US, recorded and restored like every other setting. 0 or -errno.
+ */
+int cstate_set_busy_poll(struct cstate_session *s, uint64_t us);
 int cstate_set_resume(struct cstate_session *s, unsigned int cpu,
 		      const char *val);
 /* Holds /dev/cpu_dma_latency (or $WAKEBENCH_PMQOS_DEV) at us. */

@@ -123,6 +123,8 @@ static void emit_cpuidle(struct emit *e)
 	e_str(e, "driver", buf);
 	idlestate_governor(buf, sizeof(buf));
 	e_str(e, "governor", buf);
+	/* the haltpoll driver's poll window (null: no haltpoll module) */
+	e_sysfs(e, "guest_halt_poll_ns", CSTATE_HALTPOLL_FILE);
 	e_begin(e, "cpus", 1);
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		int n = idlestate_count((unsigned int)cpu);
@@ -218,6 +220,19 @@ static void emit_pmqos(struct emit *e)
 		e_end(e, 0);
 	}
 	e_end(e, 1);
+	e_end(e, 0);
+}
+
+/* The kernel's socket busy polling (sysctls; a sweep's so_busy_poll). */
+static void emit_busy_poll(struct emit *e)
+{
+	char buf[32];
+
+	e_begin(e, "busy_poll", 0);
+	e_str(e, "net_core_busy_read_us",
+	      procsys_read(buf, sizeof(buf), "net/core/busy_read") >= 0 ? buf : NULL);
+	e_str(e, "net_core_busy_poll_us",
+	      procsys_read(buf, sizeof(buf), "net/core/busy_poll") >= 0 ? buf : NULL);
 	e_end(e, 0);
 }
 
@@ -337,6 +352,7 @@ static void emit_all(struct emit *e, const char *role, const char *cmdline,
 	emit_topology(e);
 	emit_cpufreq(e);
 	emit_pmqos(e);
+	emit_busy_poll(e);
 	emit_irqs(e);
 	e_end(e, 0);
 }

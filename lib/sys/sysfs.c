@@ -42,6 +42,18 @@ int file_read(const char *path, char *buf, size_t len)
 	return (int)n;
 }
 
+const char *procsys_root(void)
+{
+	const char *r = getenv("WAKEBENCH_PROCSYS");
+
+	return r && *r ? r : "/proc/sys";
+}
+
+int procsys_is_real(void)
+{
+	return !strcmp(procsys_root(), "/proc/sys");
+}
+
 static int vpath(char *path, size_t len, const char *fmt, va_list ap)
 {
 	int n = snprintf(path, len, "%s/", sysfs_root());
@@ -82,19 +94,13 @@ int sysfs_read_u64(uint64_t *v, const char *fmt, ...)
 	return opt_u64(buf, 0, UINT64_MAX, v) ? -EINVAL : 0;
 }
 
-int sysfs_write(const char *val, const char *fmt, ...)
+/* VAL into the file at PATH in one write; 0 or -errno. */
+static int write_path(const char *path, const char *val)
 {
-	char path[512];
-	va_list ap;
 	size_t len = strlen(val);
 	ssize_t n;
 	int fd, err;
 
-	va_start(ap, fmt);
-	err = vpath(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	if (err)
-		return err;
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -103,4 +109,40 @@ int sysfs_write(const char *val, const char *fmt, ...)
 	if (close(fd) && !err)
 		err = -errno;
 	return err;
+}
+
+int sysfs_write(const char *val, const char *fmt, ...)
+{
+	char path[512];
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = vpath(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return err ? err : write_path(path, val);
+}
+
+/* root/REL of the sysctl tree; 0 or -ENAMETOOLONG */
+static int procsys_path(char *path, size_t len, const char *rel)
+{
+	int n = snprintf(path, len, "%s/%s", procsys_root(), rel);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int procsys_read(char *buf, size_t len, const char *rel)
+{
+	char path[512];
+	int err = procsys_path(path, sizeof(path), rel);
+
+	return err ? err : file_read(path, buf, len);
+}
+
+int procsys_write(const char *val, const char *rel)
+{
+	char path[512];
+	int err = procsys_path(path, sizeof(path), rel);
+
+	return err ? err : write_path(path, val);
 }

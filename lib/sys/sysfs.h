@@ -26,6 +26,16 @@ int sysfs_read_u64(uint64_t *v, const char *fmt, ...);
 /* Write val to root/rel; 0 or -errno. */
 __attribute__((format(printf, 2, 3)))
 int sysfs_write(const char *val, const char *fmt, ...);
+/*
+ * The kernel's sysctls: /proc/sys, or $WAKEBENCH_PROCSYS when set (a
+ * fake tree, as $WAKEBENCH_SYSFS for /sys). REL is "net/core/busy_read".
+ */
+const char *procsys_root(void);
+/* 1 when the root is the real /proc/sys. */
+int procsys_is_real(void);
+/* As sysfs_read and sysfs_write, under the sysctl root. */
+int procsys_read(char *buf, size_t len, const char *rel);
+int procsys_write(const char *val, const char *rel);
 /* Read any file (not under the root) the same way. */
 int file_read(const char *path, char *buf, size_t len);
 

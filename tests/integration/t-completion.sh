@@ -65,7 +65,7 @@ complete_line "wakebench trace attribute --" | grep -qx -- --duration && fail "t
 [ "$(complete_line "wakebench client --dist=e")" = exp ] || fail "client --dist=e<TAB>"
 [ "$(complete_line "wakebench trace export x --format ")" = "$(words socwatch trace.dat)" ] ||
 	fail "trace export --format <TAB>: $(complete_line "wakebench trace export x --format ")"
-[ "$(complete_line "wakebench cstate ")" = "$(words disable enable governor hold limit list restore)" ] ||
+[ "$(complete_line "wakebench cstate ")" = "$(words busy-poll disable enable governor haltpoll hold limit list restore)" ] ||
 	fail "cstate <TAB>: $(complete_line "wakebench cstate ")"
 mkdir -p "$TMP/cd/sub-dir"
 touch "$TMP/cd/file"

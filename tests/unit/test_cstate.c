@@ -408,6 +408,69 @@ START_TEST(governor_setting)
 END_TEST
 
 /*
+ * Issue 35: the haltpoll window and the busy-polling sysctls held like
+ * the governor: saved first, restored at the end, and from a dead
+ * process's state file; the sysctls under $WAKEBENCH_PROCSYS.
+ */
+START_TEST(haltpoll_and_busy_poll)
+{
+	struct cstate_session *a, *b;
+	char hp[600], br[700], bp[700], path[600], dir[600];
+
+	fake_sysfs_put("module/haltpoll/parameters/guest_halt_poll_ns", "200000\n");
+	snprintf(hp, sizeof(hp), "%s/module/haltpoll/parameters/guest_halt_poll_ns",
+		 getenv("WAKEBENCH_SYSFS"));
+	snprintf(dir, sizeof(dir), "%s/procsys", getenv("WAKEBENCH_SYSFS"));
+	fake_sysfs_put("procsys/net/core/busy_read", "0\n");
+	fake_sysfs_put("procsys/net/core/busy_poll", "0\n");
+	setenv("WAKEBENCH_PROCSYS", dir, 1);
+	snprintf(br, sizeof(br), "%s/net/core/busy_read", dir);
+	snprintf(bp, sizeof(bp), "%s/net/core/busy_poll", dir);
+	a = cstate_begin("wakebench cstate haltpoll 100000");
+	ck_assert_int_eq(cstate_set_haltpoll_ns(a, 100000), 0);
+	ck_assert_int_eq(cstate_set_busy_poll(a, 50), 0);
+	ck_assert_str_eq(unit_slurp(hp), "100000");
+	ck_assert_str_eq(unit_slurp(br), "50");
+	ck_assert_str_eq(unit_slurp(bp), "50");
+	snprintf(path, sizeof(path), "%s/cstate.%d.state", cstate_state_dir(),
+		 (int)getpid());
+	ck_assert_ptr_nonnull(strstr(unit_slurp(path), "\nhaltpoll 200000 100000\n"
+				     "sysctl net.core.busy_read 0 50\n"
+				     "sysctl net.core.busy_poll 0 50\n"));
+	/* another value from another session: refused, named */
+	b = cstate_begin("other");
+	ck_assert_int_eq(cstate_set_busy_poll(b, 20), -EBUSY);
+	ck_assert_ptr_nonnull(strstr(cstate_error(b), "sysctl net.core.busy_read is held at 50"));
+	cstate_end(b);
+	ck_assert_int_eq(cstate_end(a), 0);
+	ck_assert_str_eq(unit_slurp(hp), "200000");
+	ck_assert_str_eq(unit_slurp(br), "0");
+	ck_assert_str_eq(unit_slurp(bp), "0");
+	ck_assert_int_eq(state_files(), 0);
+	/* a SIGKILLed process's file: `cstate restore` puts them back */
+	unit_put(hp, "5");
+	unit_put(br, "50");
+	unit_put(bp, "50");
+	snprintf(path, sizeof(path), "%s/cstate.999999.state", cstate_state_dir());
+	unit_put(path, "wakebench-cstate 1\npid 999999 start 1\ncommand x\n"
+		 "haltpoll 200000 5\nsysctl net.core.busy_read 0 50\n"
+		 "sysctl net.core.busy_poll 0 50\n");
+	ck_assert_int_eq(cstate_restore_file(path, NULL), 3);
+	ck_assert_str_eq(unit_slurp(hp), "200000");
+	ck_assert_str_eq(unit_slurp(br), "0");
+	ck_assert_str_eq(unit_slurp(bp), "0");
+	/* a sysctl it does not hold, or a value that is not a number: not
+	 * understood, and nothing written */
+	unit_put(br, "50");
+	unit_put(path, "wakebench-cstate 1\npid 999999 start 1\n"
+		 "sysctl kernel.core_pattern |x 50\nsysctl net.core.busy_read x 50\n");
+	ck_assert_int_eq(cstate_restore_file(path, NULL), -EBADMSG);
+	ck_assert_str_eq(unit_slurp(br), "50");
+	unsetenv("WAKEBENCH_PROCSYS");
+}
+END_TEST
+
+/*
  * Issue 13: --cpu 0 --cstates off changes cpu0 only, through its disable
  * files and its resume latency limit, and never the system-wide device.
  */
@@ -766,6 +829,7 @@ Suite *cstate_suite(void)
 	tcase_add_test(tc, no_cpuidle_driver);
 	tcase_add_test(tc, effect_with_states);
 	tcase_add_test(tc, governor_setting);
+	tcase_add_test(tc, haltpoll_and_busy_poll);
 	tcase_add_test(tc, cpu_scope_is_per_cpu);
 	tcase_add_test(tc, system_spelling);
 	tcase_add_test(tc, names_with_spaces);
