@@ -49,11 +49,34 @@ static void order_runs(const struct sweepspec *s, struct sweepplan *p,
 		opt_die(PROG, "out of memory");
 }
 
-/* plan SPEC: every run of the spec, in the spec's order */
+/*
+ * skip-unsupported: the points this machine cannot apply out of P, into
+ * SK, each said on stderr; none left to run is an error.
+ */
+static void skip_unsupported(const struct sweepspec *s, struct sweepplan *p,
+			     struct sweepplan_skips *sk, int say)
+{
+	if (strcmp(s->val[SK_SKIP_UNSUPPORTED], "yes"))
+		return;
+	if (sweepplan_skip_unsupported(s, p, 0, sk))
+		opt_die(PROG, "out of memory");
+	for (size_t i = 0; say && i < sk->n; i++)
+		fprintf(stderr, "%s: point %s skipped (--skip-unsupported): %s\n", PROG,
+			sk->v[i].point, sk->v[i].why);
+	if (!p->n && sk->n)
+		opt_die(PROG, "no point of the sweep can be applied here, nothing to run (point %s: %s)",
+			sk->v[0].point, sk->v[0].why);
+}
+
+/*
+ * plan SPEC: every run of the spec, in the spec's order; with
+ * skip-unsupported the points skipped first, as notes
+ */
 int verb_plan(int nargs, char **args, void *opts)
 {
 	struct sweepspec s;
 	struct sweepplan p = { 0 };
+	struct sweepplan_skips sk = { 0 };
 	int ret;
 
 	(void)nargs;
@@ -62,9 +85,11 @@ int verb_plan(int nargs, char **args, void *opts)
 	ret = sweepplan_build(&s, 1, internal_spec_ul(&s, SK_REPS), &p);
 	if (ret)
 		plan_die(ret);
+	skip_unsupported(&s, &p, &sk, 1);
 	order_runs(&s, &p, 0, internal_spec_ul(&s, SK_SEED));
-	if (sweepplan_write(&p, 0, stdout))
+	if (sweepplan_write_skips(&sk, stdout) || sweepplan_write(&p, 0, stdout))
 		opt_die(PROG, "writing the plan failed");
+	sweepplan_skips_free(&sk);
 	sweepplan_free(&p);
 	sweepspec_free(&s);
 	return 0;
@@ -103,6 +128,7 @@ int verb_plan_update(int nargs, char **args, void *opts)
 	const char *planpath = args[2];
 	struct sweepspec o, n;
 	struct sweepplan p = { 0 };
+	struct sweepplan_skips sk = { 0 };
 	char *text = NULL;
 	size_t len = 0;
 	unsigned long from;
@@ -121,6 +147,10 @@ int verb_plan_update(int nargs, char **args, void *opts)
 		ret = sweepplan_build(&n, from, internal_spec_ul(&n, SK_REPS), &p);
 		if (ret)
 			plan_die(ret);
+		/* the points the sweep skipped stay skipped */
+		if (sweepplan_read_skips(text, len, &sk))
+			opt_die(PROG, "out of memory");
+		sweepplan_drop_skipped(&p, 0, &sk);
 		order_runs(&n, &p, 0, internal_spec_ul(&n, SK_SEED) + from);
 		if (sweepplan_write(&p, 0, stdout))
 			opt_die(PROG, "writing the plan failed");
@@ -128,6 +158,7 @@ int verb_plan_update(int nargs, char **args, void *opts)
 	if (fflush(stdout))
 		opt_die(PROG, "writing the plan failed");
 	free(text);
+	sweepplan_skips_free(&sk);
 	sweepplan_free(&p);
 	sweepspec_free(&o);
 	sweepspec_free(&n);
@@ -140,6 +171,7 @@ int verb_estimate(int nargs, char **args, void *opts)
 	struct sweepspec s;
 	struct sweepplan p = { 0 };
 	struct sweepplan_estimate e;
+	struct sweepplan_skips sk = { 0 };
 	unsigned long t;
 	int ret;
 
@@ -149,6 +181,7 @@ int verb_estimate(int nargs, char **args, void *opts)
 	ret = sweepplan_build(&s, 1, internal_spec_ul(&s, SK_REPS), &p);
 	if (ret)
 		plan_die(ret);
+	skip_unsupported(&s, &p, &sk, 0);
 	sweepplan_estimate(&s, &p, 0, &e);
 	t = (unsigned long)ceil(e.total_s);
 	printf("%zu runs (%zu points x %lu reps), estimated %luh%02lum%02lus: "
@@ -161,7 +194,11 @@ int verb_estimate(int nargs, char **args, void *opts)
 	if (e.margin_s > 0)
 		printf(", %.1f s of the %d client agents' start margin", e.margin_s,
 		       sweepspec_agents(&s));
+	if (sk.n)
+		printf(", %zu point%s skipped (cannot be applied here)", sk.n,
+		       sk.n == 1 ? "" : "s");
 	printf("\n");
+	sweepplan_skips_free(&sk);
 	sweepplan_free(&p);
 	sweepspec_free(&s);
 	return fflush(stdout) ? 1 : 0;

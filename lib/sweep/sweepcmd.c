@@ -233,21 +233,39 @@ static const char *mit(const struct run *r, int d, const char *def)
 	return v && *v && !is(v, "-") ? v : def;
 }
 
+/* 'wakebench cstate VERB VALUE --' */
+static int cstate_prefix(const struct run *r, const char *verb, const char *v,
+			 struct sweepcmd_words *w)
+{
+	return add(w, "%s", r->in->wb) || add(w, "cstate") || add(w, "%s", verb) ||
+	       add(w, "%s", v) || add(w, "--") ? -ENOMEM : 0;
+}
+
 /*
- * The point's cpuidle governor around the server (the first server
- * tier): 'wakebench cstate governor NAME --' before its command, through
- * --server-exec as the server, so the machine the server runs on holds
- * it while the server runs and gets its own back when it stops.
+ * The point's machine-wide settings around the server (the first server
+ * tier): 'wakebench cstate governor NAME --', 'cstate haltpoll NS --'
+ * and, for memcached and redis, whose sockets the sweep cannot reach,
+ * so_busy_poll as 'cstate busy-poll US --' (the sysctls) before its
+ * command, through --server-exec as the server, so the machine the
+ * server runs on holds them while the server runs and gets its own back
+ * when it stops.
  */
-static int governor_prefix(const struct run *r, const char *name,
+static int settings_prefix(const struct run *r, const char *name,
 			   struct sweepcmd_words *w)
 {
 	const char *g = mit(r, SWEEPDIM_GOVERNOR, NULL);
+	const char *hp = mit(r, SWEEPDIM_HALTPOLL_NS, NULL);
+	const char *so = mit(r, SWEEPDIM_SO_BUSY_POLL, "0");
 
-	if (!g || !is(name, "server"))
+	if (!is(name, "server"))
 		return 0;
-	return add(w, "%s", r->in->wb) || add(w, "cstate") || add(w, "governor") ||
-	       add(w, "%s", g) || add(w, "--") ? -ENOMEM : 0;
+	if (g && cstate_prefix(r, "governor", g, w))
+		return -ENOMEM;
+	if (hp && cstate_prefix(r, "haltpoll", hp, w))
+		return -ENOMEM;
+	if (r->kv && !is(so, "0"))
+		return cstate_prefix(r, "busy-poll", so, w);
+	return 0;
 }
 
 /* A request server's busy polling: the point's server_busy_poll, so_busy_poll. */
@@ -282,7 +300,7 @@ static int server_step(struct sweepcmd *c, const struct run *r,
 	if (!s)
 		return -ENOMEM;
 	w = &s->argv;
-	TRY(add_all(w, &r->server_exec) || governor_prefix(r, name, w) ||
+	TRY(add_all(w, &r->server_exec) || settings_prefix(r, name, w) ||
 	    add(w, "%s", in->wb) || add(w, "server") ||
 	    add(w, "--bind") || add(w, "%s", S(r, SK_SERVER_BIND)) ||
 	    add(w, "--port") || add(w, "%u", port));
@@ -367,7 +385,7 @@ static int kv_step(struct sweepcmd *c, const struct run *r, unsigned i)
 	s = step(c, SWEEPCMD_KV, name, port, r->v[D_BACKEND], pat);
 	if (!s)
 		return -ENOMEM;
-	TRY(add_all(&s->argv, &r->server_exec) || governor_prefix(r, name, &s->argv) ||
+	TRY(add_all(&s->argv, &r->server_exec) || settings_prefix(r, name, &s->argv) ||
 	    cstate_limit(r, &s->argv));
 	if (r->pinned)
 		TRY(add(&s->argv, "taskset") || add(&s->argv, "-c") ||

@@ -739,6 +739,8 @@ static int write_rows(const char *dir, FILE *pf, const char *pname, FILE *out,
 				break;
 			}
 			line[strcspn(line, "\r\n")] = '\0';
+			if (line[0] == '#')	/* a point skipped: no run */
+				continue;
 			ret = sweepplan_parse_line(line, &r, pname, lineno, err, errlen);
 			if (ret)
 				break;

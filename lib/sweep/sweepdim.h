@@ -180,15 +180,25 @@
 	  "(default: no)")						\
 	X(SO_BUSY_POLL, "so-busy-poll", "so_busy_poll", "sobp", LIST,	\
 	  isbusypoll, "0", "a whole number of us, at most 1000000",	\
-	  "backend=wakebench", "-", NULL, CONFIG, "sobp-",		\
+	  "", "-", NULL, CONFIG, "sobp-",				\
 	  "SO_BUSY_POLL in us on the wakebench server's\n"		\
-	  "sockets (--so-busy-poll) (default: 0, off)")			\
+	  "sockets (--so-busy-poll); memcached and redis:\n"		\
+	  "the sysctls net.core.busy_read and busy_poll\n"		\
+	  "while they run ('wakebench cstate busy-poll',\n"		\
+	  "restored) (default: 0, off: as it is)")			\
 	X(GOVERNOR, "governor", "governor", "gov", LIST, isgov, "-",	\
 	  "a cpuidle governor's name, or - (as it is)", "", "-", NULL,	\
 	  CONFIG, "gov-",						\
 	  "menu teo ladder haltpoll: the cpuidle governor\n"		\
 	  "while the server runs ('wakebench cstate\n"		\
 	  "governor', restored) (default: -, as it is)")		\
+	X(HALTPOLL_NS, "haltpoll-ns", "haltpoll_ns", "hpns", LIST,	\
+	  ishaltpoll, "-", "a whole number of ns, or - (as it is)", "",	\
+	  "-", NULL, CONFIG, "hpns-",					\
+	  "the guest haltpoll driver's poll window in ns\n"		\
+	  "while the server runs ('wakebench cstate\n"		\
+	  "haltpoll', restored); a haltpoll guest only\n"		\
+	  "(default: -, as it is)")					\
 	SWEEPDIM_TEST_ROWS(X)
 
 #define SWEEPDIM_TABLE(X) SWEEPDIM_FIRST(X) SWEEPDIM_LATER(X) SWEEPDIM_ADDED(X)

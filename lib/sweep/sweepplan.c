@@ -380,6 +380,127 @@ void sweepplan_free(struct sweepplan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* ---- points this machine cannot apply (--skip-unsupported) ---- */
+
+static int skip_find(const struct sweepplan_skips *sk, const char *point)
+{
+	for (size_t i = 0; i < sk->n; i++)
+		if (!strcmp(sk->v[i].point, point))
+			return 1;
+	return 0;
+}
+
+/* POINT (LEN bytes) and WHY into SK, WHY on one line; 0 or -ENOMEM */
+static int skip_add(struct sweepplan_skips *sk, const char *point, size_t len,
+		    const char *why)
+{
+	struct sweepplan_skip *k;
+
+	if (sk->n == sk->cap) {
+		size_t ncap = sk->cap ? 2 * sk->cap : 8;
+
+		k = realloc(sk->v, ncap * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		sk->v = k;
+		sk->cap = ncap;
+	}
+	k = &sk->v[sk->n];
+	k->point = strndup(point, len);
+	k->why = strdup(why);
+	if (!k->point || !k->why) {
+		free(k->point);
+		free(k->why);
+		return -ENOMEM;
+	}
+	for (char *c = k->why; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	sk->n++;
+	return 0;
+}
+
+void sweepplan_drop_skipped(struct sweepplan *p, size_t from,
+			    const struct sweepplan_skips *sk)
+{
+	size_t w = from;
+
+	for (size_t i = from; i < p->n; i++) {
+		if (!skip_find(sk, p->run[i].point)) {
+			p->run[w++] = p->run[i];
+			continue;
+		}
+		free(p->run[i].point);
+		for (int d = 0; d < SWEEPPLAN_NDIMS; d++)
+			free(p->run[i].val[d]);
+	}
+	p->n = w;
+}
+
+int sweepplan_skip_unsupported(const struct sweepspec *s, struct sweepplan *p,
+			       size_t from, struct sweepplan_skips *sk)
+{
+	char why[512];
+
+	/* every point has a run of the range's first repetition */
+	for (size_t i = from; i < p->n; i++) {
+		const struct sweepplan_run *r = &p->run[i];
+
+		if (r->rep != p->run[from].rep || skip_find(sk, r->point) ||
+		    !sweepspec_here_point(s, (const char *const *)r->val, why,
+					  sizeof(why)))
+			continue;
+		if (skip_add(sk, r->point, strlen(r->point), why))
+			return -ENOMEM;
+	}
+	sweepplan_drop_skipped(p, from, sk);
+	return 0;
+}
+
+int sweepplan_write_skips(const struct sweepplan_skips *sk, FILE *f)
+{
+	for (size_t i = 0; i < sk->n; i++)
+		fprintf(f, SWEEPPLAN_SKIP_TAG "%s: %s\n", sk->v[i].point, sk->v[i].why);
+	return fflush(f) || ferror(f) ? -EIO : 0;
+}
+
+int sweepplan_read_skips(const char *text, size_t len,
+			 struct sweepplan_skips *sk)
+{
+	const size_t tl = strlen(SWEEPPLAN_SKIP_TAG);
+
+	for (const char *l = text, *end = text + len; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t n = nl ? (size_t)(nl - l) : (size_t)(end - l);
+		const char *colon = memchr(l, ':', n);
+
+		if (n > tl && !memcmp(l, SWEEPPLAN_SKIP_TAG, tl) && colon &&
+		    colon > l + tl) {
+			char why[512];
+			size_t wl = n - (size_t)(colon - l) - 1;
+
+			wl = wl < sizeof(why) ? wl : sizeof(why) - 1;
+			memcpy(why, colon + 1, wl);
+			why[wl] = '\0';
+			if (skip_add(sk, l + tl, (size_t)(colon - l) - tl,
+				     why + (why[0] == ' ')))
+				return -ENOMEM;
+		}
+		l += n + 1;
+	}
+	return 0;
+}
+
+void sweepplan_skips_free(struct sweepplan_skips *sk)
+{
+	for (size_t i = 0; i < sk->n; i++) {
+		free(sk->v[i].point);
+		free(sk->v[i].why);
+	}
+	free(sk->v);
+	memset(sk, 0, sizeof(*sk));
+}
+
 /* a directory name: letters, digits and . _ - = + */
 static int plain_name(const char *w)
 {
@@ -491,8 +612,10 @@ static char **sorted_lines(const char *text, size_t len, size_t *n, char **buf)
 	if (!l)
 		return NULL;
 	*n = 0;
+	/* a '#' line is a note (a point skipped), not a run */
 	for (t = strtok_r(*buf, "\n", &save); t; t = strtok_r(NULL, "\n", &save))
-		l[(*n)++] = t;
+		if (*t != '#')
+			l[(*n)++] = t;
 	qsort(l, *n, sizeof(*l), cmp_str);
 	return l;
 }
@@ -501,6 +624,7 @@ int sweepplan_check(const struct sweepspec *s, const char *text, size_t len,
 		    const char *name, char *err, size_t errlen)
 {
 	struct sweepplan p = { 0 };
+	struct sweepplan_skips sk = { 0 };
 	char *want = NULL, *bw = NULL, *bg = NULL, **lw = NULL, **lg = NULL;
 	size_t wlen = 0, nw = 0, ng = 0;
 	unsigned long reps = strtoul(s->val[SK_REPS], NULL, 10);
@@ -522,6 +646,10 @@ int sweepplan_check(const struct sweepspec *s, const char *text, size_t len,
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
+	/* the points it skipped are not its runs */
+	if (sweepplan_read_skips(text, len, &sk))
+		goto out;
+	sweepplan_drop_skipped(&p, 0, &sk);
 	f = open_memstream(&want, &wlen);
 	if (!f)
 		goto out;
@@ -556,5 +684,6 @@ out:
 	free(bg);
 	free(want);
 	sweepplan_free(&p);
+	sweepplan_skips_free(&sk);
 	return ret;
 }

@@ -126,9 +126,40 @@ int sweepplan_parse_line(char *line, struct sweepplan_run *r,
 			 size_t errlen);
 
 /*
+ * Points this machine cannot apply (a governor the kernel lacks, a
+ * haltpoll window without the haltpoll driver: sweepspec_here_point),
+ * skipped with --skip-unsupported: plan.txt says so in a note before the
+ * runs, "# unsupported POINT: WHY" (a line starting with '#' is not a
+ * run), and has none of their runs.
+ */
+#define SWEEPPLAN_SKIP_TAG "# unsupported "
+struct sweepplan_skip {
+	char *point, *why;
+};
+struct sweepplan_skips {
+	struct sweepplan_skip *v;
+	size_t n, cap;
+};
+/*
+ * Moves the runs [FROM, n) of P whose point this machine cannot apply
+ * out of P, adding each such point once to SK with why. 0 or -ENOMEM.
+ */
+int sweepplan_skip_unsupported(const struct sweepspec *s, struct sweepplan *p,
+			       size_t from, struct sweepplan_skips *sk);
+/* Removes the runs [FROM, n) of P whose point is in SK. */
+void sweepplan_drop_skipped(struct sweepplan *p, size_t from,
+			    const struct sweepplan_skips *sk);
+/* SK as plan.txt's notes. 0 or -EIO. */
+int sweepplan_write_skips(const struct sweepplan_skips *sk, FILE *f);
+/* The notes of plan text TEXT (LEN bytes) added to SK. 0 or -ENOMEM. */
+int sweepplan_read_skips(const char *text, size_t len,
+			 struct sweepplan_skips *sk);
+void sweepplan_skips_free(struct sweepplan_skips *sk);
+
+/*
  * Whether TEXT (LEN bytes, plan.txt of the sweep whose resolved spec is
- * S) holds exactly the runs of S, in any order: 0, or -EINVAL with what
- * differs, -ENOMEM.
+ * S) holds exactly the runs of S, in any order, but those of the points
+ * its notes skip: 0, or -EINVAL with what differs, -ENOMEM.
  */
 int sweepplan_check(const struct sweepspec *s, const char *text, size_t len,
 		    const char *name, char *err, size_t errlen);

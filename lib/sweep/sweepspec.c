@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arrival.h"
+#include "cstate.h"
 #include "errmsg.h"
 #include "keydist.h"
 #include "kvkey.h"
@@ -21,6 +22,7 @@
 #include "proto.h"
 #include "sweepsearch.h"
 #include "sweepspec.h"
+#include "sysfs.h"
 #include "topology.h"
 
 enum kind {
@@ -179,6 +181,12 @@ static int isgov(const char *w, int ncpus)
 				   strspn(w, "abcdefghijklmnopqrstuvwxyz0123456789_") == n);
 }
 
+/* the haltpoll window in ns (at most 999999999), or "-": as it is */
+static int ishaltpoll(const char *w, int ncpus)
+{
+	return !strcmp(w, "-") || isint(w, ncpus);
+}
+
 /* sweep --search's target, range and tolerance (lib/sweepsearch) */
 static int issearch(const char *w, int ncpus)
 {
@@ -334,6 +342,8 @@ static const struct keydef keys[SK_NKEYS] = {
 	[SK_ORDER] = { "order", K_ONE, "shuffle", isorder, "shuffle or pairs" },
 	[SK_PLACEMENT] = { "placement", K_ONE, "socket", isplacement,
 			   "socket or cross-socket" },
+	[SK_SKIP_UNSUPPORTED] = { "skip-unsupported", K_ONE, "no", isyesno,
+				  "no or yes" },
 	[SK_SEARCH] = { "search", K_OPTONE, "", issearch, SWEEPSEARCH_HINT },
 	[SK_SEARCH_RANGE] = { "search-range", K_OPTONE, "", isrange,
 			      "LO,HI requests per second, 0 < LO < HI" },
@@ -343,8 +353,8 @@ static const struct keydef keys[SK_NKEYS] = {
 
 /*
  * The order values are checked in: the first bad one is reported. The
- * keys of dimensions added to the table since (after SK_PLACEMENT) come
- * last.
+ * keys of dimensions added to the table since (after SK_SKIP_UNSUPPORTED)
+ * come last.
  */
 static const int check_order[] = {
 	SK_DIST, SK_PREQUERY, SK_CSTATES, SK_WARMUP, SK_SERVICE_US,
@@ -359,9 +369,10 @@ static const int check_order[] = {
 	SK_TURBOSTAT_SHOW, SK_TURBOSTAT_HIDE, SK_BACKEND, SK_LEAVES, SK_ROUTE,
 	SK_GET_RATIO, SK_KEYS, SK_KEY_SIZE, SK_VALUE_SIZE, SK_KEY_DIST,
 	SK_PRELOAD, SK_START_MARGIN_MS, SK_ORDER, SK_PLACEMENT,
+	SK_SKIP_UNSUPPORTED,
 };
-_Static_assert(sizeof(check_order) / sizeof(*check_order) == SK_PLACEMENT + 1,
-	       "check_order names every key up to SK_PLACEMENT");
+_Static_assert(sizeof(check_order) / sizeof(*check_order) == SK_SKIP_UNSUPPORTED + 1,
+	       "check_order names every key up to SK_SKIP_UNSUPPORTED");
 
 int sweepspec_same_key(const char *a, const char *b)
 {
@@ -841,7 +852,7 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 		if (ret)
 			return ret;
 	}
-	for (int k = SK_PLACEMENT + 1; k < SK_NKEYS; k++) {
+	for (int k = SK_SKIP_UNSUPPORTED + 1; k < SK_NKEYS; k++) {
 		ret = resolve_key(s, k, ncpus, err, errlen);
 		if (ret)
 			return ret;
@@ -896,6 +907,65 @@ static int same_words(const char *a, const char *b)
 	return 1;
 }
 
+/*
+ * A haltpoll window acts only where the cpuidle driver is haltpoll (a
+ * KVM guest's), through the module's parameter, which root writes.
+ */
+static int haltpoll_here(const char *v, char *err, size_t errlen)
+{
+	char drv[64], path[512];
+
+	idlestate_driver(drv, sizeof(drv));
+	snprintf(path, sizeof(path), "%s/" CSTATE_HALTPOLL_FILE, sysfs_root());
+	if (strcmp(drv, "haltpoll"))
+		errmsg_set(err, errlen, "haltpoll_ns %s cannot be applied here: the cpuidle driver is %s, not haltpoll",
+			   v, drv);
+	else if (access(path, W_OK))
+		errmsg_set(err, errlen, "haltpoll_ns %s cannot be applied here: %s: %s",
+			   v, path, errno == EACCES ? "not writable (it needs root)" :
+			   strerror(errno));
+	else
+		return 0;
+	return -EOPNOTSUPP;
+}
+
+/* memcached's and redis' busy polling: the sysctls, which root writes */
+static int sysctl_busy_here(const char *v, char *err, size_t errlen)
+{
+	static const char *const names[] = { "busy_read", "busy_poll" };
+	char path[512];
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/net/core/%s", procsys_root(), names[i]);
+		if (!access(path, W_OK))
+			continue;
+		errmsg_set(err, errlen, "so_busy_poll %s cannot be applied here: %s: %s",
+			   v, path, errno == EACCES ? "not writable (it needs root)" :
+			   strerror(errno));
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int sweepspec_here_point(const struct sweepspec *s, const char *const *v,
+			 char *err, size_t errlen)
+{
+	int kv = strcmp(v[SWEEPDIM_BACKEND], "wakebench");
+
+	for (int d = 0; d < SWEEPDIM_N; d++) {
+		int ret;
+
+		if (kv && d == SWEEPDIM_SO_BUSY_POLL && !s->val[SK_SERVER_EXEC][0] &&
+		    strcmp(v[d], "0") && strcmp(v[d], "-"))
+			ret = sysctl_busy_here(v[d], err, errlen);
+		else
+			ret = sweepspec_here(s, d, v[d], err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int sweepspec_here(const struct sweepspec *s, int d, const char *v, char *err,
 		   size_t errlen)
 {
@@ -909,10 +979,12 @@ int sweepspec_here(const struct sweepspec *s, int d, const char *v, char *err,
 		idlestate_governors(avail, sizeof(avail));
 		if (idlestate_governor_listed(avail, v))
 			return 0;
-		errmsg_set(err, errlen, "governor '%s' cannot be applied here: this kernel's cpuidle available_governors are %s (refused before anything ran)",
+		errmsg_set(err, errlen, "governor '%s' cannot be applied here: this kernel's cpuidle available_governors are %s",
 			   v, avail[0] ? avail : "none");
 		return -EOPNOTSUPP;
 	}
+	if (d == SWEEPDIM_HALTPOLL_NS)
+		return haltpoll_here(v, err, errlen);
 	if (d == SWEEPDIM_SO_BUSY_POLL && strcmp(v, "0")) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		int ret = fd < 0 ? -errno : net_busy_poll(fd, (unsigned)atol(v));
@@ -921,7 +993,7 @@ int sweepspec_here(const struct sweepspec *s, int d, const char *v, char *err,
 			close(fd);
 		if (!ret)
 			return 0;
-		errmsg_set(err, errlen, "so_busy_poll %s cannot be applied here: SO_BUSY_POLL: %s (refused before anything ran)",
+		errmsg_set(err, errlen, "so_busy_poll %s cannot be applied here: SO_BUSY_POLL: %s",
 			   v, ret == -EPERM ? "not permitted without CAP_NET_ADMIN" :
 			   strerror(-ret));
 		return -EOPNOTSUPP;

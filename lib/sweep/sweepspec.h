@@ -47,6 +47,8 @@ enum sweepspec_key {
 	SK_ORDER,
 	/* where the default CPUs go on a big host (issue 33): one value */
 	SK_PLACEMENT,
+	/* a point this machine cannot apply: skipped (issue 35): one value */
+	SK_SKIP_UNSUPPORTED,
 	/* sweep --search (issue 36, lib/sweepsearch): one value each */
 	SK_SEARCH, SK_SEARCH_RANGE, SK_SEARCH_TOL,
 #define SWEEPSPEC_KEY_(id, ...) SK_##id,
@@ -106,11 +108,22 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
  * Whether this machine can apply value V of dimension D (enum
  * sweepdim_index) of a resolved spec whose server runs here (not through
  * server-exec): a governor must be in cpuidle's available_governors, an
- * so_busy_poll settable (tried on a socket); other dimensions are not
- * checked. 0, or -EOPNOTSUPP with the value and the reason in ERR.
+ * so_busy_poll settable (tried on a socket), a haltpoll_ns needs the
+ * haltpoll cpuidle driver and its writable guest_halt_poll_ns; other
+ * dimensions are not checked. 0, or -EOPNOTSUPP with the value and the
+ * reason in ERR.
  */
 int sweepspec_here(const struct sweepspec *s, int d, const char *v, char *err,
 		   size_t errlen);
+/*
+ * Whether this machine can apply every value V of a point (one per
+ * dimension, in table order, after collapse): sweepspec_here for each,
+ * and for memcached and redis an so_busy_poll through the sysctls
+ * net.core.busy_read and busy_poll (writable). 0, or -EOPNOTSUPP with
+ * the first value that cannot be applied and why in ERR.
+ */
+int sweepspec_here_point(const struct sweepspec *s, const char *const *v,
+			 char *err, size_t errlen);
 
 /*
  * The type check of key K alone (what resolve does for it, without the

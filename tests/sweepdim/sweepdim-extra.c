@@ -109,7 +109,7 @@ static void check_plan(const struct sweepspec *s, struct sweepplan *p)
 		fclose(f);
 	/* after issue 35's rows, the table's last before the test's */
 	CHECK(out && strstr(out, " backend=wakebench server_busy_poll=no so_busy_poll=0 "
-			    "governor=- frobs=2 pq_frobs=yes\n"));
+			    "governor=- haltpoll_ns=- frobs=2 pq_frobs=yes\n"));
 	CHECK(out && !sweepplan_check(s, out, len, "plan.txt", err, sizeof(err)));
 	/* a plan line read back */
 	snprintf(line, sizeof(line), "%.*s", out ? (int)strcspn(out, "\n") : 0,
@@ -189,7 +189,7 @@ static void check_csv(const char *dir, const struct sweepspec *s,
 	if (!f)
 		return;
 	CHECK(fgets(hdr, sizeof(hdr), f) != NULL);
-	CHECK(strstr(hdr, ",backend,server_busy_poll,so_busy_poll,governor,frobs,pq_frobs,"
+	CHECK(strstr(hdr, ",backend,server_busy_poll,so_busy_poll,governor,haltpoll_ns,frobs,pq_frobs,"
 		     "lat_p95_us,") != NULL);
 	rewind(f);
 	CHECK(sweepcsv_read(f, path, &c, err, sizeof(err)) == 0);
@@ -254,7 +254,7 @@ int main(void)
 	char err[256] = "";
 
 	CHECK(sweepdim_find("frobs") == SWEEPDIM_FROBS);
-	CHECK(SWEEPDIM_N == 26 && SK_PQ_FROBS == SK_NKEYS - 1);
+	CHECK(SWEEPDIM_N == 27 && SK_PQ_FROBS == SK_NKEYS - 1);
 	check_spec();
 	CHECK(resolved(&s, spec_text, err, sizeof(err)) == 0);
 	check_plan(&s, &p);

@@ -33,7 +33,7 @@ static int summary(const char *text, struct sweepcollect_run *r)
 #define NEWCOLS ",tiers,closed,prequery_at,prequery_ack,prequery_receiver," \
 	"warmup_mode,timer_slack_ns,server_cstates,client_cstates," \
 	"midtier_cstates,cpu,delay,work_us,helper_wait,backend,server_busy_poll," \
-	"so_busy_poll,governor,lat_p95_us,lat_p9999_us," \
+	"so_busy_poll,governor,haltpoll_ns,lat_p95_us,lat_p9999_us," \
 	"gets,sets,misses,energy_j,power_w,energy_per_request_uj," \
 	"mt_requests,mt_prequeries_sent,mt_prequeries_raced," \
 	"mt_backend_rtt_avg_us,mt_backend_rtt_p50_us,mt_backend_rtt_p99_us," \
@@ -45,7 +45,7 @@ static int summary(const char *text, struct sweepcollect_run *r)
 /* the cost columns (issue 35) empty: no capture, no client counts */
 #define NOCOST ",,,,,"
 /* those columns empty: an old plan line, no midtier, no capture */
-#define NOCOLS ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,," \
+#define NOCOLS ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,," \
 	",,,,,,,,,,,,,,,,"
 
 /* The row of plan line LINE with RUN (NULL: missing), into out. */
@@ -81,7 +81,7 @@ START_TEST(collect_rows)
 	    "timer_slack_ns=1 server_cstates=off client_cstates=on midtier_cstates=on cpu=none "
 	    "delay=50 work_us=20 helper_wait=spin backend=memcached", NULL, out, sizeof(out));
 	ck_assert_str_eq(out, "pt-b,1,missing,exp,500,off,0,on,0,300,8,,,,,,,,,,,,pt-b/rep-1,,"
-			 ",3,no,,,,,1,off,on,on,none,50,20,spin,memcached,,,,,,,,,,,,,,,,,,,,"
+			 ",3,no,,,,,1,off,on,on,none,50,20,spin,memcached,,,,,,,,,,,,,,,,,,,,,"
 			 ",,,,,,,,,,,,,,,," NOCOST "\n");
 	/* issue 36: a gap law's parameters are one quoted field */
 	row("dist-onoff-20_80 1 dist=onoff:20,80", NULL, out, sizeof(out));
@@ -93,7 +93,7 @@ START_TEST(collect_rows)
 				 "ok,300,9.5,9.000,10.250,,,31.5\n", &r), 0);
 	row("p 1 fixed 500 off 10 off 5", &r, out, sizeof(out));
 	ck_assert_str_eq(out, "p,1,ok,fixed,500,off,10,off,5,300,8,300,,9.5,,,,,,,,,p/rep-1,,"
-			 ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
+			 ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
 			 ",9.000,10.250,,,,,,,,,,,,31.5,," NOCOST "\n");
 	/* an older client: no verdict columns, no pre-query counts */
 	ck_assert_int_eq(summary("status,count,lat_avg_us\nfailed,0,\n", &r), 0);
@@ -215,7 +215,7 @@ START_TEST(sources)
 		ck_assert_int_eq(sweepcollect_row(f, &r, "300", 7, NULL, mt, &cap, cols, 3), 0);
 		fclose(f);
 		ck_assert_str_eq(out, "p,1,missing,fixed,500,off,10,off,5,300,8,,,,,,,,,,,,p/rep-1,,"
-				 ",,,,,,,,,,,,,,,,,,,,,,,,,,,300,180,120,,86.5,,,34,28,"
+				 ",,,,,,,,,,,,,,,,,,,,,,,,,,,,300,180,120,,86.5,,,34,28,"
 				 ",,,,,,,,,,,,,,,,99.6,0.5,,,0.4,,,\n");
 		f = fmemopen(out, sizeof(out), "w");
 		ck_assert_int_eq(sweepcollect_header(f, cols, 2), 0);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
+#include "fake_sysfs.h"
 #include "irqstat.h"
 #include "residency.h"
 #include "sweepcsv.h"
@@ -41,6 +42,58 @@ static char *plan_text(const struct sweepspec *s, unsigned long reps,
 	fclose(f);
 	return buf;
 }
+
+/*
+ * Issue 35's --skip-unsupported: a point whose governor the kernel lacks
+ * or whose haltpoll window has no haltpoll driver leaves the plan, noted
+ * once with why; the notes read back; a plan with notes is still its
+ * spec's plan (--resume), and one whose notes do not match is not.
+ */
+START_TEST(skip_unsupported)
+{
+	struct sweepspec s;
+	struct sweepplan p = { 0 };
+	struct sweepplan_skips sk = { 0 }, back = { 0 };
+	char buf[65536];
+	FILE *f;
+
+	fake_sysfs_create(2, 2);
+	fake_sysfs_put("devices/system/cpu/cpuidle/available_governors", "menu teo\n");
+	spec(&s, "governor = menu ladder\nhaltpoll_ns = - 100\nskip_unsupported = yes\nreps = 2\n");
+	ck_assert_int_eq(sweepplan_build(&s, 1, 2, &p), 0);
+	ck_assert_uint_eq(p.n, 8);
+	ck_assert_int_eq(sweepplan_skip_unsupported(&s, &p, 0, &sk), 0);
+	ck_assert_uint_eq(p.n, 2);
+	ck_assert_str_eq(val(&p.run[0], "governor"), "menu");
+	ck_assert_str_eq(val(&p.run[0], "haltpoll_ns"), "-");
+	ck_assert_uint_eq(sk.n, 3);
+	ck_assert_str_eq(sk.v[0].why, "haltpoll_ns 100 cannot be applied here: the cpuidle "
+			 "driver is fake_idle, not haltpoll");
+	ck_assert_ptr_nonnull(strstr(sk.v[1].point, "_gov-ladder"));
+	ck_assert_ptr_nonnull(strstr(sk.v[1].why, "governor 'ladder' cannot be applied here"));
+	f = fmemopen(buf, sizeof(buf), "w");
+	ck_assert_int_eq(sweepplan_write_skips(&sk, f), 0);
+	ck_assert_int_eq(sweepplan_write(&p, 0, f), 0);
+	fclose(f);
+	ck_assert_int_eq(strncmp(buf, "# unsupported dist-exp_int-1000_pq-off_wu-0_cs-on_svc-0_"
+				 "gov-menu_hpns-100: haltpoll_ns 100", 85), 0);
+	ck_assert_int_eq(sweepplan_read_skips(buf, strlen(buf), &back), 0);
+	ck_assert_uint_eq(back.n, 3);
+	ck_assert_str_eq(back.v[2].point, sk.v[2].point);
+	ck_assert_str_eq(back.v[2].why, sk.v[2].why);
+	ck_assert_msg(!sweepplan_check(&s, buf, strlen(buf), "plan.txt", err, sizeof(err)), "%s", err);
+	/* without its notes the plan lacks six runs */
+	ck_assert_int_eq(sweepplan_check(&s, strstr(buf, "\ndist") + 1,
+					 strlen(strstr(buf, "\ndist") + 1), "plan.txt", err,
+					 sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "2 runs planned, 8 expected"));
+	sweepplan_skips_free(&sk);
+	sweepplan_skips_free(&back);
+	sweepplan_free(&p);
+	sweepspec_free(&s);
+	fake_sysfs_destroy();
+}
+END_TEST
 
 START_TEST(legacy_names)
 {
@@ -514,7 +567,7 @@ START_TEST(dim_table)
 	int k = 0;
 
 	ck_assert_int_eq(sweepdim_rules(&r, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(SWEEPPLAN_NDIMS, 24);	/* issue 35 added three */
+	ck_assert_int_eq(SWEEPPLAN_NDIMS, 25);	/* issue 35 added four */
 	for (int d = 0; d < SWEEPDIM_N; d++) {
 		ck_assert_str_eq(sweepplan_dims[d], sweepdim_table[d].col);
 		ck_assert_int_eq(sweepdim_find(sweepdim_table[d].opt), d);
@@ -547,6 +600,7 @@ Suite *sweepplan_suite(void)
 	TCase *t = tcase_create("core");
 
 	tcase_add_test(t, legacy_names);
+	tcase_add_test(t, skip_unsupported);
 	tcase_add_test(t, backend_collapse);
 	tcase_add_test(t, collapse_and_names);
 	tcase_add_test(t, shuffle_and_check);
