@@ -10,9 +10,9 @@
 enum {
 	P_WARMUP = 3, P_CSTATES, P_SERVICE, P_REQUESTS, P_TIERS, P_CLOSED,
 	P_AT, P_ACK, P_RCV, P_WUMODE, P_SLACK, P_SCS, P_CCS, P_MCS, P_CPU,
-	P_DELAY, P_WORK, P_HW, P_BACKEND, P_SBP, P_SOBP, P_GOV,
+	P_DELAY, P_WORK, P_HW, P_BACKEND, P_SBP, P_SOBP, P_GOV, P_HPNS,
 };
-_Static_assert(P_GOV < FIGCFG_NPARAMS, "figcfg's parameters are sweepcsv's");
+_Static_assert(P_HPNS < FIGCFG_NPARAMS, "figcfg's parameters are sweepcsv's");
 
 /* Sets a value: numbers in their shortest form ("200.000" is "200"), so
  * that a run's summary and a sweep's parameters compare equal. */
@@ -204,7 +204,7 @@ size_t figcfg_words(const struct figcfg *c, const unsigned char *mask,
 		[P_MCS] = "midtier C-states %s", [P_CPU] = "cpu %s",
 		[P_HW] = "helper %s", [P_BACKEND] = "%s",
 		[P_SOBP] = "SO_BUSY_POLL %s µs",
-		[P_GOV] = "governor %s",
+		[P_GOV] = "governor %s", [P_HPNS] = "haltpoll window %s ns",
 	};
 	int pq = figcfg_pq_param(c);
 	char us[48], gap[2 * FIGCFG_VLEN + 48];

@@ -176,6 +176,12 @@ START_TEST(figcfg_words_and_order)
 	ck_assert_int_eq(mask[5], 0);
 	figcfg_words(&c[1], mask, FIGCFG_W_PQ, w, sizeof(w));
 	ck_assert_str_eq(w, "exp 1 ms, C-states off, lead 50 µs");
+	/* issue 35's haltpoll window is named (sweepcsv's column 25) */
+	snprintf(c[1].v[25], FIGCFG_VLEN, "100000");
+	mask[25] = 1;
+	figcfg_words(&c[1], mask, FIGCFG_W_PQ, w, sizeof(w));
+	ck_assert_str_eq(w, "exp 1 ms, C-states off, haltpoll window 100000 ns, lead 50 µs");
+	ck_assert_str_eq(sweepcsv_params[25], "haltpoll_ns");
 	/* order: distribution, gap as a number, pre-query ("off" first) */
 	cfg(&a, "exp", "10000", "off");
 	cfg(&b, "exp", "2000", "off");

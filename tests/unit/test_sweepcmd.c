@@ -114,6 +114,25 @@ START_TEST(mitigations)
 	ck_assert_ptr_null(strstr(a, "busy-poll"));
 	sweepcmd_free(&c);
 	sweepspec_free(&s);
+	/* the haltpoll window around the server; memcached's so_busy_poll
+	 * through the sysctls (cstate busy-poll), on the first leaf only */
+	spec(&s, "backend = memcached\nserver_cpu = 0\nclient_cpu = 1\ntiers = 3\n"
+		 "leaves = 2\nso_busy_poll = 50\nhaltpoll_ns = 100000\n");
+	build(&s, line_with(&s, "sobp-50", "hpns-100000"), 0, &c);
+	a = joined(&c.step[1].argv);
+	ck_assert_msg(!strncmp(a, "wb cstate haltpoll 100000 -- wb cstate busy-poll 50 -- "
+			       "taskset -c 0 memcached ", 78), "%s", a);
+	a = joined(&c.step[2].argv);
+	ck_assert_msg(!strncmp(a, "taskset -c 0 memcached ", 23), "%s", a);
+	sweepcmd_free(&c);
+	sweepspec_free(&s);
+	spec(&s, "server_cpu = 0\nclient_cpu = 1\nhaltpoll_ns = 5\nso_busy_poll = 50\n");
+	build(&s, line_with(&s, "hpns-5", NULL), 0, &c);
+	a = joined(&c.step[1].argv);
+	ck_assert_msg(!strncmp(a, "wb cstate haltpoll 5 -- wb server ", 34) &&
+		      strstr(a, " --so-busy-poll 50 ") && !strstr(a, "cstate busy-poll"), "%s", a);
+	sweepcmd_free(&c);
+	sweepspec_free(&s);
 	/* the defaults, or a plan from before these keys: nothing added */
 	spec(&s, "server_cpu = 0\nclient_cpu = 1\n");
 	build(&s, "p 1 dist=exp interval_us=1000 prequery=off warmup=0 cstates=on "
