@@ -822,7 +822,7 @@ static void summary_header(struct csv *out)
 	len = metric_header(h, sizeof(h), len, 0, NLEGACY_METRICS);
 	len += (size_t)snprintf(h + len, sizeof(h) - len,
 		 ",ci_exact,ci_coverage,n_behind,behind_included,ci_label");
-	for (size_t k = NLEGACY_PARAMS; k < NPARAMS; k++)
+	for (size_t k = NLEGACY_PARAMS; k < SWEEPCSV_ADDED_FROM; k++)
 		len += (size_t)snprintf(h + len, sizeof(h) - len, ",%s", sweepcsv_params[k]);
 	len = metric_header(h, sizeof(h), len, NLEGACY_METRICS,
 			    SWEEPCSV_NLAT_METRICS);
@@ -836,8 +836,13 @@ static void summary_header(struct csv *out)
 	/* issue 35: the costs per request; speedup_* = the baseline's / this */
 	len = metric_header(h, sizeof(h), len, SWEEPCSV_NCOST_FROM, NMETRICS);
 	/* issue 35: the latency-cost plane */
-	snprintf(h + len, sizeof(h) - len, ",cost_ratio_cpu,cost_ratio_cpu_lo,"
-		 "cost_ratio_cpu_hi,cost_extra_cpu_us,pareto_p50,pareto_p99");
+	len += (size_t)snprintf(h + len, sizeof(h) - len,
+		 ",cost_ratio_cpu,cost_ratio_cpu_lo,cost_ratio_cpu_hi,"
+		 "cost_extra_cpu_us,pareto_p50,pareto_p99");
+	/* the dimensions of SWEEPDIM_ADDED, last: columns are only appended
+	 * (lib/sweep/sweepdim.h); a later column goes after them */
+	for (size_t k = SWEEPCSV_ADDED_FROM; k < NPARAMS; k++)
+		len += (size_t)snprintf(h + len, sizeof(h) - len, ",%s", sweepcsv_params[k]);
 	csv_header(out, h);
 }
 
@@ -891,7 +896,7 @@ static void summary_row(struct csv *out, const struct sweep_sum *w,
 	} else {
 		csv_empty(out);
 	}
-	for (size_t k = NLEGACY_PARAMS; k < NPARAMS; k++)
+	for (size_t k = NLEGACY_PARAMS; k < SWEEPCSV_ADDED_FROM; k++)
 		csv_str(out, p->param[k]);
 	metric_cols(out, p, b, NLEGACY_METRICS, SWEEPCSV_NLAT_METRICS);
 	/* the thesis' columns: mean of the runs' averages and p99s, and the
@@ -914,6 +919,8 @@ static void summary_row(struct csv *out, const struct sweep_sum *w,
 	paired_cols(out, p, &w->csv);
 	metric_cols(out, p, b, SWEEPCSV_NCOST_FROM, NMETRICS);
 	plane_cols(out, p, b);
+	for (size_t k = SWEEPCSV_ADDED_FROM; k < NPARAMS; k++)
+		csv_str(out, p->param[k]);
 	csv_end_row(out);
 }
 

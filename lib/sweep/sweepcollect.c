@@ -443,11 +443,12 @@ out:
 	return ret;
 }
 
-/* the header's new columns, after SWEEPCOLLECT_HEADER */
+/* the header's new columns, after SWEEPCOLLECT_HEADER, each appended
+ * after the last: SWEEPDIM_ADDED's dimensions come after the costs */
 int sweepcollect_header(FILE *out, char (*cols)[64], int ncols)
 {
 	fputs(SWEEPCOLLECT_HEADER, out);
-	for (int d = SWEEPPLAN_NLEGACY; d < SWEEPPLAN_NDIMS; d++)
+	for (int d = SWEEPPLAN_NLEGACY; d < SWEEPDIM_ADDED_FROM; d++)
 		fprintf(out, ",%s", sweepplan_dims[d]);
 	for (int k = SWEEPCOLLECT_NLEGACY_VALS; k < SWEEPCOLLECT_NVALS_BEFORE_MT; k++)
 		fprintf(out, ",%s", sweepcollect_vals[k]);
@@ -458,7 +459,10 @@ int sweepcollect_header(FILE *out, char (*cols)[64], int ncols)
 		fprintf(out, ",%s", sweepcollect_vals[k]);
 	for (int k = 0; k < ncols; k++)
 		fprintf(out, ",%s", cols[k]);
-	fputs(SWEEPCOLLECT_COST_COLS "\n", out);
+	fputs(SWEEPCOLLECT_COST_COLS, out);
+	for (int d = SWEEPDIM_ADDED_FROM; d < SWEEPPLAN_NDIMS; d++)
+		fprintf(out, ",%s", sweepplan_dims[d]);
+	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -515,7 +519,7 @@ int sweepcollect_row(FILE *out, const struct sweepplan_run *r,
 		fprintf(out, ",%s", run ? run->val[k] : "");
 	fprintf(out, ",%s/rep-%lu,%s,%s", r->point, r->rep, run ? run->behind : "",
 		run ? run->why : "");
-	for (int d = SWEEPPLAN_NLEGACY; d < SWEEPPLAN_NDIMS; d++)
+	for (int d = SWEEPPLAN_NLEGACY; d < SWEEPDIM_ADDED_FROM; d++)
 		put_val(out, r->val[d]);
 	for (int k = SWEEPCOLLECT_NLEGACY_VALS; k < SWEEPCOLLECT_NVALS_BEFORE_MT; k++)
 		fprintf(out, ",%s", run ? run->val[k] : "");
@@ -533,6 +537,8 @@ int sweepcollect_row(FILE *out, const struct sweepplan_run *r,
 		fprintf(out, ",%s", v);
 	}
 	cost_cols(out, r, run, cap);
+	for (int d = SWEEPDIM_ADDED_FROM; d < SWEEPPLAN_NDIMS; d++)
+		put_val(out, r->val[d]);
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -65,7 +65,8 @@ struct sweepcollect_cap {
 	char cpu_us[24], c0_pct[24], entries_per_s[24];
 };
 
-/* sweep.csv's last columns (issue 35): what each run cost, per request. */
+/* After the capture's columns (issue 35): what each run cost, per
+ * request; then SWEEPDIM_ADDED's dimensions, sweep.csv's last block. */
 #define SWEEPCOLLECT_COST_COLS \
 	",cost_cpu_us_per_req,cost_c0_pct,cost_idle_entries_per_s," \
 	"cost_msgs_per_req,cost_bytes_per_req"
@@ -105,8 +106,8 @@ int sweepcollect_capture(FILE *f, const char *name,
  * without a capture; the capture columns named in COLS (NCOLS), then the
  * cost columns (SWEEPCOLLECT_COST_COLS): the tiers' CPU time over the
  * requests the window served (count + the point's warm-up), C0 %, idle
- * entries per second, the client's messages and bytes per request.
- * 0 or -EIO.
+ * entries per second, the client's messages and bytes per request; then
+ * the values of SWEEPDIM_ADDED's dimensions. 0 or -EIO.
  */
 int sweepcollect_row(FILE *out, const struct sweepplan_run *r,
 		     const char *requests, unsigned long long seed,
@@ -114,7 +115,8 @@ int sweepcollect_row(FILE *out, const struct sweepplan_run *r,
 		     char (*mt)[64], const struct sweepcollect_cap *cap,
 		     char (*cols)[64], int ncols);
 
-/* The header: SWEEPCOLLECT_HEADER, the new columns, COLS, the costs. */
+/* The header: SWEEPCOLLECT_HEADER, the new columns, COLS, the costs,
+ * SWEEPDIM_ADDED's columns: every column appended after the last. */
 int sweepcollect_header(FILE *out, char (*cols)[64], int ncols);
 
 /*

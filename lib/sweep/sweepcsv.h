@@ -16,11 +16,14 @@
 
 #include "sweepdim.h"
 
-/* Parameters that name a point, in summary.csv's order: the first 7 as
- * they always were (the table's first six dimensions and requests), then
- * the other dimensions (lib/sweep/sweepdim.h). */
+/* Parameters that name a point: the first 7 as they always were (the
+ * table's first six dimensions and requests), then the other dimensions
+ * (lib/sweep/sweepdim.h) in table order. summary.csv writes the first 7,
+ * later those before SWEEPCSV_ADDED_FROM, and SWEEPDIM_ADDED's (from
+ * SWEEPCSV_ADDED_FROM on) as its last columns. */
 #define SWEEPCSV_NPARAMS (SWEEPDIM_N + 1)
 #define SWEEPCSV_NLEGACY_PARAMS (SWEEPDIM_NFIRST + 1)
+#define SWEEPCSV_ADDED_FROM (SWEEPDIM_ADDED_FROM + 1)
 extern const char *const sweepcsv_params[SWEEPCSV_NPARAMS];
 /* Metrics: the latencies (lat_<m>_us columns) first, then the RAPL
  * energy per request and power (issue 17). The first 4 are required; the

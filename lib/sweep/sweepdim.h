@@ -40,14 +40,27 @@
  *           separated by '\n'; a line starting with a tab is an option
  *           line of its own (another spelling: --rate for --interval-us)
  *
- * The table's order is the plan's, plan.txt's, sweep.csv's and the
- * summary's. Three groups, in that order: SWEEPDIM_FIRST, the six of
- * sweep.csv's first version, always in point names, its columns before
- * `requests`; SWEEPDIM_LATER, those three tiers and real servers added
- * (their SK_ keys predate the table, in sweepspec.h's enum); and
- * SWEEPDIM_ADDED: a new dimension is one row at its end, and nothing
- * else (its SK_ key comes from the row; its sweep.csv column goes after
- * backend, where an older reader does not look).
+ * The table's order is the plan's and plan.txt's. Three groups, in that
+ * order: SWEEPDIM_FIRST, the six of sweep.csv's first version, always in
+ * point names, its columns before `requests`; SWEEPDIM_LATER, those three
+ * tiers and real servers added (their SK_ keys predate the table, in
+ * sweepspec.h's enum), their columns after behind_reason in sweep.csv and
+ * after ci_label in stats' summary.csv; and SWEEPDIM_ADDED: a new
+ * dimension is one row at its end, and nothing else (its SK_ key comes
+ * from the row).
+ *
+ * Columns are only ever appended: users' scripts index sweep.csv and
+ * summary.csv by position. So SWEEPDIM_ADDED's columns are not next to
+ * the others but the files' last block, in table order (sweep.csv: after
+ * the cost_* columns; summary.csv: after pareto_p99), from
+ * SWEEPDIM_ADDED_FROM on: a new row's column is appended at the end of
+ * both files by itself. The price: a metric column added later must be
+ * written after this block, explicitly, by the writer that adds it
+ * (sweepcollect_header and _row, stats' summary_header and summary_row),
+ * never before it; and from then on a new row no longer lands at the end
+ * by itself: it starts a group of its own, written after that metric.
+ * The released headers in tests/golden/released/ must stay prefixes of
+ * today's (t-golden, and unit sweepcollect's released_header_prefix).
  *
  * Built with -DSWEEPDIM_TEST (tests/sweepdim), the rows of
  * SWEEPDIM_TEST_ROWS in sweepdim-test.h are added at the end: the test
@@ -210,6 +223,9 @@ enum sweepdim_index { SWEEPDIM_TABLE(SWEEPDIM_INDEX_) SWEEPDIM_N };
 /* The six of SWEEPDIM_FIRST (an int). */
 #define SWEEPDIM_ONE_(...) + 1
 #define SWEEPDIM_NFIRST (0 SWEEPDIM_FIRST(SWEEPDIM_ONE_))
+/* The index of SWEEPDIM_ADDED's first dimension: the columns from here on
+ * are the last block of sweep.csv and summary.csv (see above). */
+#define SWEEPDIM_ADDED_FROM (SWEEPDIM_NFIRST + (0 SWEEPDIM_LATER(SWEEPDIM_ONE_)))
 /* ",dist,interval_us,...": string literals of the first six columns. */
 #define SWEEPDIM_COMMA_COL_(id, opt, col, ...) "," col
 #define SWEEPDIM_FIRST_COLS SWEEPDIM_FIRST(SWEEPDIM_COMMA_COL_)

@@ -25,8 +25,10 @@ mkdir -p "$TMP/a"
 "$WB" stats "$TMP/a" > "$TMP/a.out" 2>&1 || fail "stats: $(cat "$TMP/a.out")"
 S="$TMP/a/summary.csv"
 pcol() { csv_col "$S" "$2" | sed -n "$(csv_col "$S" point | grep -nx "$1" | cut -d: -f1)p"; }
-head -1 "$S" | grep -q ',cost_ratio_cpu,cost_ratio_cpu_lo,cost_ratio_cpu_hi,cost_extra_cpu_us,pareto_p50,pareto_p99$' ||
-	fail "plane columns not last: $(head -1 "$S")"
+# appended: the plane's columns after the costs, then only the dimensions
+# added in the same round (lib/sweep/sweepdim.h's SWEEPDIM_ADDED)
+head -1 "$S" | grep -q ',cost_ratio_cpu,cost_ratio_cpu_lo,cost_ratio_cpu_hi,cost_extra_cpu_us,pareto_p50,pareto_p99,server_busy_poll,so_busy_poll,governor,haltpoll_ns$' ||
+	fail "plane and added dimensions' columns not last: $(head -1 "$S")"
 for want in "off yes yes" "pq20 yes yes" "pq50 no yes" "pq100 no no" "pq200  "; do
 	set -- $want
 	got="$(pcol "$1" pareto_p50) $(pcol "$1" pareto_p99)"

@@ -131,7 +131,7 @@ got=$(for c in paired_n paired_speedup_p50 paired_speedup_p50_lo paired_speedup_
 head -1 "$S" | grep -q ',power_ci_overlap\{0,1\}[a-z_]*,paired_n,paired_speedup_avg,paired_speedup_avg_lo,paired_speedup_avg_hi,paired_verdict_avg,paired_speedup_p50,' ||
 	head -1 "$S" | grep -q ',ci_overlap_power,paired_n,paired_speedup_avg,paired_speedup_avg_lo,paired_speedup_avg_hi,paired_verdict_avg,paired_speedup_p50,' ||
 	fail "paired columns not appended: $(head -1 "$S")"
-head -1 "$S" | grep -q ',paired_verdict_p99,paired_ci_coverage,paired_n_behind,paired_n_unmatched,within_ci_p50_rel,within_ci_p50_unbounded,within_ci_p99_rel,within_ci_p99_unbounded\(,[a-z0-9_]*\(cost\|pareto\)_[a-z0-9_]*\)*$' ||
+head -1 "$S" | grep -q ',paired_verdict_p99,paired_ci_coverage,paired_n_behind,paired_n_unmatched,within_ci_p50_rel,within_ci_p50_unbounded,within_ci_p99_rel,within_ci_p99_unbounded\(,[a-z0-9_]*\(cost\|pareto\)_[a-z0-9_]*\)*,server_busy_poll,so_busy_poll,governor,haltpoll_ns$' ||
 	fail "within columns: $(head -1 "$S")"
 grep -qE '^pq +9 +96\.1% +0\.500 \[0\.500, 0\.500\] slower +2\.857 \[2\.500, 3\.125\] faster +1\.000 \[0\.909, 1\.111\] undecided at n=9 +\(left out: 1 behind, 1 unmatched\)$' "$TMP/p.out" ||
 	fail "paired table: $(cat "$TMP/p.out")"

@@ -170,7 +170,8 @@ static int param(const char *name)
 	return -1;
 }
 
-/* sweep.csv: the columns after backend, filled, and read back */
+/* sweep.csv: the new rows' columns appended at the end, after the
+ * costs and the other added dimensions, filled, and read back */
 static void check_csv(const char *dir, const struct sweepspec *s,
 		      const struct sweepplan *p)
 {
@@ -189,8 +190,9 @@ static void check_csv(const char *dir, const struct sweepspec *s,
 	if (!f)
 		return;
 	CHECK(fgets(hdr, sizeof(hdr), f) != NULL);
-	CHECK(strstr(hdr, ",backend,server_busy_poll,so_busy_poll,governor,haltpoll_ns,frobs,pq_frobs,"
-		     "lat_p95_us,") != NULL);
+	CHECK(strstr(hdr, ",backend,lat_p95_us,") != NULL);
+	CHECK(strstr(hdr, ",cost_bytes_per_req,server_busy_poll,so_busy_poll,governor,"
+		     "haltpoll_ns,frobs,pq_frobs\n") != NULL);
 	rewind(f);
 	CHECK(sweepcsv_read(f, path, &c, err, sizeof(err)) == 0);
 	fclose(f);

@@ -29,11 +29,11 @@ static int summary(const char *text, struct sweepcollect_run *r)
 	return ret;
 }
 
-/* The new columns after SWEEPCOLLECT_HEADER (no capture columns). */
+/* The new columns after SWEEPCOLLECT_HEADER, up to the capture's. */
 #define NEWCOLS ",tiers,closed,prequery_at,prequery_ack,prequery_receiver," \
 	"warmup_mode,timer_slack_ns,server_cstates,client_cstates," \
-	"midtier_cstates,cpu,delay,work_us,helper_wait,backend,server_busy_poll," \
-	"so_busy_poll,governor,haltpoll_ns,lat_p95_us,lat_p9999_us," \
+	"midtier_cstates,cpu,delay,work_us,helper_wait,backend," \
+	"lat_p95_us,lat_p9999_us," \
 	"gets,sets,misses,energy_j,power_w,energy_per_request_uj," \
 	"mt_requests,mt_prequeries_sent,mt_prequeries_raced," \
 	"mt_backend_rtt_avg_us,mt_backend_rtt_p50_us,mt_backend_rtt_p99_us," \
@@ -44,8 +44,13 @@ static int summary(const char *text, struct sweepcollect_run *r)
 	"svc_p99_lo_us,svc_p99_hi_us,svc_p999_lo_us,svc_p999_hi_us"
 /* the cost columns (issue 35) empty: no capture, no client counts */
 #define NOCOST ",,,,,"
-/* those columns empty: an old plan line, no midtier, no capture */
-#define NOCOLS ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,," \
+/* After the costs, last (appended, never inserted: users' scripts index
+ * sweep.csv by position): the dimensions of SWEEPDIM_ADDED. */
+#define ADDEDCOLS ",server_busy_poll,so_busy_poll,governor,haltpoll_ns"
+#define NOADDED ",,,,"
+#define ADDED_TAIL NOCOST ",yes,50,teo,\n"
+/* NEWCOLS empty: an old plan line, no midtier, no capture */
+#define NOCOLS ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,," \
 	",,,,,,,,,,,,,,,,"
 
 /* The row of plan line LINE with RUN (NULL: missing), into out. */
@@ -71,18 +76,24 @@ START_TEST(collect_rows)
 				 "\"late, \"\"very\"\"\",0\n", &r), 0);
 	row("pt-a 3 exp 1000 20 0 on 0\n", &r, out, sizeof(out));
 	ck_assert_str_eq(out, "pt-a,3,ok,exp,1000,20,0,on,0,300,10,300,10.5,9.000,12,20,30,"
-			 "1.5,0.4,0,150,150,pt-a/rep-3,1,late; very" NOCOLS NOCOST "\n");
+			 "1.5,0.4,0,150,150,pt-a/rep-3,1,late; very" NOCOLS NOCOST NOADDED "\n");
 	row("pt-a 12 exp 1000 20 0 on 0", NULL, out, sizeof(out));
 	ck_assert_str_eq(out, "pt-a,12,missing,exp,1000,20,0,on,0,300,19,,,,,,,,,,,,"
-			 "pt-a/rep-12,," NOCOLS NOCOST "\n");
+			 "pt-a/rep-12,," NOCOLS NOCOST NOADDED "\n");
 	/* a plan line of today: every dimension by name, '-' is empty */
 	row("pt-b 1 dist=exp interval_us=500 prequery=off warmup=0 cstates=on service_us=0 "
 	    "tiers=3 closed=no prequery_at=- prequery_ack=- prequery_receiver=- warmup_mode=- "
 	    "timer_slack_ns=1 server_cstates=off client_cstates=on midtier_cstates=on cpu=none "
 	    "delay=50 work_us=20 helper_wait=spin backend=memcached", NULL, out, sizeof(out));
 	ck_assert_str_eq(out, "pt-b,1,missing,exp,500,off,0,on,0,300,8,,,,,,,,,,,,pt-b/rep-1,,"
-			 ",3,no,,,,,1,off,on,on,none,50,20,spin,memcached,,,,,,,,,,,,,,,,,,,,,"
-			 ",,,,,,,,,,,,,,,," NOCOST "\n");
+			 ",3,no,,,,,1,off,on,on,none,50,20,spin,memcached,,,,,,,,,,,,,,,,,"
+			 ",,,,,,,,,,,,,,,," NOCOST NOADDED "\n");
+	/* the added dimensions' values end the row, backend's stays put */
+	row("pt-c 1 dist=exp backend=wakebench server_busy_poll=yes so_busy_poll=50 "
+	    "governor=teo haltpoll_ns=-", NULL, out, sizeof(out));
+	ck_assert_ptr_nonnull(strstr(out, ",wakebench,,"));
+	ck_assert_uint_ge(strlen(out), strlen(ADDED_TAIL));
+	ck_assert_str_eq(out + strlen(out) - strlen(ADDED_TAIL), ADDED_TAIL);
 	/* issue 36: a gap law's parameters are one quoted field */
 	row("dist-onoff-20_80 1 dist=onoff:20,80", NULL, out, sizeof(out));
 	ck_assert_ptr_nonnull(strstr(out, "dist-onoff-20_80,1,missing,\"onoff:20,80\",,"));
@@ -93,19 +104,56 @@ START_TEST(collect_rows)
 				 "ok,300,9.5,9.000,10.250,,,31.5\n", &r), 0);
 	row("p 1 fixed 500 off 10 off 5", &r, out, sizeof(out));
 	ck_assert_str_eq(out, "p,1,ok,fixed,500,off,10,off,5,300,8,300,,9.5,,,,,,,,,p/rep-1,,"
-			 ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
-			 ",9.000,10.250,,,,,,,,,,,,31.5,," NOCOST "\n");
+			 ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
+			 ",9.000,10.250,,,,,,,,,,,,31.5,," NOCOST NOADDED "\n");
 	/* an older client: no verdict columns, no pre-query counts */
 	ck_assert_int_eq(summary("status,count,lat_avg_us\nfailed,0,\n", &r), 0);
 	row("p 1 fixed 500 off 10 off 5", &r, out, sizeof(out));
 	ck_assert_str_eq(out, "p,1,failed,fixed,500,off,10,off,5,300,8,0,,,,,,,,,,,p/rep-1,,"
-			 NOCOLS NOCOST "\n");
+			 NOCOLS NOCOST NOADDED "\n");
 	/* the header is the awk sweep's, unchanged */
 	ck_assert_str_eq(SWEEPCOLLECT_HEADER,
 		"point,rep,status,dist,interval_us,prequery,warmup,cstates,service_us,requests,"
 		"seed,count,lat_avg_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,svc_p50_us,"
 		"pace_p99_us,late_sends,prequeries_sent,prequeries_skipped,dir,behind_schedule,"
 		"behind_reason");
+}
+END_TEST
+
+/*
+ * Columns are only ever appended (users' scripts index sweep.csv by
+ * position): the header of the last release (the golden file of commit
+ * c8d20a9, the per-state columns left out there) starts today's, with the
+ * capture's columns after it as they were then.
+ */
+static void released_prefix(char (*cols)[64], int ncols, const char *state)
+{
+	static const char key[] = "sweep sweep.csv (without the per-state columns): ";
+	char out[8192], old[4096];
+	const char *rel = unit_slurp("tests/golden/released/csv-headers-c8d20a9.txt");
+	const char *p = strstr(rel, key);
+	FILE *f;
+	size_t n;
+
+	ck_assert_ptr_nonnull(p);
+	p += strlen(key);
+	n = strcspn(p, "\n");
+	ck_assert_uint_lt(n + strlen(state) + 2, sizeof(old));
+	snprintf(old, sizeof(old), "%.*s%s,", (int)n, p, state);
+	f = fmemopen(out, sizeof(out), "w");
+	ck_assert_int_eq(sweepcollect_header(f, cols, ncols), 0);
+	fclose(f);
+	ck_assert_msg(!strncmp(out, old, strlen(old)),
+		      "a column was inserted: the released header\n%s\nis not the start of\n%s",
+		      old, out);
+}
+
+START_TEST(released_header_prefix)
+{
+	char cols[2][64] = { "res_C1_pct", "entries_C1" };
+
+	released_prefix(NULL, 0, "");
+	released_prefix(cols, 2, ",res_C1_pct,entries_C1");
 }
 END_TEST
 
@@ -215,13 +263,14 @@ START_TEST(sources)
 		ck_assert_int_eq(sweepcollect_row(f, &r, "300", 7, NULL, mt, &cap, cols, 3), 0);
 		fclose(f);
 		ck_assert_str_eq(out, "p,1,missing,fixed,500,off,10,off,5,300,8,,,,,,,,,,,,p/rep-1,,"
-				 ",,,,,,,,,,,,,,,,,,,,,,,,,,,,300,180,120,,86.5,,,34,28,"
-				 ",,,,,,,,,,,,,,,,99.6,0.5,,,0.4,,,\n");
+				 ",,,,,,,,,,,,,,,,,,,,,,,,300,180,120,,86.5,,,34,28,"
+				 ",,,,,,,,,,,,,,,,99.6,0.5,,,0.4,,," NOADDED "\n");
 		f = fmemopen(out, sizeof(out), "w");
 		ck_assert_int_eq(sweepcollect_header(f, cols, 2), 0);
 		fclose(f);
 		ck_assert_str_eq(out, SWEEPCOLLECT_HEADER NEWCOLS
-				 ",res_haltpoll_idle_pct,mt_res_POLL_pct" SWEEPCOLLECT_COST_COLS "\n");
+				 ",res_haltpoll_idle_pct,mt_res_POLL_pct" SWEEPCOLLECT_COST_COLS
+				 ADDEDCOLS "\n");
 	}
 }
 END_TEST
@@ -256,10 +305,10 @@ START_TEST(collect_dir)
 	ck_assert_uint_eq(rows, 3);
 	snprintf(p, sizeof(p), "%s/sweep.csv", d);
 	ck_assert_str_eq(unit_slurp(p), SWEEPCOLLECT_HEADER NEWCOLS ",res_C6_pct"
-		SWEEPCOLLECT_COST_COLS "\n"
-		"b,2,missing,exp,100,off,0,on,0,200,7,,,,,,,,,,,,b/rep-2,," NOCOLS "," NOCOST "\n"
-		"a,1,ok,exp,100,20,0,on,0,200,6,200,1.5,,,,,,,,,,a/rep-1,," NOCOLS ",12.5" NOCOST "\n"
-		"b,1,missing,exp,100,off,0,on,0,200,6,,,,,,,,,,,,b/rep-1,," NOCOLS "," NOCOST "\n");
+		SWEEPCOLLECT_COST_COLS ADDEDCOLS "\n"
+		"b,2,missing,exp,100,off,0,on,0,200,7,,,,,,,,,,,,b/rep-2,," NOCOLS "," NOCOST NOADDED "\n"
+		"a,1,ok,exp,100,20,0,on,0,200,6,200,1.5,,,,,,,,,,a/rep-1,," NOCOLS ",12.5" NOCOST NOADDED "\n"
+		"b,1,missing,exp,100,off,0,on,0,200,6,,,,,,,,,,,,b/rep-1,," NOCOLS "," NOCOST NOADDED "\n");
 	snprintf(p, sizeof(p), "%s/a/rep-1", d);
 	ck_assert_int_eq(sweepcollect_run_ok(p, err, sizeof(err)), 1);
 	snprintf(p, sizeof(p), "%s/b/rep-1", d);
@@ -315,10 +364,10 @@ START_TEST(cost_columns)
 	ck_assert_int_eq(sweepcollect_row(f, &r, "300", 7, &run, NULL, &cap, NULL, 0), 0);
 	fclose(f);
 	last = out + strlen(out);
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < 9; k++)	/* the costs, then the added dimensions */
 		while (last > out && *--last != ',')
 			;
-	ck_assert_str_eq(last, ",200.000,39.0000,200.000,3.000,168.000\n");
+	ck_assert_str_eq(last, ",200.000,39.0000,200.000,3.000,168.000" NOADDED "\n");
 	/* no entries (proc-stat) and no --pid: those stay empty */
 	f = fmemopen((void *)"role,window_s,entries_idle,res_C0_pct\nserver,1.0,,100.0\n", 56, "r");
 	ck_assert_int_eq(sweepcollect_capture(f, "c.csv", &cap, err, sizeof(err)), 0);
@@ -460,6 +509,7 @@ Suite *sweepcollect_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, collect_rows);
+	tcase_add_test(tc, released_header_prefix);
 	tcase_add_test(tc, cost_columns);
 	tcase_add_test(tc, bad_summaries);
 	tcase_add_test(tc, sources);
