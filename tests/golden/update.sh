@@ -7,3 +7,7 @@ rm -rf "$here/expected"
 "$here/run.sh" "$here/expected"
 "$here/headers.sh" > "$here/expected/csv-headers.txt"
 echo "tests/golden/expected: $(ls "$here/expected" | wc -l) files"
+# CSV columns are only appended: the released headers must start the new
+for f in "$here"/released/csv-headers-*.txt; do
+	"$here/prefix.sh" "$f" "$here/expected/csv-headers.txt"
+done

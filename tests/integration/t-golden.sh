@@ -2,12 +2,19 @@
 # issue 14: every --help, the usage error messages (with their exit
 # status) and the header of every CSV output (and the summary.json keys)
 # equal tests/golden/expected. An intended change regenerates them with
-# tests/golden/update.sh.
+# tests/golden/update.sh. CSV columns are only appended: the headers of a
+# release (tests/golden/released) must start today's (prefix.sh).
 . "$(dirname "$0")/lib.sh"
 G="$WB_TOP/tests/golden"
 "$G/run.sh" "$TMP/got" || fail "golden cases did not run"
 "$G/headers.sh" > "$TMP/got/csv-headers.txt" 2>"$TMP/headers.err" ||
 	fail "headers: $(cat "$TMP/headers.err")"
+# columns only appended: every released CSV header (tests/golden/released,
+# one csv-headers-<commit>.txt per release) starts today's
+for f in "$G"/released/csv-headers-*.txt; do
+	"$G/prefix.sh" "$f" "$TMP/got/csv-headers.txt" > "$TMP/prefix" 2>&1 ||
+		fail "a CSV column inserted since $(basename "$f"): $(cat "$TMP/prefix")"
+done
 n=0
 for f in "$G"/expected/*.out "$G"/expected/csv-headers.txt; do
 	name=$(basename "$f")
