@@ -20,8 +20,10 @@
 # to whole microseconds (a latency of 37.9 us counts as 37): the bucket
 # of a percentile + 0.5 us is the estimate compared (wake's are exact).
 # cyclictest's interval counts from its previous expiry, wake's distance
-# from its clock reading after the previous wake (a few us later): both
-# leave the CPU idle for about D. cyclictest runs with --laptop: by
+# from its clock reading after the previous wake: cyclictest's CPU idles
+# D minus its latency, wake's D. Where the wake cost depends on the idle
+# time (on the VM of RESULTS.md near 5 ms) that alone moves the ratio;
+# try a second D. cyclictest runs with --laptop: by
 # default it holds /dev/cpu_dma_latency at 0 for the whole run, which
 # leaves a cpuidle governor only POLL, not the machine `--states all`
 # measures.
