@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "opt.h"
 #include "sysfs.h"
@@ -21,13 +22,41 @@ int sysfs_is_real(void)
 	return !strcmp(sysfs_root(), "/sys");
 }
 
-int file_read(const char *path, char *buf, size_t len)
+/*
+ * The tool runs as root and the tree may be a fake one ($WAKEBENCH_SYSFS):
+ * a file is opened without following a link in its last component and
+ * without blocking (a FIFO in place of an attribute would hang the open),
+ * and used only when fstat shows a regular file (sysfs and procfs
+ * attributes are). The fd, -ELOOP for a link, -EINVAL for anything not
+ * regular, or -errno.
+ */
+static int open_regular(const char *path, int flags)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+int file_read(const char *path, char *buf, size_t len)
+{
+	int fd = open_regular(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
 	n = read(fd, buf, len - 1);
 	if (n < 0) {
 		int err = -errno;
@@ -101,9 +130,9 @@ static int write_path(const char *path, const char *val)
 	ssize_t n;
 	int fd, err;
 
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	fd = open_regular(path, O_WRONLY | O_TRUNC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = write(fd, val, len);
 	err = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
 	if (close(fd) && !err)

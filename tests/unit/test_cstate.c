@@ -15,6 +15,7 @@
 #include "fake_sysfs.h"
 #include "idlestate.h"
 #include "snapshot.h"
+#include "sysfs.h"
 
 static void setup(void)
 {
@@ -369,6 +370,40 @@ END_TEST
  * restored at the end and from the file of a dead process, conflicts
  * named, names checked.
  */
+/*
+ * The tool runs as root over a tree that may be a fake one: a link in
+ * place of an attribute is neither written through nor read, a FIFO is
+ * refused at once (no hang), and the link's target is left untouched.
+ */
+START_TEST(attributes_not_links)
+{
+	const char *root = getenv("WAKEBENCH_SYSFS");
+	char attr[600], target[600], fifo[600], buf[64];
+
+	snprintf(target, sizeof(target), "%s/outside", root);
+	unit_put(target, "precious\n");
+	snprintf(attr, sizeof(attr), "%s/devices/system/cpu/cpuidle/current_governor", root);
+	unlink(attr);
+	ck_assert_int_eq(symlink(target, attr), 0);
+	ck_assert_int_eq(sysfs_write("teo", "devices/system/cpu/cpuidle/current_governor"), -ELOOP);
+	ck_assert_int_eq(sysfs_read(buf, sizeof(buf), "devices/system/cpu/cpuidle/current_governor"),
+			 -ELOOP);
+	ck_assert_ptr_nonnull(strstr(unit_slurp(target), "precious"));
+	setenv("WAKEBENCH_PROCSYS", root, 1);
+	ck_assert_int_eq(procsys_write("1", "devices/system/cpu/cpuidle/current_governor"), -ELOOP);
+	ck_assert_ptr_nonnull(strstr(unit_slurp(target), "precious"));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", root);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(sysfs_read(buf, sizeof(buf), "fifo"), -EINVAL);
+	ck_assert_int_eq(procsys_read(buf, sizeof(buf), "fifo"), -EINVAL);
+	ck_assert_int_eq(sysfs_write("1", "fifo"), -ENXIO);
+	unsetenv("WAKEBENCH_PROCSYS");
+	unlink(fifo);
+	unlink(attr);
+	unlink(target);
+}
+END_TEST
+
 START_TEST(governor_setting)
 {
 	struct cstate_session *a, *b;
@@ -829,6 +864,7 @@ Suite *cstate_suite(void)
 	tcase_add_test(tc, no_cpuidle_driver);
 	tcase_add_test(tc, effect_with_states);
 	tcase_add_test(tc, governor_setting);
+	tcase_add_test(tc, attributes_not_links);
 	tcase_add_test(tc, haltpoll_and_busy_poll);
 	tcase_add_test(tc, cpu_scope_is_per_cpu);
 	tcase_add_test(tc, system_spelling);
