@@ -10,6 +10,7 @@
 #include "errmsg.h"
 #include "figgp.h"
 #include "figwake.h"
+#include "rfile.h"
 
 #define MAXCOL 64
 #define LINE_MAX_LEN 4096
@@ -171,9 +172,16 @@ static int read_wake(struct wk *w, int dir, const char *d)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/wake.csv", d);
-	f = fopen(path, "re");
-	if (!f)
-		return -ENOENT;
+	/* a result directory is input: no link followed, a regular file only */
+	f = rfile_fopen_quiet(path);
+	if (!f) {
+		int e = errno ? errno : EINVAL;
+
+		if (e == ENOENT)
+			return -ENOENT;
+		errmsg_set(w->err, w->errlen, "%s: %s", path, rfile_strerror(e));
+		return -e;
+	}
 	while (!ret && (len = getline(&line, &cap, f)) > 0) {
 		lineno++;
 		if (len > LINE_MAX_LEN) {

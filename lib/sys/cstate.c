@@ -18,6 +18,7 @@
 #include "opt.h"
 #include "pmqos.h"
 #include "procpid.h"
+#include "rfile.h"
 #include "runsignals.h"
 #include "sysfs.h"
 #include "wfile.h"
@@ -596,9 +597,10 @@ static int read_record(const char *path, struct record *r)
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->path, sizeof(r->path), "%s", path);
-	f = fopen(path, "r");
+	/* a state file is trusted only as a regular file, never through a link */
+	f = rfile_fopen_quiet(path);
 	if (!f)
-		return -errno;
+		return errno ? -errno : -EINVAL;
 	if (!fgets(line, sizeof(line), f) ||
 	    strncmp(line, STATE_MAGIC, strlen(STATE_MAGIC))) {
 		fclose(f);

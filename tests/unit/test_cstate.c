@@ -435,6 +435,22 @@ START_TEST(governor_setting)
 		 "governor menu teo\n");
 	ck_assert_int_eq(cstate_restore_file(path, NULL), 1);
 	ck_assert_str_eq(unit_slurp(gov), "menu");
+	/* a state file that is a link is not trusted: nothing restored from it */
+	{
+		char real[600];
+
+		unit_put(gov, "teo");
+		snprintf(real, sizeof(real), "%s/elsewhere.state", getenv("WAKEBENCH_SYSFS"));
+		unit_put(real, "wakebench-cstate 1\npid 999999 start 1\ncommand x\n"
+			 "governor menu teo\n");
+		unlink(path);
+		ck_assert_int_eq(symlink(real, path), 0);
+		ck_assert_int_eq(cstate_restore_file(path, NULL), -EINVAL);
+		ck_assert_str_eq(unit_slurp(gov), "teo");
+		unlink(path);
+		unlink(real);
+		unit_put(gov, "menu");
+	}
 	/* a hostile governor line is not understood, and not written */
 	unit_put(path, "wakebench-cstate 1\npid 999999 start 1\ngovernor ../x teo\n");
 	ck_assert_int_eq(cstate_restore_file(path, NULL), -EBADMSG);

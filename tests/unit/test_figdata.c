@@ -1277,6 +1277,21 @@ START_TEST(figwake_cdf_and_silent)
 	free(mtext(&v12));
 	free(mtext(&d13));
 	free(mtext(&v13));
+	/* a link in place of wake.csv: refused and named, not read through */
+	ck_assert_int_eq(rename(path_of("w/wake.csv"), path_of("elsewhere.csv")), 0);
+	ck_assert_int_eq(symlink(path_of("elsewhere.csv"), path_of("w/wake.csv")), 0);
+	src[0] = (struct figwake_src){ "w", path_of("w") };
+	mopen(&d12);
+	mopen(&v12);
+	mopen(&d13);
+	mopen(&v13);
+	ck_assert_int_eq(figwake_figures(src, 1, d12.f, v12.f, d13.f, v13.f, &n12, &n13,
+					 err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "wake.csv: a symbolic link, not followed"), "%s", err);
+	free(mtext(&d12));
+	free(mtext(&v12));
+	free(mtext(&d13));
+	free(mtext(&v13));
 	ck_assert_int_eq(unit_rmtree(dir), 0);
 }
 END_TEST
