@@ -59,9 +59,9 @@ _guard_collect() {
 		cpu=${f%/power/*}
 		echo "pmqos ${cpu##*/} $(cat "$f" 2>/dev/null)"
 	done
-	# Holders of the PM QoS device: any process with it open.
-	for l in /proc/[0-9]*/fd/*; do
-		[ "$(readlink "$l" 2>/dev/null)" = "$dev" ] || continue
+	# Holders of the PM QoS device: any process with it open (one find
+	# over every fd, not a readlink each: this runs twice a test).
+	find /proc/[0-9]*/fd -maxdepth 1 -lname "$dev" 2>/dev/null | while read -r l; do
 		p=${l#/proc/}
 		p=${p%%/*}
 		comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue

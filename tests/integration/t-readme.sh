@@ -30,7 +30,8 @@
 #   command actually run is printed): a client's --requests is capped at
 #   WB_README_REQUESTS (100) and its --duration at WB_README_DURATION (1)
 #   seconds, a wake's --count at the same cap (given to one that has
-#   neither --count nor --duration) and its --duration likewise; a sweep
+#   neither --count nor --duration) and its --duration likewise, a trace
+#   command's --duration too; a sweep
 #   runs WB_README_SWEEP_REPS (1)
 #   repetitions of WB_README_SWEEP_REQUESTS (30) requests a run.
 # - Needs root: trace record/timeline/attribute/export and trace-cmd
@@ -195,6 +196,9 @@ rewrite() {	# FILE: prints the rewritten command
 		s{(wakebench wake\b(?:[^\n;&|]|\\\n)*?--duration )(\d+)}{
 			$1 . ($2 > $ENV{MAXDUR} ? $ENV{MAXDUR} : $2) }ge;
 		s{(wakebench wake\b)(?!(?:[^\n;&|]|\\\n)*?--(?:count|duration)\b)}{$1 --count $ENV{MAXREQ}}g;
+		# trace residency, record, capture: --duration like a client
+		s{(wakebench trace\b(?:[^\n;&|]|\\\n)*?--duration )(\d+)}{
+			$1 . ($2 > $ENV{MAXDUR} ? $ENV{MAXDUR} : $2) }ge;
 		# sweeps: repetitions and requests scaled, a free server port
 		s{(wakebench sweep\b(?:\\\n|[^\n#])*)}{
 			my $c = $1;
