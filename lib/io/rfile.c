@@ -53,6 +53,30 @@ const char *rfile_strerror(int e)
 	return e && e == cause_err ? cause : strerror(e);
 }
 
+int rfile_open_flags(const char *path, int flags, mode_t *mode)
+{
+	int fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+
+	if (mode)
+		*mode = 0;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (mode)
+			*mode = st.st_mode;
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 /*
  * O_NONBLOCK: opening a FIFO blocks until a writer comes, so it is taken
  * off only once fstat has shown a regular file (where it means nothing,
@@ -60,36 +84,24 @@ const char *rfile_strerror(int e)
  */
 int rfile_open(const char *path, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	struct stat st;
-	int ret, fl;
+	mode_t mode;
+	int fd = rfile_open_flags(path, O_RDONLY, &mode), ret, fl;
 
 	cause_err = 0;
-	if (fd < 0) {
-		ret = -errno;
-		if (ret == -ELOOP) {
+	if (fd == -ELOOP || (fd == -EINVAL && mode)) {
+		if (fd == -ELOOP)
 			snprintf(cause, sizeof(cause), "a symbolic link, not followed");
-			cause_err = EINVAL;
-			snprintf(err, errlen, "%s: %s", path, cause);
-		} else {
-			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		}
-		return ret == -ELOOP ? -EINVAL : ret;
-	}
-	if (fstat(fd, &st)) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		close(fd);
-		return ret;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(cause, sizeof(cause), "%s, not a regular file", kind(st.st_mode));
+		else
+			snprintf(cause, sizeof(cause), "%s, not a regular file", kind(mode));
 		snprintf(err, errlen, "%s: %s", path, cause);
-		close(fd);
-		if (S_ISDIR(st.st_mode))
+		if (fd == -EINVAL && S_ISDIR(mode))
 			return -EISDIR;
 		cause_err = EINVAL;
 		return -EINVAL;
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-fd));
+		return fd;
 	}
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)) {

@@ -19,10 +19,19 @@
  * again), or -errno with "path: cause" in err: -EINVAL for a link or a
  * non-regular file ("path: a FIFO, not a regular file"), -EISDIR for a
  * directory, the open's -errno otherwise (-ENOENT). User-supplied and
- * result files only: kernel pseudo files (sysfs, procfs, tracefs) are
- * read by their own code.
+ * result files; kernel pseudo files are read by their own code, lib/sys's
+ * sysfs and sysctl files through rfile_open_flags below.
  */
 int rfile_open(const char *path, char *err, size_t errlen);
+/*
+ * Its core, for any open mode: PATH opened with FLAGS | O_NOFOLLOW |
+ * O_NONBLOCK | O_NOCTTY | O_CLOEXEC, kept only when fstat shows a regular
+ * file. The fd (still O_NONBLOCK), -ELOOP for a symbolic link, -EINVAL
+ * for anything not regular (its mode in *MODE; 0 otherwise), or the
+ * open's or fstat's -errno. lib/sys's sysfs and sysctl files (which are
+ * regular) are opened through it too, for reading and for writing.
+ */
+int rfile_open_flags(const char *path, int flags, mode_t *mode);
 /* strerror(e), but for the EINVAL of this thread's last refused file,
  * why it was refused ("a FIFO, not a regular file"). */
 const char *rfile_strerror(int e);

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "opt.h"
+#include "rfile.h"
 #include "sysfs.h"
 
 const char *sysfs_root(void)
@@ -23,36 +23,14 @@ int sysfs_is_real(void)
 }
 
 /*
- * The tool runs as root and the tree may be a fake one ($WAKEBENCH_SYSFS):
- * a file is opened without following a link in its last component and
- * without blocking (a FIFO in place of an attribute would hang the open),
- * and used only when fstat shows a regular file (sysfs and procfs
- * attributes are). The fd, -ELOOP for a link, -EINVAL for anything not
- * regular, or -errno.
+ * The tool runs as root and the tree may be a fake one ($WAKEBENCH_SYSFS,
+ * $WAKEBENCH_PROCSYS): files are opened through rfile_open_flags, so no
+ * link is followed in the last component, no FIFO blocks the open, and
+ * only a regular file (as sysfs and procfs attributes are) is used.
  */
-static int open_regular(const char *path, int flags)
-{
-	int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	struct stat st;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
-
 int file_read(const char *path, char *buf, size_t len)
 {
-	int fd = open_regular(path, O_RDONLY);
+	int fd = rfile_open_flags(path, O_RDONLY, NULL);
 	ssize_t n;
 
 	if (fd < 0)
@@ -130,7 +108,7 @@ static int write_path(const char *path, const char *val)
 	ssize_t n;
 	int fd, err;
 
-	fd = open_regular(path, O_WRONLY | O_TRUNC);
+	fd = rfile_open_flags(path, O_WRONLY | O_TRUNC, NULL);
 	if (fd < 0)
 		return fd;
 	n = write(fd, val, len);
