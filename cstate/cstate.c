@@ -674,7 +674,7 @@ struct number_setting {
 	int (*read)(char *buf, size_t len);
 	int (*set)(struct cstate_session *s, uint64_t v);
 	int (*real)(void);	/* whether it is the real machine's */
-	void (*check)(void);	/* warns or dies before a change */
+	void (*check)(void);	/* warns or dies before a change; NULL: none */
 };
 
 static int run_number(struct cmd_opts *o, char *cmdline,
@@ -706,7 +706,8 @@ static int run_number(struct cmd_opts *o, char *cmdline,
 		opt_die(PROG, "cannot read %s: %s; nothing changed", ns->what, strerror(-ret));
 	if (geteuid() != 0 && ns->real())
 		opt_die(PROG, "%s changes the machine's settings: needs root", ns->verb);
-	ns->check();
+	if (ns->check)
+		ns->check();
 	s = begin(o, cmdline);
 	ret = ns->set(s, v);
 	if (ret) {
@@ -744,10 +745,6 @@ static int read_busy_poll(char *buf, size_t len)
 	return ret;
 }
 
-static void check_nothing(void)
-{
-}
-
 static int run_haltpoll(struct cmd_opts *o, char *cmdline)
 {
 	static const struct number_setting hp = {
@@ -762,7 +759,7 @@ static int run_busy_poll(struct cmd_opts *o, char *cmdline)
 {
 	static const struct number_setting bp = {
 		"busy-poll", "net.core.busy_read and busy_poll", "us", INT32_MAX,
-		read_busy_poll, cstate_set_busy_poll, procsys_is_real, check_nothing,
+		read_busy_poll, cstate_set_busy_poll, procsys_is_real, NULL,
 	};
 
 	return run_number(o, cmdline, &bp);

@@ -90,11 +90,8 @@ static int search_open(struct search *x, const char *dir)
 static void probes_of(struct search *x)
 {
 	const char *p = x->s.val[SK_INTERVAL_US];
-	size_t n = 1;
 
-	for (const char *c = p; *c; c++)
-		n += *c == ' ';
-	x->p = calloc(n, sizeof(*x->p));
+	x->p = calloc(sweepspec_count_words(p) + 1, sizeof(*x->p));
 	if (!x->p)
 		opt_die(PROG, "out of memory");
 	while (*p) {

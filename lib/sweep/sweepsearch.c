@@ -3,7 +3,6 @@
  * sweepsearch: the target of `sweep --search` and the bisection on the
  * rate (see sweepsearch.h).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,25 +15,14 @@
 #include "sweepspec.h"
 
 /*
- * A plain decimal at P (digits, optionally '.' and digits): its value in
- * *V and the first byte after it in *END; 0 when P holds none. No sign,
- * exponent, "inf" or hex: strtod alone would take them.
+ * A plain decimal at P (sweepspec_decimal_end), of at most 30 bytes: its
+ * value in *V and the first byte after it in *END; 0 when P holds none.
  */
 static int decimal(const char *p, double *v, const char **end)
 {
-	const char *q = p;
+	const char *q = sweepspec_decimal_end(p);
 
-	if (!isdigit((unsigned char)*q))
-		return 0;
-	while (isdigit((unsigned char)*q))
-		q++;
-	if (*q == '.') {
-		if (!isdigit((unsigned char)q[1]))
-			return 0;
-		for (q++; isdigit((unsigned char)*q); q++)
-			;
-	}
-	if (q - p > 30)
+	if (!q || q - p > 30)
 		return 0;
 	*v = strtod(p, NULL);
 	*end = q;
@@ -141,15 +129,6 @@ int sweepsearch_tol(const char *text, double *pct, char *err, size_t errlen)
 	return 0;
 }
 
-static size_t words(const char *list)
-{
-	size_t n = *list != '\0';
-
-	for (; *list; list++)
-		n += *list == ' ';
-	return n;
-}
-
 /* the range from a list of intervals (--rate or --interval-us) */
 static int range_of_list(struct sweepspec *s, char *err, size_t errlen)
 {
@@ -180,10 +159,10 @@ static int one_configuration(const struct sweepspec *s, char *err,
 	for (int d = 0; d < SWEEPDIM_N; d++) {
 		const struct sweepdim *dim = &sweepdim_table[d];
 
-		if (d == SWEEPDIM_INTERVAL_US || words(s->val[dim->key]) <= 1)
+		if (d == SWEEPDIM_INTERVAL_US || sweepspec_count_words(s->val[dim->key]) <= 1)
 			continue;
 		errmsg_set(err, errlen, "--search finds the rate of one configuration: %s has %zu values ('%s'); search each one in a sweep of its own",
-			   dim->col, words(s->val[dim->key]), s->val[dim->key]);
+			   dim->col, sweepspec_count_words(s->val[dim->key]), s->val[dim->key]);
 		return -EINVAL;
 	}
 	return 0;

@@ -41,24 +41,29 @@ struct keydef {
 	const char *hint;	/* "%d" is the CPU count */
 };
 
-/* a decimal number: digits, optionally '.' and digits */
-static int isnum(const char *w, int ncpus)
+const char *sweepspec_decimal_end(const char *p)
 {
-	const char *p = w;
-
-	(void)ncpus;
 	if (!isdigit((unsigned char)*p))
-		return 0;
+		return NULL;
 	while (isdigit((unsigned char)*p))
 		p++;
 	if (*p == '.') {
 		p++;
 		if (!isdigit((unsigned char)*p))
-			return 0;
+			return NULL;
 		while (isdigit((unsigned char)*p))
 			p++;
 	}
-	return !*p;
+	return p;
+}
+
+/* a decimal number: digits, optionally '.' and digits */
+static int isnum(const char *w, int ncpus)
+{
+	const char *end = sweepspec_decimal_end(w);
+
+	(void)ncpus;
+	return end && !*end;
 }
 
 /* a whole number without leading zeros, at most 9 digits */
@@ -524,7 +529,7 @@ static size_t next_word(const char **p, const char **w)
 	return n;
 }
 
-static size_t count_words(const char *v)
+size_t sweepspec_count_words(const char *v)
 {
 	const char *w;
 	size_t n = 0;
@@ -619,7 +624,7 @@ int sweepspec_check(const struct sweepspec *s, int k, int ncpus, char *err,
 {
 	const struct keydef *d = &keys[k];
 	const char *v = s->val[k], *p = v, *w;
-	size_t n, words = count_words(v);
+	size_t n, words = sweepspec_count_words(v);
 	char word[256];
 
 	switch (d->kind) {
@@ -708,7 +713,7 @@ static int set_str(struct sweepspec *s, int k, const char *v)
 static int rate_to_interval(struct sweepspec *s)
 {
 	const char *p = s->val[SK_RATE], *w;
-	size_t n, cap = count_words(p) * 24 + 1, len = 0;
+	size_t n, cap = sweepspec_count_words(p) * 24 + 1, len = 0;
 	char *out = malloc(cap);
 	int ret;
 
@@ -746,7 +751,7 @@ static int check_cstates(const struct sweepspec *s, char *err, size_t errlen)
 	static const int cpu[2] = { SK_CLIENT_CPU, SK_SERVER_CPU };
 	int three = strstr(s->val[SK_TIERS], "3") != NULL;
 
-	if (count_words(s->val[SK_CSTATES]) > 1 && s->val[SK_SERVER_CSTATES][0] &&
+	if (sweepspec_count_words(s->val[SK_CSTATES]) > 1 && s->val[SK_SERVER_CSTATES][0] &&
 	    s->val[SK_CLIENT_CSTATES][0] &&
 	    (!three || s->val[SK_MIDTIER_CSTATES][0])) {
 		errmsg_set(err, errlen, "cstates '%s' is not used: server_cstates and client_cstates%s are given",
@@ -762,7 +767,7 @@ static int check_cstates(const struct sweepspec *s, char *err, size_t errlen)
 			continue;
 		if (!s->val[SK_MIDTIER_CSTATES][0] && !s->val[other[i]][0])
 			continue;	/* both follow cstates: one value a point */
-		if (count_words(a) == 1 && !strcmp(a, b))
+		if (sweepspec_count_words(a) == 1 && !strcmp(a, b))
 			continue;
 		errmsg_set(err, errlen, "the midtier shares CPU %s with the %s: give both the same single C-state value (midtier_cstates '%s', %s '%s')",
 		    s->val[SK_MIDTIER_CPU], i ? "server" : "client", a,
@@ -809,7 +814,7 @@ static int resolve_key(struct sweepspec *s, int k, int ncpus, char *err,
 {
 	int ret;
 
-	if (k == SK_RATE && count_words(s->val[SK_RATE]) &&
+	if (k == SK_RATE && sweepspec_count_words(s->val[SK_RATE]) &&
 	    s->src[SK_INTERVAL_US] == SS_CLI) {
 		errmsg_set(err, errlen, "give --interval-us or --rate, not both");
 		return -EINVAL;
@@ -820,9 +825,9 @@ static int resolve_key(struct sweepspec *s, int k, int ncpus, char *err,
 		return -EINVAL;
 	}
 	if (k == SK_CSTATES && s->src[SK_CSTATES] != SS_DEFAULT &&
-	    count_words(s->val[SK_SERVER_CSTATES]) &&
-	    count_words(s->val[SK_CLIENT_CSTATES]) &&
-	    count_words(s->val[SK_MIDTIER_CSTATES])) {
+	    sweepspec_count_words(s->val[SK_SERVER_CSTATES]) &&
+	    sweepspec_count_words(s->val[SK_CLIENT_CSTATES]) &&
+	    sweepspec_count_words(s->val[SK_MIDTIER_CSTATES])) {
 		errmsg_set(err, errlen, "cstates is not used when server_cstates, client_cstates and midtier_cstates are all given");
 		return -EINVAL;
 	}
@@ -832,7 +837,7 @@ static int resolve_key(struct sweepspec *s, int k, int ncpus, char *err,
 	ret = check_leaves(s, k, err, errlen);
 	if (ret)
 		return ret;
-	if (k == SK_RATE && count_words(s->val[SK_RATE]))
+	if (k == SK_RATE && sweepspec_count_words(s->val[SK_RATE]))
 		return rate_to_interval(s);
 	return 0;
 }
@@ -842,7 +847,7 @@ int sweepspec_resolve(struct sweepspec *s, int ncpus, char *err,
 {
 	int ret;
 
-	if (!count_words(s->val[SK_SERVER_BIND])) {
+	if (!sweepspec_count_words(s->val[SK_SERVER_BIND])) {
 		ret = set_str(s, SK_SERVER_BIND, s->val[SK_SERVER_ADDR]);
 		if (ret)
 			return ret;

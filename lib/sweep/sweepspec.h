@@ -72,6 +72,15 @@ int sweepspec_key(const char *name);
 /* The option name of key K ("interval-us"). */
 const char *sweepspec_name(int k);
 
+/* The number of words of a list value V (white space separated). */
+size_t sweepspec_count_words(const char *v);
+/*
+ * The end of a plain decimal at P (digits, optionally '.' and digits: no
+ * sign, exponent, "inf" or hex, which strtod alone would take), or NULL
+ * when P does not start with one.
+ */
+const char *sweepspec_decimal_end(const char *p);
+
 /* The default value of key K ("" for one resolved later or empty). */
 const char *sweepspec_default(int k);
 
