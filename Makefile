@@ -53,7 +53,7 @@ DEB_PKGS := build-essential pkg-config check libsubunit-dev libcpupower-dev \
 	sockperf trace-cmd iproute2 procps util-linux python3 time clang \
 	libclang-rt-dev man-db groff-base bsdextrautils memcached redis-server \
 	linux-perf chromium openssh-server bash-completion rt-tests \
-	zlib1g-dev libhdrhistogram-java default-jre-headless
+	zlib1g-dev libhdrhistogram-java default-jre-headless strace
 
 LIB_SRC := $(wildcard lib/*/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/obj/%.o)

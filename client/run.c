@@ -640,6 +640,15 @@ static int check_timeouts(struct worker *w, uint64_t now)
 	if (w->head == w->sent)
 		return 0;
 	q = &slot_of(w, w->head)->q;
+	if (now - q->sent_ns <= w->o->timeout_ns)
+		return 0;
+	/* After a stall of this process its reply may be waiting unread:
+	 * read what is there before calling it lost. */
+	if (poll_replies(w, 0))
+		return -1;
+	if (w->head == w->sent)
+		return 0;
+	q = &slot_of(w, w->head)->q;
 	if (now - q->sent_ns > w->o->timeout_ns) {
 		fail(w->r, "no reply to request %llu within %llu ms",
 		     (unsigned long long)q->seq,
@@ -1138,20 +1147,22 @@ static int preload(struct worker *w)
 			ssize_t n;
 			int ret;
 
-			if (clock_now_ns() >= deadline) {
-				fail(r, "--preload: no reply to the set of key %llu within %llu ms",
-				     (unsigned long long)ctx.next,
-				     (unsigned long long)(o->timeout_ns / 1000000));
-				return -1;
-			}
 			if (signal_pending(NULL)) {
 				interrupted(r);
 				return -1;
 			}
 			if (stopped(r))
 				return -1;
-			if (poll(&p, 1, 10) <= 0)
-				continue;
+			/* The deadline is judged only when nothing is there
+			 * to read: a stall of this process is no timeout. */
+			if (poll(&p, 1, 10) <= 0) {
+				if (clock_now_ns() < deadline)
+					continue;
+				fail(r, "--preload: no reply to the set of key %llu within %llu ms",
+				     (unsigned long long)ctx.next,
+				     (unsigned long long)(o->timeout_ns / 1000000));
+				return -1;
+			}
 			n = net_read(c->fd, w->rx, sizeof(w->rx));
 			if (n == -EAGAIN)
 				continue;

@@ -1273,6 +1273,7 @@ static int on_eof(struct serve_conn *c, int err, void *arg)
 static void check_timeouts(struct mt *m)
 {
 	uint64_t now = clock_now_ns();
+	int drained = 0;
 
 	while (m->oldest < m->next_seq) {
 		struct slot *s = &m->slots[m->oldest % SLOTS];
@@ -1281,6 +1282,16 @@ static void check_timeouts(struct mt *m)
 			if (s->queued ||
 			    now - s->forward_ns < m->o.timeout_ns)
 				return;	/* queued: the connect timeout rules */
+			if (!drained) {
+				/* After a stall of this process its reply may
+				 * be waiting unread: read before calling it
+				 * lost (the reads may finish this slot). */
+				for (unsigned b = 0; b < m->nbk; b++)
+					if (m->bk[b].state == BK_UP)
+						backend_read(&m->bk[b]);
+				drained = 1;
+				continue;
+			}
 			m->timeouts++;
 			finish(m, m->oldest, 0, "timeout");
 		}
@@ -1295,10 +1306,22 @@ static int on_tick(void *arg)
 	int connecting = 0;
 
 	for (unsigned b = 0; b < m->nbk; b++) {
-		if (m->bk[b].state == BK_CONNECTING &&
-		    clock_now_ns() >= m->bk[b].connect_deadline)
-			backend_connect_failed(&m->bk[b], -ETIMEDOUT);
-		connecting |= m->bk[b].state == BK_CONNECTING;
+		struct backend *bk = &m->bk[b];
+
+		/* Past the deadline, ask the socket before giving up: after
+		 * a stall of this process the connect may have completed
+		 * with its event not yet read. */
+		if (bk->state == BK_CONNECTING &&
+		    clock_now_ns() >= bk->connect_deadline) {
+			int ret = net_connect_finish(bk->fd.fd);
+
+			if (!ret)
+				backend_connected(bk);
+			else
+				backend_connect_failed(bk, ret == -EINPROGRESS ?
+						       -ETIMEDOUT : ret);
+		}
+		connecting |= bk->state == BK_CONNECTING;
 	}
 	check_timeouts(m);
 	return m->oldest < m->next_seq || connecting ? 10 : 1000;

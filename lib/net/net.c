@@ -142,7 +142,13 @@ int net_connect_until(enum net_proto proto, const char *host, uint16_t port,
 			goto fail;
 		}
 		if (now >= deadline) {
-			ret = -ETIMEDOUT;
+			/* after a stall of this process the connect may
+			 * have completed unseen: ask before giving up */
+			ret = net_connect_finish(fd);
+			if (!ret)
+				break;
+			if (ret == -EINPROGRESS)
+				ret = -ETIMEDOUT;
 			goto fail;
 		}
 		slice = deadline - now < NET_CONNECT_SLICE_NS ?
