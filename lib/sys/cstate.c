@@ -393,24 +393,43 @@ static int locate(struct change *c)
 	return -ENOENT;
 }
 
+/*
+ * The file behind a setting other than an idle state's: under the sysfs
+ * root (0) or the sysctl root (1), its path in REL. -1 for K_STATE, which
+ * goes through idlestate (the state may have moved: locate()).
+ */
+static int setting_file(const struct change *c, char *rel, size_t len)
+{
+	switch (c->kind) {
+	case K_RESUME:
+		snprintf(rel, len, RESUME_FILE, c->cpu);
+		return 0;
+	case K_GOVERNOR:
+		snprintf(rel, len, "%s", GOVERNOR_FILE);
+		return 0;
+	case K_HALTPOLL:
+		snprintf(rel, len, "%s", CSTATE_HALTPOLL_FILE);
+		return 0;
+	case K_SYSCTL:
+		sysctl_rel(c->idx, rel, len);
+		return 1;
+	case K_STATE:
+		break;
+	}
+	return -1;
+}
+
 static int setting_get(const struct change *c, char *val, size_t len)
 {
 	struct idlestate st;
+	char rel[128];
 	int err;
 
-	if (c->kind == K_RESUME) {
-		err = sysfs_read(val, len, RESUME_FILE, c->cpu);
+	switch (setting_file(c, rel, sizeof(rel))) {
+	case 0:
+		err = sysfs_read(val, len, "%s", rel);
 		return err < 0 ? err : 0;
-	}
-	if (c->kind == K_GOVERNOR || c->kind == K_HALTPOLL) {
-		err = sysfs_read(val, len, c->kind == K_GOVERNOR ? GOVERNOR_FILE :
-				 CSTATE_HALTPOLL_FILE);
-		return err < 0 ? err : 0;
-	}
-	if (c->kind == K_SYSCTL) {
-		char rel[64];
-
-		sysctl_rel(c->idx, rel, sizeof(rel));
+	case 1:
 		err = procsys_read(val, len, rel);
 		return err < 0 ? err : 0;
 	}
@@ -423,16 +442,12 @@ static int setting_get(const struct change *c, char *val, size_t len)
 
 static int setting_put(const struct change *c, const char *val)
 {
-	if (c->kind == K_RESUME)
-		return sysfs_write(val, RESUME_FILE, c->cpu);
-	if (c->kind == K_GOVERNOR)
-		return sysfs_write(val, GOVERNOR_FILE);
-	if (c->kind == K_HALTPOLL)
-		return sysfs_write(val, CSTATE_HALTPOLL_FILE);
-	if (c->kind == K_SYSCTL) {
-		char rel[64];
+	char rel[128];
 
-		sysctl_rel(c->idx, rel, sizeof(rel));
+	switch (setting_file(c, rel, sizeof(rel))) {
+	case 0:
+		return sysfs_write(val, "%s", rel);
+	case 1:
 		return procsys_write(val, rel);
 	}
 	return idlestate_set_disabled(c->cpu, c->idx, !strcmp(val, "1"));
