@@ -22,6 +22,7 @@
 #include "clishared.h"
 #include "clock.h"
 #include "cpu.h"
+#include "cpuset.h"
 #include "json.h"
 #include "csv.h"
 #include "cstate.h"
@@ -812,9 +813,14 @@ static int parse_args(struct session *s, int argc, char **argv)
 	if (!o->cpu_seen || !o->sender_seen) {
 		int cpu = o->cpu_seen ? o->cpu : -1;
 		int sender = o->sender_seen ? o->sender_cpu : -1;
+		struct cpuset *usable = cpuset_usable(s->ncpu);
 		char err[256];
+		int ret;
 
-		if (topology_pick(s->ncpu, 0, &cpu, &sender, err, sizeof(err)))
+		ret = topology_pick(s->ncpu, 0, usable, &cpu, &sender, err,
+				    sizeof(err));
+		cpuset_free(usable);
+		if (ret)
 			opt_die(PROG, "%s", err);
 		o->cpu = cpu;
 		o->sender_cpu = sender;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arrival.h"
+#include "cpuset.h"
 #include "cstate.h"
 #include "errmsg.h"
 #include "keydist.h"
@@ -686,6 +687,7 @@ static int place_cpus(struct sweepspec *s, int ncpus, char *err,
 	int server = s->val[SK_SERVER_CPU][0] ? atoi(s->val[SK_SERVER_CPU]) : -1;
 	int client = s->val[SK_CLIENT_CPU][0] ? atoi(s->val[SK_CLIENT_CPU]) : -1;
 	int cross = !strcmp(s->val[SK_PLACEMENT], "cross-socket");
+	struct cpuset *usable;
 	char b[16];
 	int ret;
 
@@ -693,7 +695,10 @@ static int place_cpus(struct sweepspec *s, int ncpus, char *err,
 		errmsg_set(err, errlen, "placement cross-socket: this host's CPUs are on one package (socket)");
 		return -EINVAL;
 	}
-	ret = topology_pick(ncpus, cross, &server, &client, err, errlen);
+	usable = cpuset_usable(ncpus);
+	ret = topology_pick(ncpus, cross, usable, &server, &client, err,
+			    errlen);
+	cpuset_free(usable);
 	if (ret)
 		return ret;
 	snprintf(b, sizeof(b), "%d", server);

@@ -396,3 +396,28 @@ cpu_set_t *cpuset_affinity(const struct cpuset *s, size_t *size)
 		CPU_SET_S(c, *size, set);
 	return set;
 }
+
+struct cpuset *cpuset_usable(int n)
+{
+	int kn = cpuset_kernel_possible();
+	size_t size = CPU_ALLOC_SIZE(kn);
+	cpu_set_t *set = NULL;
+	struct cpuset *s = NULL;
+
+	if (!sysfs_is_real())
+		return NULL;
+	set = CPU_ALLOC(kn);
+	s = cpuset_new(n);
+	if (!set || !s || sched_getaffinity(0, size, set))
+		goto fail;
+	for (int c = 0; c < n && c < kn; c++)
+		if (CPU_ISSET_S(c, size, set))
+			cpuset_set(s, c);
+	CPU_FREE(set);
+	return s;
+fail:
+	if (set)
+		CPU_FREE(set);
+	cpuset_free(s);
+	return NULL;
+}

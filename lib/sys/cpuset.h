@@ -97,4 +97,13 @@ int cpuset_parse_mask(struct cpuset *s, const char *text);
  */
 cpu_set_t *cpuset_affinity(const struct cpuset *s, size_t *size);
 
+/*
+ * The CPUs this thread may run on (its affinity: taskset, a cgroup's
+ * cpuset) among 0..n-1, for placing what is pinned by default. NULL
+ * when the sysfs tree is a fake one ($WAKEBENCH_SYSFS: its CPUs are not
+ * this machine's), when the affinity cannot be read, or out of memory:
+ * then every CPU counts as usable.
+ */
+struct cpuset *cpuset_usable(int n);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpuset.h"
 #include "errmsg.h"
 #include "sysfs.h"
 #include "topology.h"
@@ -141,14 +142,20 @@ int topology_packages(int ncpus)
 	return n;
 }
 
+static int usable_cpu(const struct cpuset *usable, int c)
+{
+	return !usable || cpuset_test(usable, c);
+}
+
 /*
  * The CPU for one side beside OTHER (the other side's CPU, or -1): the
  * lowest id with the fewest broken rules, weighted so a rule gives way
- * only to the ones before it: the package (same as REF's, or another
- * one with CROSS), not CPU 0, not on CPU 0's core, not on OTHER's core.
+ * only to the ones before it: usable, the package (same as REF's, or
+ * another one with CROSS), not CPU 0, not on CPU 0's core, not on
+ * OTHER's core.
  */
 static int pick_one(const struct topology_cpu *t, int n, int other, int ref,
-		    int cross)
+		    int cross, const struct cpuset *usable)
 {
 	int best = -1, best_score = 0, other_pkg = 0;
 
@@ -160,6 +167,8 @@ static int pick_one(const struct topology_cpu *t, int n, int other, int ref,
 
 		if (t[c].cpu < 0 || c == other)
 			continue;
+		if (!usable_cpu(usable, c))
+			score += 16;
 		if (cross && other_pkg ? t[c].package == t[ref].package :
 		    t[c].package != t[ref].package)
 			score += 8;
@@ -177,16 +186,20 @@ static int pick_one(const struct topology_cpu *t, int n, int other, int ref,
 	return best;
 }
 
-static int first_not(int cpu, int ncpus)
+/* The lowest usable CPU that is not CPU, else the lowest that is not. */
+static int first_not(int cpu, int ncpus, const struct cpuset *usable)
 {
+	for (int c = 0; c < ncpus; c++)
+		if (c != cpu && usable_cpu(usable, c))
+			return c;
 	for (int c = 0; c < ncpus; c++)
 		if (c != cpu)
 			return c;
 	return 0;
 }
 
-int topology_pick(int ncpus, int cross, int *server, int *client,
-		  char *err, size_t errlen)
+int topology_pick(int ncpus, int cross, const struct cpuset *usable,
+		  int *server, int *client, char *err, size_t errlen)
 {
 	struct topology_cpu *t = NULL;
 	int nok = 0;
@@ -205,15 +218,16 @@ int topology_pick(int ncpus, int cross, int *server, int *client,
 			int ref = *client >= 0 && t[*client].cpu >= 0 ? *client : 0;
 
 			*server = pick_one(t, ncpus, *client, ref,
-					   *client >= 0 ? cross : 0);
+					   *client >= 0 ? cross : 0, usable);
 		}
 		if (*client < 0 && *server >= 0 && t[*server].cpu >= 0)
-			*client = pick_one(t, ncpus, *server, *server, cross);
+			*client = pick_one(t, ncpus, *server, *server, cross,
+					   usable);
 	}
 	free(t);
 	if (*server < 0)
-		*server = *client >= 0 ? first_not(*client, ncpus) : 0;
+		*server = first_not(*client, ncpus, usable);
 	if (*client < 0)
-		*client = first_not(*server, ncpus);
+		*client = first_not(*server, ncpus, usable);
 	return 0;
 }

@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+struct cpuset;
+
 struct topology_cpu {
 	int cpu;
 	int package;		/* physical_package_id; -1 unknown */
@@ -44,9 +46,11 @@ int topology_is_big(int ncpus);
  * fits a rule it is relaxed in that order (the package last). Small
  * hosts, and hosts whose topology cannot be read: server 0 (or the first
  * CPU that is not the client's), client the first that is not the
- * server's. Returns 0, or -EINVAL with a message (NCPUS < 1).
+ * server's. USABLE (NULL: all; cpuset_usable()) comes before every
+ * rule: a CPU outside it is picked only where no CPU in it is left.
+ * Returns 0, or -EINVAL with a message (NCPUS < 1).
  */
-int topology_pick(int ncpus, int cross, int *server, int *client,
-		  char *err, size_t errlen);
+int topology_pick(int ncpus, int cross, const struct cpuset *usable,
+		  int *server, int *client, char *err, size_t errlen);
 
 #endif

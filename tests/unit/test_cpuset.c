@@ -321,10 +321,26 @@ static void pick(int ncpus, int cross, int s, int c, int want_s, int want_c)
 {
 	char err[128] = "";
 
-	ck_assert_int_eq(topology_pick(ncpus, cross, &s, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(topology_pick(ncpus, cross, NULL, &s, &c, err, sizeof(err)), 0);
 	ck_assert_msg(s == want_s && c == want_c,
 		      "%d CPUs%s: server %d client %d, want %d %d", ncpus,
 		      cross ? " cross" : "", s, c, want_s, want_c);
+}
+
+/* As pick, among the CPUs of LIST only (taskset, a cgroup's cpuset). */
+static void pick_in(int ncpus, const char *list, int want_s, int want_c)
+{
+	struct cpuset *usable = cpuset_new(ncpus);
+	char err[128] = "";
+	int s = -1, c = -1;
+
+	ck_assert_ptr_nonnull(usable);
+	ck_assert_int_gt(cpuset_parse_list(usable, list), 0);
+	ck_assert_int_eq(topology_pick(ncpus, 0, usable, &s, &c, err, sizeof(err)), 0);
+	ck_assert_msg(s == want_s && c == want_c,
+		      "%d CPUs, usable %s: server %d client %d, want %d %d",
+		      ncpus, list, s, c, want_s, want_c);
+	cpuset_free(usable);
 }
 
 START_TEST(topology_defaults)
@@ -338,6 +354,8 @@ START_TEST(topology_defaults)
 	pick(2, 0, -1, -1, 0, 1);
 	pick(2, 0, -1, 0, 1, 0);
 	pick(2, 1, -1, -1, 0, 1);
+	pick_in(2, "1", 1, 0);			/* the usable one first */
+	pick_in(2, "0-1", 0, 1);
 	fake_sysfs_destroy();
 	/* 2 x 4 cores x 2 threads: package 0, off CPU 0's core, apart */
 	topo_host(16, 2, 4, 1);
@@ -352,6 +370,10 @@ START_TEST(topology_defaults)
 	pick(16, 0, -1, 0, 1, 0);		/* given: kept */
 	pick(16, 0, -1, 5, 4, 5);		/* on the client's package */
 	pick(16, 0, 3, 7, 3, 7);
+	/* usable before every rule: package 1 only; not 12, 4's sibling */
+	pick_in(16, "4-7,12-15", 4, 5);
+	pick_in(16, "0", 0, 1);			/* CPU 0 rather than none */
+	pick_in(16, "9,13", 9, 13);		/* another package rather than none */
 	/* hostile values: refused, not read as numbers */
 	fake_sysfs_put("devices/system/cpu/cpu3/topology/core_id", "1x");
 	ck_assert_int_eq(topology_get(3, &t), -EINVAL);
@@ -374,8 +396,9 @@ START_TEST(topology_defaults)
 	ck_assert_int_eq(topology_packages(8), 0);
 	pick(8, 0, -1, -1, 0, 1);
 	pick(8, 0, -1, 0, 1, 0);
+	pick_in(8, "3,5", 3, 5);
 	fake_sysfs_destroy();
-	ck_assert_int_eq(topology_pick(0, 0, &s, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(topology_pick(0, 0, NULL, &s, &c, err, sizeof(err)), -EINVAL);
 }
 END_TEST
 
