@@ -643,9 +643,11 @@ static int check_timeouts(struct worker *w, uint64_t now)
 	if (now - q->sent_ns <= w->o->timeout_ns)
 		return 0;
 	/* After a stall of this process its reply may be waiting unread:
-	 * read what is there before calling it lost. */
-	if (poll_replies(w, 0))
-		return -1;
+	 * read what is there before calling it lost (a poll handles up to
+	 * 16 connections). */
+	for (uint64_t i = 0; i <= w->nconns / 16; i++)
+		if (poll_replies(w, 0))
+			return -1;
 	if (w->head == w->sent)
 		return 0;
 	q = &slot_of(w, w->head)->q;
@@ -1144,6 +1146,7 @@ static int preload(struct worker *w)
 		deadline = clock_now_ns() + o->timeout_ns;
 		while (ctx.next < k) {
 			struct pollfd p = { .fd = c->fd, .events = POLLIN };
+			uint64_t before = ctx.next;
 			ssize_t n;
 			int ret;
 
@@ -1153,31 +1156,30 @@ static int preload(struct worker *w)
 			}
 			if (stopped(r))
 				return -1;
-			/* The deadline is judged only when nothing is there
-			 * to read: a stall of this process is no timeout. */
-			if (poll(&p, 1, 10) <= 0) {
-				if (clock_now_ns() < deadline)
-					continue;
-				fail(r, "--preload: no reply to the set of key %llu within %llu ms",
-				     (unsigned long long)ctx.next,
-				     (unsigned long long)(o->timeout_ns / 1000000));
-				return -1;
-			}
-			n = net_read(c->fd, w->rx, sizeof(w->rx));
-			if (n == -EAGAIN)
-				continue;
-			if (n <= 0) {
+			n = poll(&p, 1, 10) > 0 ?
+			    net_read(c->fd, w->rx, sizeof(w->rx)) : -EAGAIN;
+			if (n <= 0 && n != -EAGAIN) {
 				fail(r, "--preload: %s", n ? strerror((int)-n) :
 				     "server closed the connection");
 				return -1;
 			}
-			ret = wire_feed(&c->w, w->rx, (size_t)n, on_preload_reply, &ctx);
+			ret = n > 0 ? wire_feed(&c->w, w->rx, (size_t)n,
+						on_preload_reply, &ctx) : 0;
 			if (ret < 0)
 				fail(r, "--preload: malformed reply: %s",
 				     wire_conn_error(&c->w) ? wire_conn_error(&c->w) :
 				     w->wire->strerror(ret));
 			if (ret)
 				return -1;
+			/* Judged after reading: a stall of this process is no
+			 * timeout, and bytes that complete no reply do not put
+			 * it off. */
+			if (ctx.next == before && clock_now_ns() >= deadline) {
+				fail(r, "--preload: no reply to the set of key %llu within %llu ms",
+				     (unsigned long long)ctx.next,
+				     (unsigned long long)(o->timeout_ns / 1000000));
+				return -1;
+			}
 		}
 	}
 	r->preloaded = o->keys;

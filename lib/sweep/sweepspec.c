@@ -687,6 +687,7 @@ static int place_cpus(struct sweepspec *s, int ncpus, char *err,
 	int server = s->val[SK_SERVER_CPU][0] ? atoi(s->val[SK_SERVER_CPU]) : -1;
 	int client = s->val[SK_CLIENT_CPU][0] ? atoi(s->val[SK_CLIENT_CPU]) : -1;
 	int cross = !strcmp(s->val[SK_PLACEMENT], "cross-socket");
+	struct topology_cpu ts, tc;
 	struct cpuset *usable;
 	char b[16];
 	int ret;
@@ -701,6 +702,13 @@ static int place_cpus(struct sweepspec *s, int ncpus, char *err,
 	cpuset_free(usable);
 	if (ret)
 		return ret;
+	/* the usable CPUs (taskset, a cpuset) may all be on one package */
+	if (cross && !topology_get(server, &ts) && !topology_get(client, &tc) &&
+	    ts.package == tc.package && ts.package >= 0) {
+		errmsg_set(err, errlen, "placement cross-socket: server CPU %d and client CPU %d are on one package (socket): give --server-cpu and --client-cpu on two, or allow CPUs of two packages",
+			   server, client);
+		return -EINVAL;
+	}
 	snprintf(b, sizeof(b), "%d", server);
 	ret = set_str(s, SK_SERVER_CPU, b);
 	if (ret)

@@ -400,24 +400,36 @@ cpu_set_t *cpuset_affinity(const struct cpuset *s, size_t *size)
 struct cpuset *cpuset_usable(int n)
 {
 	int kn = cpuset_kernel_possible();
-	size_t size = CPU_ALLOC_SIZE(kn);
 	cpu_set_t *set = NULL;
-	struct cpuset *s = NULL;
+	struct cpuset *s;
+	size_t size;
 
 	if (!sysfs_is_real())
 		return NULL;
-	set = CPU_ALLOC(kn);
 	s = cpuset_new(n);
-	if (!set || !s || sched_getaffinity(0, size, set))
-		goto fail;
+	if (!s)
+		return NULL;
+	/* The mask must cover the kernel's nr_cpu_ids (EINVAL if not): a
+	 * possible file that could not be read is no reason to give up. */
+	for (;;) {
+		set = CPU_ALLOC(kn);
+		size = CPU_ALLOC_SIZE(kn);
+		if (!set)
+			goto fail;
+		if (!sched_getaffinity(0, size, set))
+			break;
+		CPU_FREE(set);
+		set = NULL;
+		if (errno != EINVAL || kn >= CPUSET_LIMIT)
+			goto fail;
+		kn = kn * 2 < CPUSET_LIMIT ? kn * 2 : CPUSET_LIMIT;
+	}
 	for (int c = 0; c < n && c < kn; c++)
 		if (CPU_ISSET_S(c, size, set))
 			cpuset_set(s, c);
 	CPU_FREE(set);
 	return s;
 fail:
-	if (set)
-		CPU_FREE(set);
 	cpuset_free(s);
 	return NULL;
 }

@@ -16,6 +16,12 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "skipped: $*"; exit 77; }
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+# can_stall: strace is there and may trace and delay a system call (not
+# where ptrace is refused, as in some containers); for the stall cases.
+can_stall() {
+	command -v strace > /dev/null &&
+		strace -o /dev/null -e trace=openat -e inject=openat:delay_exit=1 true 2>/dev/null
+}
 
 # start_server ARGS...: starts a server on a free port, sets PORT (and
 # PQPORT with --prequery-port 0), SERVER_PID, SERVER_ERR.

@@ -167,4 +167,36 @@ for f in "$TMP/n.out" "$TMP/n/summary.txt"; do
 		|| fail "silent server: $f does not say no replies: $(cat "$f")"
 	grep -qE '^\(us\)|p50' "$f" && fail "silent server: a table in $f"
 done
+# ---- --preload against a memcached that trickles a byte every 4 ms (more
+# often than the client polls) and never completes a reply: still "no
+# reply" once the timeout is past (bytes that complete nothing do not put
+# the deadline off).
+python3 - "$TMP/trickle.port" <<'EOF' &
+import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(4)
+open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+c, _ = s.accept()
+c.recv(65536)
+try:
+    for _ in range(2500):
+        c.send(b" ")
+        time.sleep(0.004)
+except OSError:
+    pass
+EOF
+spid=$!
+wait_for "[ -s '$TMP/trickle.port' ]" || fail "trickling listener did not start"
+read -r sport < "$TMP/trickle.port"
+t0=$(date +%s%N)
+"$WB" client --server 127.0.0.1:$sport --proto memcached --preload --keys 4 --requests 5 \
+	--timeout-ms 300 -q > /dev/null 2> "$TMP/t.err"; rc=$?
+t1=$(date +%s%N)
+kill $spid 2>/dev/null; wait $spid 2>/dev/null
+[ $rc = 1 ] || fail "trickling server: exit $rc: $(cat "$TMP/t.err")"
+grep -q -- '--preload: no reply to the set of key 0 within 300 ms' "$TMP/t.err" ||
+	fail "trickling server: stderr $(cat "$TMP/t.err")"
+[ $(((t1 - t0) / 1000000)) -lt 3000 ] || fail "trickling server: $(((t1 - t0) / 1000000)) ms to give up"
 exit 0

@@ -159,12 +159,14 @@ stalled_big() {
 	strace -f -o /dev/null "$@" "$WB" midtier --listen 0 --port-file "$pf" \
 		--backend 127.0.0.1:$PORT 2>"$TMP/mid-$tag.err" &
 	st=$!
-	wait_for "[ -s $pf ]" || fail "$tag: midtier did not start: $(cat "$TMP/mid-$tag.err")"
+	wait_for "[ -s $pf ] || ! kill -0 $st 2>/dev/null"
+	[ -s "$pf" ] || fail "$tag: midtier did not start: $(cat "$TMP/mid-$tag.err")"
 	read -r MPORT < "$pf"
 	R=$("$PEER" big $MPORT 100)
-	pkill -TERM -P $st; wait $st
+	pkill -TERM -P $st
+	wait $st || fail "$tag: midtier exit status $?: $(cat "$TMP/mid-$tag.err")"
 }
-if command -v strace >/dev/null; then
+if can_stall; then
 	start_server -q
 	# Between starting its backend connect and its first look at the
 	# connection (the port file is opened in between): the connect is
@@ -182,7 +184,7 @@ if command -v strace >/dev/null; then
 		fail "reply after a stall counted a timeout: $(cat "$TMP/mid-forward.err")"
 	stop_server
 else
-	echo "skip: no strace, stalls of the midtier are not tested (make deps installs it)"
+	echo "skip: no strace that may trace here, stalls of the midtier are not tested (make deps installs it)"
 fi
 
 # Usage errors for the new options.

@@ -134,6 +134,12 @@ EOF
 		got=$("$WB_BIN/wakebench-internal" spec --placement cross-socket | sed -n 's/^client-cpu = //p')
 		[ "$(cat "$(cpu_dir "$got")/topology/physical_package_id")" != 0 ] ||
 			fail "$m: cross-socket client $got is on package 0"
+		# two CPUs of one package given: not called cross-socket
+		"$WB_BIN/wakebench-internal" spec --placement cross-socket --server-cpu 1 \
+			--client-cpu 2 > "$TMP/o" 2>&1
+		rc=$?
+		[ $rc = 2 ] && grep -q 'are on one package' "$TMP/o" ||
+			fail "$m: cross-socket on CPUs 1 and 2: rc $rc, $(cat "$TMP/o")"
 	else
 		"$WB_BIN/wakebench-internal" spec --placement cross-socket > "$TMP/o" 2>&1
 		rc=$?

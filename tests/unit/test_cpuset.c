@@ -402,6 +402,43 @@ START_TEST(topology_defaults)
 }
 END_TEST
 
+/*
+ * cpuset_usable: the thread's affinity on the real tree (one CPU of it
+ * while the test narrows it, then restored), nothing under a fake one.
+ */
+START_TEST(usable_is_affinity)
+{
+	int n = cpuset_kernel_possible(), c0 = -1;
+	size_t size = CPU_ALLOC_SIZE(n);
+	cpu_set_t *old = CPU_ALLOC(n), *one = CPU_ALLOC(n);
+	struct cpuset *u;
+
+	ck_assert(old && one);
+	ck_assert_int_eq(sched_getaffinity(0, size, old), 0);
+	for (int c = 0; c < n && c0 < 0; c++)
+		if (CPU_ISSET_S(c, size, old))
+			c0 = c;
+	ck_assert_int_ge(c0, 0);
+	CPU_ZERO_S(size, one);
+	CPU_SET_S(c0, size, one);
+	ck_assert_int_eq(sched_setaffinity(0, size, one), 0);
+	u = cpuset_usable(n);
+	ck_assert_int_eq(sched_setaffinity(0, size, old), 0);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_int_eq(cpuset_count(u), 1);
+	ck_assert(cpuset_test(u, c0));
+	cpuset_free(u);
+	u = cpuset_usable(n);
+	ck_assert_int_eq(cpuset_count(u), CPU_COUNT_S(size, old));
+	cpuset_free(u);
+	fake_sysfs_create(4, 1);
+	ck_assert_ptr_null(cpuset_usable(4));
+	fake_sysfs_destroy();
+	CPU_FREE(old);
+	CPU_FREE(one);
+}
+END_TEST
+
 Suite *cpuset_suite(void)
 {
 	Suite *s = suite_create("cpuset");
@@ -414,6 +451,7 @@ Suite *cpuset_suite(void)
 	tcase_add_test(tc, cpu_possible);
 	tcase_add_test(tc, proc_stat_512);
 	tcase_add_test(tc, perf_stat_many_cpus);
+	tcase_add_test(tc, usable_is_affinity);
 	suite_add_tcase(s, tc);
 	return s;
 }
