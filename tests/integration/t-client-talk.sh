@@ -143,35 +143,13 @@ grep -q '^requests: none sent$' "$TMP/x/summary.txt" || fail "unreachable: summa
 grep -q "^error: cannot connect to 127.0.0.1:$port" "$TMP/x/summary.txt" || fail "unreachable: summary.txt has no error"
 grep -q 'p50' "$TMP/x/summary.txt" && fail "unreachable: summary.txt has a table"
 
-# ---- a server that accepts and never answers: "no replies", no zeros
-python3 - "$TMP/silent.port" <<'EOF' &
-import socket, sys, time
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(4)
-open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
-import os
-os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-c, _ = s.accept()
-time.sleep(10)
-EOF
-spid=$!
-wait_for "[ -s '$TMP/silent.port' ]" || fail "silent listener did not start"
-read -r sport < "$TMP/silent.port"
-"$WB" client --server 127.0.0.1:$sport --requests 20 --timeout-ms 300 --out "$TMP/n" > "$TMP/n.out" 2> "$TMP/n.err"; rc=$?
-kill $spid 2>/dev/null; wait $spid 2>/dev/null
-[ $rc = 1 ] || fail "silent server: exit $rc"
-grep -q 'no reply to request 0 within 300 ms' "$TMP/n.err" || fail "silent server: stderr $(cat "$TMP/n.err")"
-for f in "$TMP/n.out" "$TMP/n/summary.txt"; do
-	grep -q '^latency: no replies (20 measured requests sent, none answered with a reply)$' "$f" \
-		|| fail "silent server: $f does not say no replies: $(cat "$f")"
-	grep -qE '^\(us\)|p50' "$f" && fail "silent server: a table in $f"
-done
-# ---- --preload against a memcached that trickles a byte every 4 ms (more
-# often than the client polls) and never completes a reply: still "no
-# reply" once the timeout is past (bytes that complete nothing do not put
-# the deadline off).
-python3 - "$TMP/trickle.port" <<'EOF' &
+# bad_listener MODE: a loopback listener in the background (SPID) that
+# accepts one connection and then, MODE silent, never answers; trickle,
+# reads the requests and sends a space every 4 ms (more often than the
+# client polls), never a whole reply. Sets SPORT.
+bad_listener() {
+	rm -f "$TMP/bad.port"
+	python3 - "$TMP/bad.port" "$1" <<'EOF' &
 import os, socket, sys, time
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
@@ -179,6 +157,9 @@ s.listen(4)
 open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 c, _ = s.accept()
+if sys.argv[2] == "silent":
+    time.sleep(10)
+    sys.exit(0)
 c.recv(65536)
 try:
     for _ in range(2500):
@@ -187,14 +168,31 @@ try:
 except OSError:
     pass
 EOF
-spid=$!
-wait_for "[ -s '$TMP/trickle.port' ]" || fail "trickling listener did not start"
-read -r sport < "$TMP/trickle.port"
+	SPID=$!
+	wait_for "[ -s '$TMP/bad.port' ]" || fail "$1 listener did not start"
+	read -r SPORT < "$TMP/bad.port"
+}
+
+# ---- a server that accepts and never answers: "no replies", no zeros
+bad_listener silent
+"$WB" client --server 127.0.0.1:$SPORT --requests 20 --timeout-ms 300 --out "$TMP/n" > "$TMP/n.out" 2> "$TMP/n.err"; rc=$?
+kill $SPID 2>/dev/null; wait $SPID 2>/dev/null
+[ $rc = 1 ] || fail "silent server: exit $rc"
+grep -q 'no reply to request 0 within 300 ms' "$TMP/n.err" || fail "silent server: stderr $(cat "$TMP/n.err")"
+for f in "$TMP/n.out" "$TMP/n/summary.txt"; do
+	grep -q '^latency: no replies (20 measured requests sent, none answered with a reply)$' "$f" \
+		|| fail "silent server: $f does not say no replies: $(cat "$f")"
+	grep -qE '^\(us\)|p50' "$f" && fail "silent server: a table in $f"
+done
+# ---- --preload against a memcached that trickles bytes and never
+# completes a reply: still "no reply" once the timeout is past (bytes that
+# complete nothing do not put the deadline off).
+bad_listener trickle
 t0=$(date +%s%N)
-"$WB" client --server 127.0.0.1:$sport --proto memcached --preload --keys 4 --requests 5 \
+"$WB" client --server 127.0.0.1:$SPORT --proto memcached --preload --keys 4 --requests 5 \
 	--timeout-ms 300 -q > /dev/null 2> "$TMP/t.err"; rc=$?
 t1=$(date +%s%N)
-kill $spid 2>/dev/null; wait $spid 2>/dev/null
+kill $SPID 2>/dev/null; wait $SPID 2>/dev/null
 [ $rc = 1 ] || fail "trickling server: exit $rc: $(cat "$TMP/t.err")"
 grep -q -- '--preload: no reply to the set of key 0 within 300 ms' "$TMP/t.err" ||
 	fail "trickling server: stderr $(cat "$TMP/t.err")"
