@@ -633,14 +633,22 @@ static int poll_replies(struct worker *w, uint64_t timeout_ns)
 	return 0;
 }
 
-static int check_timeouts(struct worker *w, uint64_t now)
+/* The oldest request in flight when it is past the timeout at NOW. */
+static const struct req_rec *overdue(struct worker *w, uint64_t now)
 {
 	const struct req_rec *q;
 
 	if (w->head == w->sent)
-		return 0;
+		return NULL;
 	q = &slot_of(w, w->head)->q;
-	if (now - q->sent_ns <= w->o->timeout_ns)
+	return now - q->sent_ns > w->o->timeout_ns ? q : NULL;
+}
+
+static int check_timeouts(struct worker *w, uint64_t now)
+{
+	const struct req_rec *q;
+
+	if (!overdue(w, now))
 		return 0;
 	/* After a stall of this process its reply may be waiting unread:
 	 * read what is there before calling it lost (a poll handles up to
@@ -648,10 +656,8 @@ static int check_timeouts(struct worker *w, uint64_t now)
 	for (uint64_t i = 0; i <= w->nconns / 16; i++)
 		if (poll_replies(w, 0))
 			return -1;
-	if (w->head == w->sent)
-		return 0;
-	q = &slot_of(w, w->head)->q;
-	if (now - q->sent_ns > w->o->timeout_ns) {
+	q = overdue(w, now);
+	if (q) {
 		fail(w->r, "no reply to request %llu within %llu ms",
 		     (unsigned long long)q->seq,
 		     (unsigned long long)(w->o->timeout_ns / 1000000));

@@ -1313,13 +1313,9 @@ static int on_tick(void *arg)
 		 * with its event not yet read. */
 		if (bk->state == BK_CONNECTING &&
 		    clock_now_ns() >= bk->connect_deadline) {
-			int ret = net_connect_finish(bk->fd.fd);
-
-			if (!ret)
-				backend_connected(bk);
-			else
-				backend_connect_failed(bk, ret == -EINPROGRESS ?
-						       -ETIMEDOUT : ret);
+			backend_connect_progress(bk);
+			if (bk->state == BK_CONNECTING)
+				backend_connect_failed(bk, -ETIMEDOUT);
 		}
 		connecting |= bk->state == BK_CONNECTING;
 	}

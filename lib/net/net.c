@@ -141,25 +141,20 @@ int net_connect_until(enum net_proto proto, const char *host, uint16_t port,
 			ret = -EINTR;
 			goto fail;
 		}
-		if (now >= deadline) {
-			/* after a stall of this process the connect may
-			 * have completed unseen: ask before giving up */
-			ret = net_connect_finish(fd);
-			if (!ret)
-				break;
-			if (ret == -EINPROGRESS)
-				ret = -ETIMEDOUT;
-			goto fail;
-		}
-		slice = deadline - now < NET_CONNECT_SLICE_NS ?
+		/* Past the deadline one more look, without waiting: after a
+		 * stall of this process the connect may have completed
+		 * unseen. Rounded up: a last slice of 0 ms would spin. */
+		slice = now >= deadline ? 0 :
+			deadline - now < NET_CONNECT_SLICE_NS ?
 			deadline - now : NET_CONNECT_SLICE_NS;
-		/* rounded up: a last slice of 0 ms would spin */
 		if (poll(&p, 1, (int)((slice + 999999) / 1000000)) < 0 &&
 		    errno != EINTR) {
 			ret = -errno;
 			goto fail;
 		}
 		ret = net_connect_finish(fd);
+		if (ret == -EINPROGRESS && now >= deadline)
+			ret = -ETIMEDOUT;
 		if (!ret)
 			done = 1;
 		else if (ret != -EINPROGRESS)
